@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ordo - user entry point.  `make` builds the module (against Debian's 6.1
+# headers, never `uname -r`), the shim, ordoctl, the selftests and the
+# benchmarks; `make check` runs every test; `make demo` shows ordo working.
+
+KVER ?= $(shell . tools/vm/kernel.sh && ordo_kver)
+KDIR ?= /usr/src/linux-headers-$(KVER)
+BUILD := build
+SRCTAR := /usr/src/linux-source-6.1.tar.xz
+KSFT := $(BUILD)/ksft
+KSFT_HDR := $(KSFT)/kselftest_harness.h
+CHECKPATCH := $(KSFT)/scripts/checkpatch.pl
+
+CC ?= gcc
+WARN := -Wall -Wextra -Werror
+USER_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iuapi -Ilibshim -Ikmod/core
+CORE_CC := $(CC)
+CORE_CFLAGS := -std=gnu11 -O1 -g $(WARN) -fsanitize=address,undefined \
+	-fno-sanitize-recover=all -fno-omit-frame-pointer \
+	-Ikmod/core -Iuapi -Ilibshim -isystem $(KSFT)
+CORE_LDFLAGS := -fsanitize=address,undefined -lpthread
+BENCH_CC := $(CC)
+BENCH_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Ikmod/core -Iuapi -Ilibshim -Ibench
+CORE_TESTS :=
+BENCH_BINS :=
+BENCH_RESULTS :=
+SELFTESTS :=
+
+.PHONY: all module user deps check demo bench lint clean help
+all: module user
+
+help:
+	@echo "make          build module, shim, ordoctl, selftests, benchmarks"
+	@echo "make deps     install missing Debian packages"
+	@echo "make check    install, build and run every test"
+	@echo "make demo     boot the guest and show ordo working"
+	@echo "make bench    run the benchmarks, results in bench/results/"
+	@echo "make lint     checkpatch, sparse and W=1 on kmod/ and uapi/"
+
+deps:
+	@tools/deps
+
+module:
+	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)': run make deps"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+$(KSFT_HDR):
+	@mkdir -p $(KSFT)
+	tar -xJf $(SRCTAR) -C $(KSFT) --strip-components=4 \
+		linux-source-6.1/tools/testing/selftests/kselftest_harness.h \
+		linux-source-6.1/tools/testing/selftests/kselftest.h
+
+$(CHECKPATCH):
+	@mkdir -p $(KSFT)
+	tar -xJf $(SRCTAR) -C $(KSFT) --strip-components=1 \
+		linux-source-6.1/scripts/checkpatch.pl \
+		linux-source-6.1/scripts/spelling.txt \
+		linux-source-6.1/scripts/const_structs.checkpatch
+
+include libshim/shim.mk
+include tools/tools.mk
+include selftests/core/Makefile
+include selftests/ordo/selftests.mk
+include bench/bench.mk
+
+user: $(SHIM_LIBS) $(TOOLS) $(CORE_TESTS) $(SELFTESTS) $(BENCH_BINS)
+
+lint: $(CHECKPATCH)
+	tools/lint "$(KDIR)"
+
+check: deps
+	@$(MAKE) --no-print-directory all $(CHECKPATCH)
+	@tools/check "$(KDIR)" $(CORE_TESTS)
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@tools/vmrun -- tools/demo
+
+bench: $(BENCH_RESULTS)
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -rf $(BUILD)

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ordo.ko internals shared between its files.
+ */
+#ifndef ORDO_KMOD_H
+#define ORDO_KMOD_H
+
+#include <linux/miscdevice.h>
+#include <linux/percpu.h>
+#include <linux/types.h>
+
+#define ORDO_VERSION	"0.1.0"
+
+/* Per-CPU operation counters; summed when sysfs reads them. */
+enum ordo_stat {
+	ORDO_STAT_GETS,
+	ORDO_STAT_PUTS,
+	ORDO_STAT_INSERTS,
+	ORDO_STAT_UPDATES,
+	ORDO_STAT_DELETES,
+	ORDO_STAT_SCANS,
+	ORDO_STAT_ERRORS,
+	ORDO_STAT_NR,
+};
+
+struct ordo_stats {
+	u64 count[ORDO_STAT_NR];
+};
+
+/**
+ * struct ordo_dev - the one ordo instance of this host
+ * @misc: /dev/ordo
+ * @stats: per-CPU operation counters
+ */
+struct ordo_dev {
+	struct miscdevice misc;
+	struct ordo_stats __percpu *stats;
+};
+
+extern struct ordo_dev *ordo;
+
+/* Module parameters, validated at load (main.c). */
+extern unsigned int ordo_value_size;
+extern unsigned int ordo_leaf_slots;
+extern unsigned int ordo_max_memory_mb;
+extern unsigned int ordo_chunk_kb;
+
+static inline void ordo_stat_inc(struct ordo_dev *od, enum ordo_stat s)
+{
+	this_cpu_inc(od->stats->count[s]);
+}
+
+u64 ordo_stat_sum(struct ordo_dev *od, enum ordo_stat s);
+
+int ordo_chardev_register(struct ordo_dev *od);
+void ordo_chardev_unregister(struct ordo_dev *od);
+long ordo_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+extern const struct attribute_group *ordo_sysfs_groups[];
+
+int ordo_ib_register(void);
+void ordo_ib_unregister(void);
+
+#endif /* ORDO_KMOD_H */

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sysfs: /sys/class/misc/ordo/{version,stats/}.  One value per file.
+ */
+#include <linux/device.h>
+#include <linux/sysfs.h>
+
+#include "ordo.h"
+
+u64 ordo_stat_sum(struct ordo_dev *od, enum ordo_stat s)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(od->stats, cpu)->count[s];
+	return sum;
+}
+
+static ssize_t version_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%s\n", ORDO_VERSION);
+}
+static DEVICE_ATTR_RO(version);
+
+static struct attribute *ordo_attrs[] = {
+	&dev_attr_version.attr,
+	NULL,
+};
+
+static const struct attribute_group ordo_group = {
+	.attrs = ordo_attrs,
+};
+
+#define ORDO_STAT_ATTR(name, stat)					\
+static ssize_t name##_show(struct device *dev,				\
+			   struct device_attribute *attr, char *buf)	\
+{									\
+	return sysfs_emit(buf, "%llu\n", ordo_stat_sum(ordo, stat));	\
+}									\
+static DEVICE_ATTR_RO(name)
+
+ORDO_STAT_ATTR(gets, ORDO_STAT_GETS);
+ORDO_STAT_ATTR(puts, ORDO_STAT_PUTS);
+ORDO_STAT_ATTR(inserts, ORDO_STAT_INSERTS);
+ORDO_STAT_ATTR(updates, ORDO_STAT_UPDATES);
+ORDO_STAT_ATTR(deletes, ORDO_STAT_DELETES);
+ORDO_STAT_ATTR(scans, ORDO_STAT_SCANS);
+ORDO_STAT_ATTR(errors, ORDO_STAT_ERRORS);
+
+static struct attribute *ordo_stats_attrs[] = {
+	&dev_attr_gets.attr,
+	&dev_attr_puts.attr,
+	&dev_attr_inserts.attr,
+	&dev_attr_updates.attr,
+	&dev_attr_deletes.attr,
+	&dev_attr_scans.attr,
+	&dev_attr_errors.attr,
+	NULL,
+};
+
+static const struct attribute_group ordo_stats_group = {
+	.name = "stats",
+	.attrs = ordo_stats_attrs,
+};
+
+const struct attribute_group *ordo_sysfs_groups[] = {
+	&ordo_group,
+	&ordo_stats_group,
+	NULL,
+};

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/ordo basics: INFO, unknown and malformed ioctls, argument sizes,
+ * open/close races, unload refused while open, sysfs.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/ordo.h>
+
+#include "kselftest_harness.h"
+
+#define DEV "/dev/ordo"
+#define SYSFS "/sys/class/misc/ordo"
+
+/* The INFO ioctl number for an argument struct of @size bytes. */
+#define INFO_SIZED(size) _IOC(_IOC_READ, ORDO_IOC_MAGIC, 0x00, size)
+
+static int read_sysfs(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return 0;
+}
+
+TEST(device_node_is_private)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, stat(DEV, &st));
+	EXPECT_TRUE(S_ISCHR(st.st_mode));
+	EXPECT_EQ(0600, st.st_mode & 0777);
+}
+
+TEST(info)
+{
+	struct ordo_info info;
+	char buf[64];
+	int fd = open(DEV, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	memset(&info, 0xa5, sizeof(info));
+	ASSERT_EQ(0, ioctl(fd, ORDO_IOC_INFO, &info));
+	EXPECT_EQ(ORDO_ABI_VERSION, info.abi_version);
+	EXPECT_EQ(0, info.flags);
+	EXPECT_EQ(0, info.reserved);
+	EXPECT_NE(0, info.version[0]);
+	EXPECT_NE(NULL, memchr(info.version, 0, sizeof(info.version)));
+	EXPECT_EQ(0, info.value_size % 8);
+	EXPECT_LE(8, info.value_size);
+	EXPECT_GE(1024, info.value_size);
+	EXPECT_LE(4, info.leaf_slots);
+	EXPECT_LE(64 + info.leaf_slots * (8 + info.value_size), info.node_size);
+	EXPECT_EQ(0, info.node_size % 64);
+	EXPECT_LE(2, info.inner_fanout);
+	EXPECT_EQ(0, info.chunk_size & (info.chunk_size - 1));
+	EXPECT_LE(1, info.max_chunks);
+	EXPECT_LE(info.pool_bytes_used, info.pool_bytes_total);
+	EXPECT_LE(1, info.height);
+	/* sysfs and INFO tell the same version. */
+	ASSERT_EQ(0, read_sysfs(SYSFS "/version", buf, sizeof(buf)));
+	buf[strcspn(buf, "\n")] = 0;
+	EXPECT_STREQ(info.version, buf);
+	close(fd);
+}
+
+TEST(info_short_struct_rejected)
+{
+	char small[sizeof(struct ordo_info)];
+	int fd = open(DEV, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, ioctl(fd, INFO_SIZED(8), small));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(fd, INFO_SIZED(sizeof(struct ordo_info) - 1), small));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+}
+
+TEST(info_larger_struct_zero_filled)
+{
+	unsigned char big[sizeof(struct ordo_info) + 64];
+	size_t i;
+	int fd = open(DEV, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	memset(big, 0xff, sizeof(big));
+	ASSERT_EQ(0, ioctl(fd, INFO_SIZED(sizeof(big)), big));
+	for (i = sizeof(struct ordo_info); i < sizeof(big); i++)
+		ASSERT_EQ(0, big[i]);
+	EXPECT_EQ(ORDO_ABI_VERSION, ((struct ordo_info *)big)->abi_version);
+	close(fd);
+}
+
+TEST(info_bad_pointers)
+{
+	void *ro;
+	int fd = open(DEV, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, ioctl(fd, ORDO_IOC_INFO, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(fd, ORDO_IOC_INFO, (void *)16));
+	EXPECT_EQ(EFAULT, errno);
+	/* A read-only page cannot receive the answer. */
+	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	EXPECT_EQ(-1, ioctl(fd, ORDO_IOC_INFO, ro));
+	EXPECT_EQ(EFAULT, errno);
+	munmap(ro, 4096);
+	close(fd);
+}
+
+TEST(unknown_ioctls)
+{
+	struct ordo_info info;
+	unsigned int bad[] = {
+		_IO(ORDO_IOC_MAGIC, 0x7f),
+		_IOWR(ORDO_IOC_MAGIC, 0xff, struct ordo_info),
+		_IOR('T', 0x00, struct ordo_info),	/* other magic, same nr */
+		_IOW(ORDO_IOC_MAGIC, 0x00, struct ordo_info), /* wrong dir */
+		_IO(ORDO_IOC_MAGIC, 0x00),
+		0,
+		0xffffffff,
+	};
+	size_t i;
+	int fd = open(DEV, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errno = 0;
+		EXPECT_EQ(-1, ioctl(fd, bad[i], &info)) {
+			TH_LOG("ioctl %#x accepted", bad[i]);
+		}
+		EXPECT_EQ(ENOTTY, errno) {
+			TH_LOG("ioctl %#x: errno %d", bad[i], errno);
+		}
+	}
+	close(fd);
+}
+
+static void *open_close_loop(void *arg)
+{
+	struct ordo_info info;
+	int i, fails = 0;
+
+	for (i = 0; i < 2000; i++) {
+		int fd = open(DEV, O_RDWR);
+
+		if (fd < 0 || ioctl(fd, ORDO_IOC_INFO, &info) ||
+		    info.abi_version != ORDO_ABI_VERSION)
+			fails++;
+		if (fd >= 0)
+			close(fd);
+	}
+	*(int *)arg = fails;
+	return NULL;
+}
+
+TEST(open_close_race)
+{
+	pthread_t t[4];
+	int fails[4], i;
+
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, open_close_loop,
+					    &fails[i]));
+	for (i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		EXPECT_EQ(0, fails[i]);
+	}
+}
+
+/* One thread closes the fd while others are inside ioctl on it. */
+static void *ioctl_loop(void *arg)
+{
+	struct ordo_info info;
+	int fd = *(int *)arg, i;
+
+	for (i = 0; i < 5000; i++)
+		if (ioctl(fd, ORDO_IOC_INFO, &info) && errno != EBADF)
+			return (void *)1;
+	return NULL;
+}
+
+TEST(close_while_in_ioctl)
+{
+	pthread_t t[3];
+	void *ret;
+	int fd, i, r;
+
+	for (r = 0; r < 20; r++) {
+		fd = open(DEV, O_RDWR);
+		ASSERT_LE(0, fd);
+		for (i = 0; i < 3; i++)
+			ASSERT_EQ(0, pthread_create(&t[i], NULL, ioctl_loop, &fd));
+		usleep(100 * r);
+		close(fd);
+		for (i = 0; i < 3; i++) {
+			pthread_join(t[i], &ret);
+			EXPECT_EQ(NULL, ret);
+		}
+	}
+}
+
+TEST(unload_refused_while_open)
+{
+	int fd = open(DEV, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, syscall(SYS_delete_module, "ordo", O_NONBLOCK));
+	EXPECT_TRUE(errno == EWOULDBLOCK || errno == EBUSY);
+	close(fd);
+	EXPECT_EQ(0, access(DEV, F_OK));
+}
+
+TEST(sysfs_stats_group)
+{
+	static const char * const files[] = {
+		"gets", "puts", "inserts", "updates", "deletes", "scans",
+		"errors",
+	};
+	char path[128], buf[64], *end;
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), SYSFS "/stats/%s", files[i]);
+		ASSERT_EQ(0, read_sysfs(path, buf, sizeof(buf))) {
+			TH_LOG("%s missing", path);
+		}
+		strtoull(buf, &end, 10);
+		EXPECT_EQ('\n', *end);
+	}
+}
+
+TEST(errors_are_counted)
+{
+	char buf[64];
+	unsigned long long before, after;
+	int fd = open(DEV, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, read_sysfs(SYSFS "/stats/errors", buf, sizeof(buf)));
+	before = strtoull(buf, NULL, 10);
+	EXPECT_EQ(-1, ioctl(fd, INFO_SIZED(4), buf));
+	ASSERT_EQ(0, read_sysfs(SYSFS "/stats/errors", buf, sizeof(buf)));
+	after = strtoull(buf, NULL, 10);
+	EXPECT_LE(before + 1, after);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN

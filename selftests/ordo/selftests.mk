@@ -1,0 +1,11 @@
+# SPDX-License-Identifier: GPL-2.0
+# kselftests of ordo.ko: built natively, run inside the vmrun guest by
+# selftests/ordo/run_guest.  Every *_test.c here is one harness binary.
+SELFTEST_SRCS := $(wildcard selftests/ordo/*_test.c)
+SELFTESTS := $(SELFTEST_SRCS:selftests/ordo/%.c=$(BUILD)/selftests/%)
+SELFTEST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Wno-sign-compare -Wno-unused-parameter \
+	-Iuapi -Ilibshim -Ikmod/core -I$(KSFT) -Iselftests/ordo -pthread
+
+$(BUILD)/selftests/%: selftests/ordo/%.c $(wildcard selftests/ordo/*.h) $(wildcard uapi/linux/*.h) $(KSFT_HDR) $(BUILD)/lib/libordo.a
+	@mkdir -p $(dir $@)
+	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(SELFTEST_LIBS) $(BUILD)/lib/libordo.a -luring -lpthread
