@@ -14,6 +14,8 @@ static const struct file_operations ordo_fops = {
 	.llseek		= no_llseek,
 	.unlocked_ioctl	= ordo_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
+	.mmap		= ordo_mmap,
+	.uring_cmd	= ordo_uring_cmd,
 };
 
 int ordo_chardev_register(struct ordo_dev *od)

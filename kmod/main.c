@@ -9,6 +9,7 @@
 #include <linux/slab.h>
 
 #include "ordo.h"
+#include "store.h"
 
 struct ordo_dev *ordo;
 
@@ -72,11 +73,14 @@ static int __init ordo_init(void)
 		ret = -ENOMEM;
 		goto err_free;
 	}
+	ret = ordo_store_init(od);
+	if (ret)
+		goto err_stats;
 	ordo = od;
 
 	ret = ordo_chardev_register(od);
 	if (ret)
-		goto err_stats;
+		goto err_store;
 	ret = ordo_ib_register();
 	if (ret)
 		goto err_chardev;
@@ -88,6 +92,8 @@ static int __init ordo_init(void)
 
 err_chardev:
 	ordo_chardev_unregister(od);
+err_store:
+	ordo_store_destroy(od);
 err_stats:
 	free_percpu(od->stats);
 err_free:
@@ -102,6 +108,7 @@ static void __exit ordo_exit(void)
 
 	ordo_ib_unregister();
 	ordo_chardev_unregister(od);
+	ordo_store_destroy(od);
 	free_percpu(od->stats);
 	ordo = NULL;
 	kfree(od);

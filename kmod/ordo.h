@@ -5,9 +5,14 @@
 #ifndef ORDO_KMOD_H
 #define ORDO_KMOD_H
 
+#include <linux/io_uring.h>
 #include <linux/miscdevice.h>
+#include <linux/mm_types.h>
 #include <linux/percpu.h>
 #include <linux/types.h>
+
+#include "chunks.h"
+#include "tree.h"
 
 #define ORDO_VERSION	"0.1.0"
 
@@ -31,10 +36,14 @@ struct ordo_stats {
  * struct ordo_dev - the one ordo instance of this host
  * @misc: /dev/ordo
  * @stats: per-CPU operation counters
+ * @pool_mem: the chunks behind the node pool
+ * @tree: the B-link tree (and its node pool)
  */
 struct ordo_dev {
 	struct miscdevice misc;
 	struct ordo_stats __percpu *stats;
+	struct ordo_chunks pool_mem;
+	struct ordo_tree tree;
 };
 
 extern struct ordo_dev *ordo;
@@ -55,6 +64,8 @@ u64 ordo_stat_sum(struct ordo_dev *od, enum ordo_stat s);
 int ordo_chardev_register(struct ordo_dev *od);
 void ordo_chardev_unregister(struct ordo_dev *od);
 long ordo_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+int ordo_mmap(struct file *file, struct vm_area_struct *vma);
+int ordo_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags);
 
 extern const struct attribute_group *ordo_sysfs_groups[];
 

@@ -49,7 +49,33 @@ ORDO_STAT_ATTR(deletes, ORDO_STAT_DELETES);
 ORDO_STAT_ATTR(scans, ORDO_STAT_SCANS);
 ORDO_STAT_ATTR(errors, ORDO_STAT_ERRORS);
 
+#define ORDO_TREE_ATTR(name, expr)					\
+static ssize_t name##_show(struct device *dev,				\
+			   struct device_attribute *attr, char *buf)	\
+{									\
+	struct ordo_tree_stats st;					\
+									\
+	ordo_tree_get_stats(&ordo->tree, &st);				\
+	return sysfs_emit(buf, "%llu\n", (u64)(expr));			\
+}									\
+static DEVICE_ATTR_RO(name)
+
+ORDO_TREE_ATTR(keys, st.keys);
+ORDO_TREE_ATTR(leaves, st.leaves);
+ORDO_TREE_ATTR(inner_nodes, st.inner_nodes);
+ORDO_TREE_ATTR(height, st.height);
+ORDO_TREE_ATTR(splits, st.leaf_splits + st.inner_splits);
+ORDO_TREE_ATTR(pool_bytes_used, st.pool_bytes_used);
+ORDO_TREE_ATTR(pool_bytes_total, st.pool_bytes_total);
+
 static struct attribute *ordo_stats_attrs[] = {
+	&dev_attr_keys.attr,
+	&dev_attr_leaves.attr,
+	&dev_attr_inner_nodes.attr,
+	&dev_attr_height.attr,
+	&dev_attr_splits.attr,
+	&dev_attr_pool_bytes_used.attr,
+	&dev_attr_pool_bytes_total.attr,
 	&dev_attr_gets.attr,
 	&dev_attr_puts.attr,
 	&dev_attr_inserts.attr,

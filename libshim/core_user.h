@@ -40,28 +40,54 @@ typedef int64_t s64;
 #define S64_MAX INT64_MAX
 #endif
 
+#ifndef likely
 #define likely(x)		__builtin_expect(!!(x), 1)
+#endif
+#ifndef unlikely
 #define unlikely(x)		__builtin_expect(!!(x), 0)
+#endif
+#ifndef READ_ONCE
 #define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
+#endif
+#ifndef WRITE_ONCE
 #define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
+#endif
 #define smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
 #define smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define smp_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
 #define BUILD_BUG_ON(c)		_Static_assert(!(c), #c)
+#ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#endif
+#ifndef DIV_ROUND_UP
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
+#endif
+#ifndef ALIGN
 #define ALIGN(x, a)		(((x) + (a) - 1) & ~((__typeof__(x))(a) - 1))
+#endif
+#ifndef min
 #define min(a, b)		((a) < (b) ? (a) : (b))
+#endif
+#ifndef max
 #define max(a, b)		((a) > (b) ? (a) : (b))
+#endif
 #define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define max_t(t, a, b)		((t)(a) > (t)(b) ? (t)(a) : (t)(b))
 #define clamp_t(t, v, lo, hi)	min_t(t, max_t(t, v, lo), hi)
+#ifndef container_of
 #define container_of(p, t, m)	((t *)((char *)(p) - offsetof(t, m)))
+#endif
+#ifndef __must_check
 #define __must_check		__attribute__((warn_unused_result))
+#endif
+#ifndef __always_inline
 #define __always_inline		inline __attribute__((always_inline))
+#endif
+#ifndef fallthrough
 #define fallthrough		__attribute__((fallthrough))
+#endif
 
 #define cpu_to_le16(x)		htole16(x)
 #define cpu_to_le32(x)		htole32(x)

@@ -18,6 +18,7 @@ enum {
 int ctl_fail(int err, const char *what);
 int ctl_parse_u64(const char *s, uint64_t *out);
 int ctl_parse_key(const char *s, uint64_t *key);
+const char *ctl_dist_names(void);
 
 int ctl_get(struct ordo *o, int argc, char **argv);
 int ctl_put(struct ordo *o, int argc, char **argv);
@@ -26,5 +27,6 @@ int ctl_update(struct ordo *o, int argc, char **argv);
 int ctl_del(struct ordo *o, int argc, char **argv);
 int ctl_scan(struct ordo *o, int argc, char **argv);
 int ctl_stats(struct ordo *o, int argc, char **argv);
+int ctl_load(struct ordo *o, int argc, char **argv);
 
 #endif /* ORDOCTL_CTL_H */

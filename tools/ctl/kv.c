@@ -10,12 +10,23 @@
 
 #include "ctl.h"
 
-/* Values are printed as the stored bytes, without trailing zero padding. */
+/*
+ * Values are printed as the stored bytes without the trailing zero padding;
+ * bytes that are not printable ASCII (and backslash) are escaped as \xNN,
+ * so binary values stay on one line.
+ */
 static void print_value(const unsigned char *v, size_t size)
 {
+	size_t i;
+
 	while (size && !v[size - 1])
 		size--;
-	fwrite(v, 1, size, stdout);
+	for (i = 0; i < size; i++) {
+		if (v[i] >= 0x20 && v[i] < 0x7f && v[i] != '\\')
+			putchar(v[i]);
+		else
+			printf("\\x%02x", v[i]);
+	}
 }
 
 int ctl_get(struct ordo *o, int argc, char **argv)

@@ -27,8 +27,11 @@ static void usage(FILE *f)
 		"  del KEY              delete\n"
 		"  scan START COUNT     print up to COUNT pairs from START on\n"
 		"  stats                print the store's statistics\n"
+		"  load --count N --dist DIST [--seed S]\n"
+		"                       bulk-load N generated keys (DIST: %s)\n"
 		"KEY: decimal or 0x-hex u64.  Exit: 0 done, 1 not found or\n"
-		"already exists, 2 usage, 3 server or transport error.\n");
+		"already exists, 2 usage, 3 server or transport error.\n",
+		ctl_dist_names());
 }
 
 int ctl_fail(int err, const char *what)
@@ -76,6 +79,7 @@ static const struct {
 	{ "del", ctl_del },
 	{ "scan", ctl_scan },
 	{ "stats", ctl_stats },
+	{ "load", ctl_load },
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: GPL-2.0
+# B-link tree vs JudyL microbenchmark (native, single thread).
+
+BENCH_TREE_SRCS := kmod/core/node.c kmod/core/pool.c kmod/core/tree.c
+BENCH_TREE_HDRS := kmod/core/compat.h kmod/core/node.h kmod/core/pool.h \
+	kmod/core/tree.h uapi/linux/ordo_node.h
+
+BENCH_BINS += $(BUILD)/bench/tree_bench
+BENCH_RESULTS += bench/results/tree.json
+
+$(BUILD)/bench/tree_bench: bench/tree_bench.c $(BENCH_TREE_SRCS) \
+		$(BENCH_TREE_HDRS)
+	@mkdir -p $(dir $@)
+	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< $(BENCH_TREE_SRCS) -lJudy -lpthread
+
+bench/results/tree.json: $(BUILD)/bench/tree_bench
+	@mkdir -p $(dir $@)
+	$< --json > $@.tmp && mv $@.tmp $@

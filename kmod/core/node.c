@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Node checksum, publication and validation of node copies.
+ *
+ * The checksum is plain XXH64 with seed 0 over the node bytes, computed as
+ * if the checksum word were 0 and the version word held the value being
+ * published.  Folding the version in makes a copy whose version word and
+ * body come from different publications fail validation even when the body
+ * bytes happen to be equal.
+ */
+#include "compat.h"
+#include "node.h"
+
+#define XXH_P1	0x9e3779b185ebca87ULL
+#define XXH_P2	0xc2b2ae3d27d4eb4fULL
+#define XXH_P3	0x165667b19e3779f9ULL
+#define XXH_P4	0x85ebca77c2b2ae63ULL
+#define XXH_P5	0x27d4eb2f165667c5ULL
+
+static inline u64 xxh_rotl(u64 x, unsigned int r)
+{
+	return (x << r) | (x >> (64 - r));
+}
+
+static inline u64 xxh_round(u64 acc, u64 in)
+{
+	acc += in * XXH_P2;
+	acc = xxh_rotl(acc, 31);
+	return acc * XXH_P1;
+}
+
+static inline u64 xxh_merge(u64 h, u64 v)
+{
+	h ^= xxh_round(0, v);
+	return h * XXH_P1 + XXH_P4;
+}
+
+static inline u64 xxh_avalanche(u64 h)
+{
+	h ^= h >> 33;
+	h *= XXH_P2;
+	h ^= h >> 29;
+	h *= XXH_P3;
+	h ^= h >> 32;
+	return h;
+}
+
+static inline u64 xxh_lanes(u64 v1, u64 v2, u64 v3, u64 v4)
+{
+	u64 h = xxh_rotl(v1, 1) + xxh_rotl(v2, 7) + xxh_rotl(v3, 12) +
+		xxh_rotl(v4, 18);
+
+	h = xxh_merge(h, v1);
+	h = xxh_merge(h, v2);
+	h = xxh_merge(h, v3);
+	return xxh_merge(h, v4);
+}
+
+static inline u64 rd64(const u8 *p)
+{
+	__le64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64_to_cpu(v);
+}
+
+static inline u32 rd32(const u8 *p)
+{
+	__le32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32_to_cpu(v);
+}
+
+/**
+ * ordo_xxh64() - the XXH64 hash
+ * @buf: bytes
+ * @len: number of bytes
+ * @seed: seed
+ *
+ * Return: XXH64(@buf, @len, @seed), identical to the reference xxHash.
+ */
+u64 ordo_xxh64(const void *buf, size_t len, u64 seed)
+{
+	const u8 *p = buf, *end = p + len;
+	u64 h;
+
+	if (len >= 32) {
+		u64 v1 = seed + XXH_P1 + XXH_P2, v2 = seed + XXH_P2;
+		u64 v3 = seed, v4 = seed - XXH_P1;
+
+		for (; end - p >= 32; p += 32) {
+			v1 = xxh_round(v1, rd64(p));
+			v2 = xxh_round(v2, rd64(p + 8));
+			v3 = xxh_round(v3, rd64(p + 16));
+			v4 = xxh_round(v4, rd64(p + 24));
+		}
+		h = xxh_lanes(v1, v2, v3, v4);
+	} else {
+		h = seed + XXH_P5;
+	}
+	h += len;
+	for (; end - p >= 8; p += 8)
+		h = xxh_rotl(h ^ xxh_round(0, rd64(p)), 27) * XXH_P1 + XXH_P4;
+	if (end - p >= 4) {
+		h ^= (u64)rd32(p) * XXH_P1;
+		h = xxh_rotl(h, 23) * XXH_P2 + XXH_P3;
+		p += 4;
+	}
+	for (; p < end; p++) {
+		h ^= *p * XXH_P5;
+		h = xxh_rotl(h, 11) * XXH_P1;
+	}
+	return xxh_avalanche(h);
+}
+
+/**
+ * ordo_node_checksum() - checksum a node as published with @version
+ * @node: node bytes (word 0 and word 1 are not read)
+ * @node_size: bytes per node, a multiple of 64
+ * @version: the even version the node is (or was) published with
+ *
+ * Return: XXH64 seed 0 of the node with word 0 replaced by @version and
+ * word 1 (the checksum field) replaced by 0.
+ */
+u64 ordo_node_checksum(const void *node, u32 node_size, u64 version)
+{
+	const __le64 *w = node;
+	u32 i, nw = node_size / 8;
+	u64 v1 = XXH_P1 + XXH_P2, v2 = XXH_P2, v3 = 0, v4 = -XXH_P1;
+
+	v1 = xxh_round(v1, version);
+	v2 = xxh_round(v2, 0);
+	v3 = xxh_round(v3, le64_to_cpu(w[2]));
+	v4 = xxh_round(v4, le64_to_cpu(w[3]));
+	for (i = 4; i + 4 <= nw; i += 4) {
+		v1 = xxh_round(v1, le64_to_cpu(w[i]));
+		v2 = xxh_round(v2, le64_to_cpu(w[i + 1]));
+		v3 = xxh_round(v3, le64_to_cpu(w[i + 2]));
+		v4 = xxh_round(v4, le64_to_cpu(w[i + 3]));
+	}
+	return xxh_avalanche(xxh_lanes(v1, v2, v3, v4) + node_size);
+}
+
+/**
+ * ordo_geo_init() - compute the geometry for a leaf shape
+ * @geo: filled in
+ * @leaf_slots: %ORDO_LEAF_SLOTS_MIN..%ORDO_LEAF_SLOTS_MAX
+ * @value_size: %ORDO_VALUE_SIZE_MIN..%ORDO_VALUE_SIZE_MAX, multiple of 8
+ *
+ * Return: 0 or -EINVAL.
+ */
+int ordo_geo_init(struct ordo_geo *geo, u32 leaf_slots, u32 value_size)
+{
+	if (leaf_slots < ORDO_LEAF_SLOTS_MIN ||
+	    leaf_slots > ORDO_LEAF_SLOTS_MAX ||
+	    value_size < ORDO_VALUE_SIZE_MIN ||
+	    value_size > ORDO_VALUE_SIZE_MAX || value_size % 8)
+		return -EINVAL;
+	geo->leaf_slots = leaf_slots;
+	geo->value_size = value_size;
+	geo->node_size = ordo_node_size(leaf_slots, value_size);
+	geo->inner_fanout = ordo_inner_fanout(geo->node_size);
+	return 0;
+}
+
+/* Structure checks on a copy whose checksum already matched. */
+static int node_check_shape(const struct ordo_node_hdr *h,
+			    const struct ordo_geo *geo)
+{
+	u32 flags = h->flags, level = h->level;
+	u32 count = le16_to_cpu(h->count);
+
+	if (flags & ~ORDO_NODE_F_KNOWN)
+		return -EIO;
+	if (flags & ORDO_NODE_F_SUPER)
+		return h->node_no ? -EIO : 0;
+	if (flags & ORDO_NODE_F_FREE)
+		return 0;
+	if (level >= ORDO_MAX_HEIGHT ||
+	    count > ordo_node_capacity(geo, level) || (level && !count))
+		return -EIO;
+	if ((flags & ORDO_NODE_F_HAS_HIGH) &&
+	    (!h->right ||
+	     le64_to_cpu(h->high_key) <= le64_to_cpu(h->low_key)))
+		return -EIO;
+	return 0;
+}
+
+/**
+ * ordo_node_validate() - check that a raw node copy is one publication
+ * @buf: node_size bytes copied in any byte order (memcpy, RDMA READ)
+ * @geo: geometry of the pool the copy came from
+ *
+ * Return: 0 if the copy is consistent and well formed; -EAGAIN if it is
+ * torn or was copied while a writer held the node (read it again);
+ * -ENODATA if the node was never written; -EIO if it is consistent but
+ * malformed.
+ */
+int ordo_node_validate(const void *buf, const struct ordo_geo *geo)
+{
+	const struct ordo_node_hdr *h = buf;
+	u64 v = le64_to_cpu(h->version);
+
+	if (!v)
+		return -ENODATA;
+	if ((v & 1) ||
+	    le64_to_cpu(h->checksum) != ordo_node_checksum(buf, geo->node_size,
+							   v))
+		return -EAGAIN;
+	return node_check_shape(h, geo);
+}
+
+/**
+ * ordo_node_copy_validate() - copy a node that may be changing, validate it
+ * @dst: node_size bytes of destination
+ * @src: node in a live pool (or any buffer)
+ * @geo: geometry
+ *
+ * Does not depend on the copy order, so it also models a remote reader.
+ *
+ * Return: as ordo_node_validate() on the copy.
+ */
+int ordo_node_copy_validate(void *dst, const void *src,
+			    const struct ordo_geo *geo)
+{
+	memcpy(dst, src, geo->node_size);
+	return ordo_node_validate(dst, geo);
+}
+
+/**
+ * ordo_node_copy_stable() - seqlock copy of a live node
+ * @dst: node_size bytes of destination
+ * @src: node in a live pool
+ * @node_size: bytes per node
+ *
+ * The cheap local path: retries until a copy is bracketed by one even
+ * version, without hashing.
+ */
+void ordo_node_copy_stable(void *dst, const void *src, u32 node_size)
+{
+	const struct ordo_node_hdr *h = src;
+	u64 v;
+
+	do {
+		v = ordo_node_read_begin(h);
+		memcpy(dst, src, node_size);
+	} while (ordo_node_read_retry(h, v));
+}
+
+static bool super_geo_ok(const struct ordo_super *s, struct ordo_super_info *in)
+{
+	u64 chunk = le64_to_cpu(s->chunk_size);
+
+	if (ordo_geo_init(&in->geo, le32_to_cpu(s->leaf_slots),
+			  le32_to_cpu(s->value_size)) ||
+	    in->geo.node_size != le32_to_cpu(s->node_size) ||
+	    in->geo.inner_fanout != le32_to_cpu(s->inner_fanout))
+		return false;
+	if (chunk < ORDO_CHUNK_SIZE_MIN || (chunk & (chunk - 1)) ||
+	    chunk < in->geo.node_size ||
+	    div64_u64(chunk, in->geo.node_size) !=
+	    le32_to_cpu(s->nodes_per_chunk))
+		return false;
+	in->chunk_size = chunk;
+	in->nodes_per_chunk = le32_to_cpu(s->nodes_per_chunk);
+	in->max_chunks = le32_to_cpu(s->max_chunks);
+	in->nr_chunks = le32_to_cpu(s->nr_chunks);
+	in->root = le32_to_cpu(s->root);
+	in->height = le32_to_cpu(s->height);
+	in->leftmost_leaf = le32_to_cpu(s->leftmost_leaf);
+	if (!in->nr_chunks || in->nr_chunks > in->max_chunks ||
+	    (u64)in->max_chunks * in->nodes_per_chunk > U32_MAX)
+		return false;
+	if (!in->height || in->height > ORDO_MAX_HEIGHT)
+		return false;
+	return in->root && in->leftmost_leaf &&
+	       in->root < in->nr_chunks * in->nodes_per_chunk &&
+	       in->leftmost_leaf < in->nr_chunks * in->nodes_per_chunk;
+}
+
+/**
+ * ordo_super_parse() - validate and decode a copy of node 0
+ * @buf: copy of at least the first node_size bytes of the pool
+ * @len: bytes in @buf; %ORDO_SUPER_SIZE suffices to learn node_size
+ * @info: decoded on success
+ *
+ * Return: 0; -EMSGSIZE if @len is shorter than node_size (read
+ * info->geo.node_size bytes is then set when known); -EAGAIN if torn;
+ * -ENODATA if never written; -EBADMSG if not an ordo superblock of this
+ * layout version.
+ */
+int ordo_super_parse(const void *buf, size_t len,
+		     struct ordo_super_info *info)
+{
+	const struct ordo_super *s = buf;
+	u32 node_size;
+	int err;
+
+	memset(info, 0, sizeof(*info));
+	if (len < ORDO_SUPER_SIZE)
+		return -EMSGSIZE;
+	if (!s->hdr.version)
+		return -ENODATA;
+	node_size = le32_to_cpu(s->node_size);
+	if (node_size < 2 * ORDO_NODE_HDR_SIZE || node_size % ORDO_NODE_ALIGN)
+		return (le64_to_cpu(s->hdr.version) & 1) ? -EAGAIN : -EBADMSG;
+	info->geo.node_size = node_size;
+	if (len < node_size)
+		return -EMSGSIZE;
+	if ((le64_to_cpu(s->hdr.version) & 1) ||
+	    le64_to_cpu(s->hdr.checksum) !=
+	    ordo_node_checksum(buf, node_size, le64_to_cpu(s->hdr.version)))
+		return -EAGAIN;
+	if (le64_to_cpu(s->magic) != ORDO_SUPER_MAGIC ||
+	    le32_to_cpu(s->layout_version) != ORDO_LAYOUT_VERSION ||
+	    le32_to_cpu(s->super_size) != ORDO_SUPER_SIZE ||
+	    s->hdr.flags != ORDO_NODE_F_SUPER || s->hdr.node_no)
+		return -EBADMSG;
+	err = super_geo_ok(s, info) ? 0 : -EBADMSG;
+	if (err)
+		memset(info, 0, sizeof(*info));
+	return err;
+}
+
+/**
+ * ordo_node_unlock() - publish a modified node and drop its lock
+ * @h: node locked with ordo_node_lock()
+ * @node_size: bytes per node
+ *
+ * Writes the checksum for the next even version, then releases the version
+ * so that everything written under the lock is visible before it.
+ */
+void ordo_node_unlock(struct ordo_node_hdr *h, u32 node_size)
+{
+	u64 v = le64_to_cpu(h->version) + 1;
+
+	h->checksum = cpu_to_le64(ordo_node_checksum(h, node_size, v));
+	/* Release: every write under the lock precedes the even version. */
+	smp_store_release(&h->version, cpu_to_le64(v));
+	ordo_lock_exit();
+}
+
+/**
+ * ordo_node_unlock_clean() - drop a node's lock after changing nothing
+ * @h: node locked with ordo_node_lock()
+ *
+ * Restores the previous even version: the stored checksum is still valid.
+ */
+void ordo_node_unlock_clean(struct ordo_node_hdr *h)
+{
+	/* Release pairs with readers' acquire of the version. */
+	smp_store_release(&h->version,
+			  cpu_to_le64(le64_to_cpu(h->version) - 1));
+	ordo_lock_exit();
+}

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Node accessors, the node lock/seqlock and torn-read validation.
+ *
+ * Writers lock a node by moving its version word from even to odd and
+ * publish by storing the next even value after writing the checksum.  Local
+ * readers use the version as a seqlock; remote readers, whose copy may be
+ * made in any byte order, validate it with the checksum instead.
+ */
+#ifndef ORDO_CORE_NODE_H
+#define ORDO_CORE_NODE_H
+
+#include "compat.h"
+#include <linux/ordo_node.h>
+
+/**
+ * struct ordo_geo - node geometry of one pool
+ * @node_size: bytes per node
+ * @leaf_slots: key/value slots per leaf
+ * @inner_fanout: entries per inner node
+ * @value_size: bytes per value
+ */
+struct ordo_geo {
+	u32 node_size;
+	u32 leaf_slots;
+	u32 inner_fanout;
+	u32 value_size;
+};
+
+/**
+ * struct ordo_super_info - bootstrap data decoded from a superblock copy
+ * @geo: node geometry
+ * @chunk_size: bytes per chunk
+ * @nodes_per_chunk: nodes per chunk
+ * @max_chunks: chunks the pool may hold
+ * @nr_chunks: chunks in use
+ * @root: root node number
+ * @height: number of tree levels
+ * @leftmost_leaf: first leaf
+ */
+struct ordo_super_info {
+	struct ordo_geo geo;
+	u64 chunk_size;
+	u32 nodes_per_chunk;
+	u32 max_chunks;
+	u32 nr_chunks;
+	u32 root;
+	u32 height;
+	u32 leftmost_leaf;
+};
+
+int ordo_geo_init(struct ordo_geo *geo, u32 leaf_slots, u32 value_size);
+u64 ordo_xxh64(const void *buf, size_t len, u64 seed);
+u64 ordo_node_checksum(const void *node, u32 node_size, u64 version);
+int ordo_node_validate(const void *buf, const struct ordo_geo *geo);
+int ordo_node_copy_validate(void *dst, const void *src,
+			    const struct ordo_geo *geo);
+void ordo_node_copy_stable(void *dst, const void *src, u32 node_size);
+int ordo_super_parse(const void *buf, size_t len,
+		     struct ordo_super_info *info);
+void ordo_node_unlock(struct ordo_node_hdr *h, u32 node_size);
+void ordo_node_unlock_clean(struct ordo_node_hdr *h);
+
+/**
+ * ordo_node_lock() - take a node's lock (version even -> odd)
+ * @h: node
+ *
+ * Spins while another writer holds the node.  Pair with ordo_node_unlock()
+ * after a modification or ordo_node_unlock_clean() when nothing changed.
+ * Must not be called from atomic context that a lock holder may interrupt.
+ */
+static inline void ordo_node_lock(struct ordo_node_hdr *h)
+{
+	ordo_lock_enter();
+	for (;;) {
+		__le64 v = READ_ONCE(h->version);
+
+		if (!(le64_to_cpu(v) & 1) &&
+		    cmpxchg(&h->version, v,
+			    cpu_to_le64(le64_to_cpu(v) + 1)) == v)
+			return;
+		ordo_cpu_relax();
+	}
+}
+
+/**
+ * ordo_node_read_begin() - start a seqlock read of a node
+ * @h: node
+ *
+ * Return: the even version to pass to ordo_node_read_retry().
+ */
+static inline u64 ordo_node_read_begin(const struct ordo_node_hdr *h)
+{
+	u64 v;
+
+	/* Acquire: the node's fields are read after its version. */
+	while ((v = le64_to_cpu(smp_load_acquire(&h->version))) & 1)
+		ordo_cpu_relax();
+	return v;
+}
+
+/**
+ * ordo_node_read_retry() - finish a seqlock read of a node
+ * @h: node
+ * @v: value returned by ordo_node_read_begin()
+ *
+ * Return: true if a writer intervened and what was read must be discarded.
+ */
+static inline bool ordo_node_read_retry(const struct ordo_node_hdr *h, u64 v)
+{
+	/* The fields were read before the version is read again. */
+	smp_rmb();
+	return le64_to_cpu(READ_ONCE(h->version)) != v;
+}
+
+static inline __le64 *ordo_node_keys(struct ordo_node_hdr *h)
+{
+	return (__le64 *)(h + 1);
+}
+
+static inline const __le64 *ordo_node_ckeys(const struct ordo_node_hdr *h)
+{
+	return (const __le64 *)(h + 1);
+}
+
+static inline u8 *ordo_leaf_value(struct ordo_node_hdr *h,
+				  const struct ordo_geo *geo, u32 i)
+{
+	u32 off = ordo_leaf_value_off(geo->leaf_slots, geo->value_size, i);
+
+	return (u8 *)h + off;
+}
+
+static inline const u8 *ordo_leaf_cvalue(const struct ordo_node_hdr *h,
+					 const struct ordo_geo *geo, u32 i)
+{
+	u32 off = ordo_leaf_value_off(geo->leaf_slots, geo->value_size, i);
+
+	return (const u8 *)h + off;
+}
+
+static inline __le32 *ordo_inner_children(struct ordo_node_hdr *h,
+					  const struct ordo_geo *geo)
+{
+	return (__le32 *)((u8 *)h + ordo_inner_child_off(geo->inner_fanout, 0));
+}
+
+static inline const __le32 *
+ordo_inner_cchildren(const struct ordo_node_hdr *h, const struct ordo_geo *geo)
+{
+	return (const __le32 *)((const u8 *)h +
+				ordo_inner_child_off(geo->inner_fanout, 0));
+}
+
+/**
+ * ordo_node_capacity() - entries a node at @level can hold
+ * @geo: geometry
+ * @level: node level
+ *
+ * Return: leaf_slots for leaves, inner_fanout otherwise.
+ */
+static inline u32 ordo_node_capacity(const struct ordo_geo *geo, u32 level)
+{
+	return level ? geo->inner_fanout : geo->leaf_slots;
+}
+
+/**
+ * ordo_keys_lower_bound() - first index whose key is >= @key
+ * @keys: sorted keys
+ * @count: number of keys
+ * @key: key searched
+ *
+ * Safe on a node being modified: it reads only keys[0..count).
+ *
+ * Return: index in [0, count].
+ */
+static inline u32 ordo_keys_lower_bound(const __le64 *keys, u32 count,
+					u64 key)
+{
+	u32 lo = 0;
+
+	while (count) {
+		u32 half = count / 2;
+
+		if (le64_to_cpu(keys[lo + half]) < key) {
+			lo += half + 1;
+			count -= half + 1;
+		} else {
+			count = half;
+		}
+	}
+	return lo;
+}
+
+/**
+ * ordo_keys_upper_bound() - first index whose key is > @key
+ * @keys: sorted keys
+ * @count: number of keys
+ * @key: key searched
+ *
+ * Return: index in [0, count].
+ */
+static inline u32 ordo_keys_upper_bound(const __le64 *keys, u32 count,
+					u64 key)
+{
+	u32 lo = 0;
+
+	while (count) {
+		u32 half = count / 2;
+
+		if (le64_to_cpu(keys[lo + half]) <= key) {
+			lo += half + 1;
+			count -= half + 1;
+		} else {
+			count = half;
+		}
+	}
+	return lo;
+}
+
+#endif /* ORDO_CORE_NODE_H */

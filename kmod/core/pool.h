@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The chunked node pool.  Nodes are addressed by u32 number; node n lives
+ * at chunk n / nodes_per_chunk, slot n % nodes_per_chunk.  Chunks come from
+ * caller hooks (physically contiguous pages in the kernel, aligned_alloc in
+ * tests) and are never freed before the pool is destroyed, so lock-free
+ * readers can translate any number they validated.
+ *
+ * Writers reserve nodes first (may sleep: it may allocate a chunk), then
+ * take reserved nodes under node locks (never sleeps, never fails).
+ */
+#ifndef ORDO_CORE_POOL_H
+#define ORDO_CORE_POOL_H
+
+#include "compat.h"
+#include "node.h"
+
+/**
+ * struct ordo_pool_ops - where chunk memory comes from
+ * @chunk_alloc: return @size bytes for chunk @idx (aligned to at least 64
+ *	bytes), or NULL.  May sleep.  The pool zeroes it.
+ * @chunk_free: give chunk @idx back; called only from ordo_pool_destroy().
+ */
+struct ordo_pool_ops {
+	void *(*chunk_alloc)(void *ctx, u32 idx, size_t size);
+	void (*chunk_free)(void *ctx, u32 idx, void *mem, size_t size);
+};
+
+/**
+ * struct ordo_pool - node pool
+ * @geo: node geometry
+ * @chunk_size: bytes per chunk
+ * @nodes_per_chunk: nodes per chunk
+ * @max_chunks: capacity of @chunks
+ * @npc_recip: ceil(2^64 / nodes_per_chunk), for division-free translation
+ * @chunks: chunk addresses, each published with release semantics
+ * @nr_chunks: chunks published, stored with release after the chunk
+ * @next: bump pointer: lowest node number never handed out
+ * @avail: free nodes in published chunks minus outstanding reservations
+ * @free_head: free-list head, linked through the nodes' right field
+ * @nr_free: nodes on the free list
+ * @free_lock: protects @free_head and @nr_free
+ * @grow_lock: serialises chunk allocation
+ * @ops: chunk memory hooks
+ * @ops_ctx: passed to @ops
+ */
+struct ordo_pool {
+	struct ordo_geo geo;
+	u64 chunk_size;
+	u32 nodes_per_chunk;
+	u32 max_chunks;
+	u64 npc_recip;
+	void **chunks;
+	u32 nr_chunks;
+	u32 next;
+	s64 avail;
+	u32 free_head;
+	u32 nr_free;
+	ordo_spinlock_t free_lock;
+	ordo_mutex_t grow_lock;
+	const struct ordo_pool_ops *ops;
+	void *ops_ctx;
+};
+
+int ordo_pool_init(struct ordo_pool *p, const struct ordo_geo *geo,
+		   u64 chunk_size, u64 max_bytes,
+		   const struct ordo_pool_ops *ops, void *ops_ctx);
+void ordo_pool_destroy(struct ordo_pool *p);
+int ordo_pool_reserve(struct ordo_pool *p, u32 nr);
+void ordo_pool_unreserve(struct ordo_pool *p, u32 nr);
+u32 ordo_pool_take(struct ordo_pool *p);
+void ordo_pool_free(struct ordo_pool *p, u32 node_no);
+void ordo_pool_set_root(struct ordo_pool *p, u32 root, u32 height,
+			u32 leftmost_leaf);
+u64 ordo_pool_nodes_used(const struct ordo_pool *p);
+
+/**
+ * ordo_pool_node() - translate a node number
+ * @p: pool
+ * @n: node number
+ *
+ * Lock-free.
+ *
+ * Return: the node, or NULL if @n lies in a chunk not (yet) published.
+ */
+static inline struct ordo_node_hdr *ordo_pool_node(struct ordo_pool *p, u32 n)
+{
+	u32 c = p->nodes_per_chunk == 1 ? n :
+		(u32)mul_u64_u64_shr(p->npc_recip, n, 64);
+	u8 *mem;
+
+	if (unlikely(c >= p->max_chunks))
+		return NULL;
+	/* Acquire pairs with the release that published the chunk. */
+	mem = smp_load_acquire(&p->chunks[c]);
+	if (unlikely(!mem))
+		return NULL;
+	return (struct ordo_node_hdr *)(mem + (size_t)(n - c * p->nodes_per_chunk) *
+					p->geo.node_size);
+}
+
+/**
+ * ordo_pool_nr_chunks() - chunks published so far
+ * @p: pool
+ *
+ * Return: the count; chunks [0, count) may be read, registered or mapped.
+ */
+static inline u32 ordo_pool_nr_chunks(const struct ordo_pool *p)
+{
+	/* Acquire: chunks below the count are published. */
+	return smp_load_acquire(&p->nr_chunks);
+}
+
+/**
+ * ordo_pool_chunk() - address of a published chunk
+ * @p: pool
+ * @idx: chunk index below ordo_pool_nr_chunks()
+ *
+ * Return: the chunk memory.
+ */
+static inline void *ordo_pool_chunk(const struct ordo_pool *p, u32 idx)
+{
+	/* Acquire pairs with the release that published the chunk. */
+	return smp_load_acquire(&p->chunks[idx]);
+}
+
+/**
+ * ordo_pool_super() - the superblock (node 0)
+ * @p: pool
+ *
+ * Return: node 0, which is always published.
+ */
+static inline struct ordo_super *ordo_pool_super(const struct ordo_pool *p)
+{
+	return p->chunks[0];
+}
+
+#endif /* ORDO_CORE_POOL_H */

@@ -1,0 +1,923 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lehman-Yao B-link tree.
+ *
+ * Every node has a low fence, a high fence (except the rightmost of a
+ * level) and a right link, so any node reached through a stale parent can
+ * be corrected by moving right.  Readers never lock; writers lock the leaf,
+ * and a split posts its separator to the parent level afterwards with no
+ * lock held (Sagiv's variant), so at most two nodes are locked at once: a
+ * full node and the new right node it is splitting into.
+ */
+#include "compat.h"
+#include "tree.h"
+
+/* Bound on restarts from the root; reaching it means a corrupt tree. */
+#define ORDO_TREE_MAX_RESTARTS	(16U * 1024 * 1024)
+
+enum { W_PUT, W_INSERT, W_UPDATE, W_DELETE };
+enum { ROUTE_HERE, ROUTE_RIGHT, ROUTE_STALE };
+
+/* Header fields used for routing, read under a seqlock or the lock. */
+struct hsnap {
+	u64 low;
+	u64 high;
+	u32 right;
+	u32 count;
+	u32 level;
+	u32 flags;
+};
+
+static inline struct ordo_node_hdr *tnode(struct ordo_tree *t, u32 n)
+{
+	return ordo_pool_node(&t->pool, n);
+}
+
+/*
+ * Fetch all of a node's cache lines at once: a search touches several of
+ * them, and fetching them in parallel beats one miss after another.
+ */
+static inline void node_prefetch(struct ordo_tree *t, u32 n)
+{
+	const u8 *p = (const u8 *)tnode(t, n);
+	u32 off;
+
+	if (!p)
+		return;
+	for (off = 0; off < t->geo.node_size; off += 64)
+		__builtin_prefetch(p + off);
+}
+
+static inline void hsnap_read(const struct ordo_node_hdr *h, struct hsnap *s)
+{
+	s->low = le64_to_cpu(READ_ONCE(h->low_key));
+	s->high = le64_to_cpu(READ_ONCE(h->high_key));
+	s->right = le32_to_cpu(READ_ONCE(h->right));
+	s->count = le16_to_cpu(READ_ONCE(h->count));
+	s->level = READ_ONCE(h->level);
+	s->flags = READ_ONCE(h->flags);
+}
+
+/* Where @key goes from a node expected at @level. */
+static inline int hsnap_route(const struct hsnap *s, u64 key, u32 level)
+{
+	if (s->level != level || key < s->low ||
+	    (s->flags & (ORDO_NODE_F_FREE | ORDO_NODE_F_SUPER)))
+		return ROUTE_STALE;
+	if ((s->flags & ORDO_NODE_F_HAS_HIGH) && key >= s->high)
+		return s->right ? ROUTE_RIGHT : ROUTE_STALE;
+	return ROUTE_HERE;
+}
+
+static inline u32 hsnap_count(const struct ordo_tree *t, const struct hsnap *s)
+{
+	return min_t(u32, s->count, ordo_node_capacity(&t->geo, s->level));
+}
+
+static inline void keys_add(struct ordo_tree *t, u32 leaf, s64 delta)
+{
+	atomic64_add(delta, &t->keys[leaf % ORDO_TREE_KEY_STRIPES].n);
+}
+
+/*
+ * Lock-free walk from the root to the node at level @stop covering @key.
+ * Fills path[l] with the node the walk left level l from (l > @stop) and
+ * *top with the root's level.  The node returned is not validated: callers
+ * check its fences again under a seqlock or its lock.
+ */
+static int descend(struct ordo_tree *t, u64 key, u32 stop, u32 *path,
+		   u32 *top, u32 *out)
+{
+	u32 restarts = 0, n;
+	bool first;
+
+restart:
+	if (++restarts > ORDO_TREE_MAX_RESTARTS)
+		return -EIO;
+	/* Acquire pairs with grow_root(): the new root is fully written. */
+	n = smp_load_acquire(&t->root);
+	first = true;
+	for (;;) {
+		struct ordo_node_hdr *h = tnode(t, n);
+		u32 lvl, child = 0, i;
+		struct hsnap s;
+		int route;
+		u64 v;
+
+		if (!h)
+			return -EIO;
+		/* A live node's level never changes: no seqlock needed. */
+		lvl = READ_ONCE(h->level);
+		if (first && top)
+			*top = lvl;
+		first = false;
+		if (lvl == stop) {
+			*out = n;
+			return 0;
+		}
+		if (lvl < stop || lvl >= ORDO_MAX_HEIGHT) {
+			atomic64_inc(&t->retries);
+			goto restart;
+		}
+		v = ordo_node_read_begin(h);
+		hsnap_read(h, &s);
+		route = hsnap_route(&s, key, lvl);
+		if (route == ROUTE_HERE) {
+			const __le32 *ch = ordo_inner_cchildren(h, &t->geo);
+
+			i = ordo_keys_upper_bound(ordo_node_ckeys(h),
+						  max_t(u32, hsnap_count(t, &s), 1),
+						  key);
+			child = le32_to_cpu(READ_ONCE(ch[i ? i - 1 : 0]));
+		}
+		if (ordo_node_read_retry(h, v))
+			continue;
+		if (route == ROUTE_STALE) {
+			atomic64_inc(&t->retries);
+			goto restart;
+		}
+		if (route == ROUTE_RIGHT) {
+			atomic64_inc(&t->retries);
+			n = s.right;
+			continue;
+		}
+		if (path)
+			path[lvl] = n;
+		n = child;
+		node_prefetch(t, n);
+	}
+}
+
+/* Lock the node at @level covering @key, from *np moving right. */
+static int lock_covering(struct ordo_tree *t, u32 *np, u64 key, u32 level,
+			 struct ordo_node_hdr **hp)
+{
+	u32 n = *np;
+
+	for (;;) {
+		struct ordo_node_hdr *h = tnode(t, n);
+		struct hsnap s;
+		int route;
+
+		if (!h)
+			return -EIO;
+		ordo_node_lock(h);
+		hsnap_read(h, &s);
+		route = hsnap_route(&s, key, level);
+		if (route == ROUTE_HERE) {
+			*np = n;
+			*hp = h;
+			return 0;
+		}
+		ordo_node_unlock_clean(h);
+		atomic64_inc(&t->retries);
+		if (route == ROUTE_STALE)
+			return -EAGAIN;
+		n = s.right;
+	}
+}
+
+/* Give a node taken from the pool a new identity; caller holds its lock. */
+static void node_reinit(struct ordo_node_hdr *h, u32 n, u32 level)
+{
+	h->low_key = 0;
+	h->high_key = 0;
+	h->node_no = cpu_to_le32(n);
+	h->right = 0;
+	h->incarnation = cpu_to_le32(le32_to_cpu(h->incarnation) + 1);
+	h->count = 0;
+	h->level = level;
+	h->flags = 0;
+	h->reserved[0] = 0;
+	h->reserved[1] = 0;
+}
+
+/* Move leaf entries [from, from + nr) of @src to [0, nr) of @dst. */
+static void leaf_move(const struct ordo_geo *g, struct ordo_node_hdr *dst,
+		      struct ordo_node_hdr *src, u32 from, u32 nr)
+{
+	memcpy(ordo_node_keys(dst), ordo_node_keys(src) + from, 8 * nr);
+	memcpy(ordo_leaf_value(dst, g, 0), ordo_leaf_value(src, g, from),
+	       (size_t)g->value_size * nr);
+}
+
+/* Insert at @pos of a leaf holding @cnt < leaf_slots entries. */
+static void leaf_put_at(const struct ordo_geo *g, struct ordo_node_hdr *h,
+			u32 pos, u32 cnt, u64 key, const void *val)
+{
+	__le64 *k = ordo_node_keys(h);
+
+	memmove(k + pos + 1, k + pos, 8 * (cnt - pos));
+	memmove(ordo_leaf_value(h, g, pos + 1), ordo_leaf_value(h, g, pos),
+		(size_t)g->value_size * (cnt - pos));
+	k[pos] = cpu_to_le64(key);
+	memcpy(ordo_leaf_value(h, g, pos), val, g->value_size);
+	h->count = cpu_to_le16(cnt + 1);
+}
+
+static void leaf_remove_at(const struct ordo_geo *g, struct ordo_node_hdr *h,
+			   u32 pos, u32 cnt)
+{
+	__le64 *k = ordo_node_keys(h);
+
+	memmove(k + pos, k + pos + 1, 8 * (cnt - pos - 1));
+	memmove(ordo_leaf_value(h, g, pos), ordo_leaf_value(h, g, pos + 1),
+		(size_t)g->value_size * (cnt - pos - 1));
+	h->count = cpu_to_le16(cnt - 1);
+}
+
+static void inner_move(const struct ordo_geo *g, struct ordo_node_hdr *dst,
+		       struct ordo_node_hdr *src, u32 from, u32 nr)
+{
+	memcpy(ordo_node_keys(dst), ordo_node_keys(src) + from, 8 * nr);
+	memcpy(ordo_inner_children(dst, g), ordo_inner_children(src, g) + from,
+	       4 * nr);
+}
+
+static void inner_put_at(const struct ordo_geo *g, struct ordo_node_hdr *h,
+			 u32 pos, u32 cnt, u64 key, u32 child)
+{
+	__le64 *k = ordo_node_keys(h);
+	__le32 *c = ordo_inner_children(h, g);
+
+	memmove(k + pos + 1, k + pos, 8 * (cnt - pos));
+	memmove(c + pos + 1, c + pos, 4 * (cnt - pos));
+	k[pos] = cpu_to_le64(key);
+	c[pos] = cpu_to_le32(child);
+	h->count = cpu_to_le16(cnt + 1);
+}
+
+/*
+ * Entries a full node keeps when a new entry lands at @pos.  Appending past
+ * the last key of a level's rightmost node keeps it full, so ascending
+ * loads leave full nodes behind instead of half-empty ones.
+ */
+static u32 split_point(const struct ordo_node_hdr *h, u32 cap, u32 pos)
+{
+	if (pos == cap && !(h->flags & ORDO_NODE_F_HAS_HIGH))
+		return cap;
+	return (cap + 1) / 2;
+}
+
+/*
+ * Finish a split: @r (locked, entries in place) takes @l's upper range and
+ * right link, is published, and only then is linked from @l.
+ */
+static u64 split_link(struct ordo_tree *t, struct ordo_node_hdr *l,
+		      struct ordo_node_hdr *r, u32 rn)
+{
+	u64 sep = le64_to_cpu(ordo_node_keys(r)[0]);
+
+	r->low_key = cpu_to_le64(sep);
+	r->high_key = l->high_key;
+	r->flags = l->flags & ORDO_NODE_F_HAS_HIGH;
+	r->right = l->right;
+	ordo_node_unlock(r, t->geo.node_size);
+	l->high_key = cpu_to_le64(sep);
+	l->flags |= ORDO_NODE_F_HAS_HIGH;
+	l->right = cpu_to_le32(rn);
+	l->incarnation = cpu_to_le32(le32_to_cpu(l->incarnation) + 1);
+	ordo_node_unlock(l, t->geo.node_size);
+	return sep;
+}
+
+/* Split full leaf @l (locked) while inserting @key at @pos; unlocks it. */
+static u32 split_leaf(struct ordo_tree *t, struct ordo_node_hdr *l, u32 pos,
+		      u64 key, const void *val, u64 *sep)
+{
+	const struct ordo_geo *g = &t->geo;
+	u32 cap = g->leaf_slots, m = split_point(l, cap, pos);
+	u32 from = pos < m ? m - 1 : m, rn = ordo_pool_take(&t->pool);
+	struct ordo_node_hdr *r = tnode(t, rn);
+
+	ordo_node_lock(r);
+	node_reinit(r, rn, 0);
+	leaf_move(g, r, l, from, cap - from);
+	l->count = cpu_to_le16(from);
+	r->count = cpu_to_le16(cap - from);
+	if (pos < m)
+		leaf_put_at(g, l, pos, from, key, val);
+	else
+		leaf_put_at(g, r, pos - from, cap - from, key, val);
+	*sep = split_link(t, l, r, rn);
+	return rn;
+}
+
+/* Split full inner node @l (locked) while inserting at @pos; unlocks it. */
+static u32 split_inner(struct ordo_tree *t, struct ordo_node_hdr *l, u32 pos,
+		       u64 key, u32 child, u64 *sep)
+{
+	const struct ordo_geo *g = &t->geo;
+	u32 cap = g->inner_fanout, m = split_point(l, cap, pos);
+	u32 from = pos < m ? m - 1 : m, rn = ordo_pool_take(&t->pool);
+	struct ordo_node_hdr *r = tnode(t, rn);
+
+	ordo_node_lock(r);
+	node_reinit(r, rn, l->level);
+	inner_move(g, r, l, from, cap - from);
+	l->count = cpu_to_le16(from);
+	r->count = cpu_to_le16(cap - from);
+	if (pos < m)
+		inner_put_at(g, l, pos, from, key, child);
+	else
+		inner_put_at(g, r, pos - from, cap - from, key, child);
+	*sep = split_link(t, l, r, rn);
+	return rn;
+}
+
+/*
+ * Grow the tree by one level above @level - 1, which is the top level.  The
+ * new root lists every node of that level (in key order, up to the fanout),
+ * so splits of the old top level that are still on their way up find their
+ * separators already posted.  Called with root_lock held.
+ */
+static int grow_root(struct ordo_tree *t, u32 level, u32 *nres)
+{
+	const struct ordo_geo *g = &t->geo;
+	struct ordo_node_hdr *r;
+	u32 rn, c, cnt = 0;
+	__le32 *ch;
+	__le64 *k;
+
+	if (!*nres) {
+		if (ordo_pool_reserve(&t->pool, 1))
+			return -ENOMEM;
+		*nres = 1;
+	}
+	rn = ordo_pool_take(&t->pool);
+	(*nres)--;
+	r = tnode(t, rn);
+	ordo_node_lock(r);
+	node_reinit(r, rn, level);
+	k = ordo_node_keys(r);
+	ch = ordo_inner_children(r, g);
+	for (c = t->root; c && cnt < g->inner_fanout; cnt++) {
+		struct ordo_node_hdr *h = tnode(t, c);
+		struct hsnap s;
+		u64 v;
+
+		do {
+			v = ordo_node_read_begin(h);
+			hsnap_read(h, &s);
+		} while (ordo_node_read_retry(h, v));
+		k[cnt] = cpu_to_le64(s.low);
+		ch[cnt] = cpu_to_le32(c);
+		c = (s.flags & ORDO_NODE_F_HAS_HIGH) ? s.right : 0;
+	}
+	r->count = cpu_to_le16(cnt);
+	r->low_key = k[0];
+	ordo_node_unlock(r, g->node_size);
+	/* Release: descents that load the new root see it written. */
+	smp_store_release(&t->root, rn);
+	/* Release: whoever sees the new height also sees the new root. */
+	smp_store_release(&t->height, level + 1);
+	ordo_pool_set_root(&t->pool, rn, level + 1, t->leftmost);
+	atomic64_inc(&t->root_growths);
+	atomic64_inc(&t->inner_nodes);
+	return 0;
+}
+
+/*
+ * Post separator *sep -> *child to the node at @level covering it.
+ * Return: 0 when done, 1 when that node split (*sep and *child then name
+ * the next separator to post one level up), negative on failure.
+ */
+static int post_sep(struct ordo_tree *t, u32 level, const u32 *path, u32 top,
+		    u64 *sep, u32 *child, u32 *nres)
+{
+	struct ordo_node_hdr *h;
+	u32 n, cnt, pos;
+	int err;
+
+	if (level <= top) {
+		n = path[level];
+	} else {
+		ordo_mutex_lock(&t->root_lock);
+		if (READ_ONCE(t->height) <= level) {
+			err = grow_root(t, level, nres);
+			ordo_mutex_unlock(&t->root_lock);
+			return err;
+		}
+		ordo_mutex_unlock(&t->root_lock);
+		err = descend(t, *sep, level, NULL, NULL, &n);
+		if (err)
+			return err;
+	}
+	for (;;) {
+		err = lock_covering(t, &n, *sep, level, &h);
+		if (err == -EAGAIN) {
+			err = descend(t, *sep, level, NULL, NULL, &n);
+			if (err)
+				return err;
+			continue;
+		}
+		if (err)
+			return err;
+		cnt = le16_to_cpu(h->count);
+		pos = ordo_keys_upper_bound(ordo_node_keys(h), cnt, *sep);
+		if (pos && le64_to_cpu(ordo_node_keys(h)[pos - 1]) == *sep) {
+			/* Already posted by a root growth. */
+			ordo_node_unlock_clean(h);
+			return 0;
+		}
+		if (cnt < t->geo.inner_fanout) {
+			inner_put_at(&t->geo, h, pos, cnt, *sep, *child);
+			ordo_node_unlock(h, t->geo.node_size);
+			return 0;
+		}
+		if (!*nres) {
+			/* The tree grew since the reservation was sized. */
+			ordo_node_unlock_clean(h);
+			if (ordo_pool_reserve(&t->pool, 1))
+				return -ENOMEM;
+			*nres = 1;
+			continue;
+		}
+		*child = split_inner(t, h, pos, *sep, *child, sep);
+		(*nres)--;
+		atomic64_inc(&t->inner_splits);
+		atomic64_inc(&t->inner_nodes);
+		return 1;
+	}
+}
+
+/* Post a leaf split's separator up as far as splits cascade. */
+static void propagate(struct ordo_tree *t, const u32 *path, u32 top, u64 sep,
+		      u32 child, u32 *nres)
+{
+	u32 level;
+	int ret = 1;
+
+	for (level = 1; ret > 0 && level < ORDO_MAX_HEIGHT; level++)
+		ret = post_sep(t, level, path, top, &sep, &child, nres);
+	if (ret)
+		atomic64_inc(&t->unlinked_splits);
+}
+
+static void call_split_hook(struct ordo_tree *t, u32 left, u32 right, u64 sep)
+{
+	/* Acquire pairs with ordo_tree_set_hooks(). */
+	const struct ordo_tree_hooks *hk = smp_load_acquire(&t->hooks);
+
+	if (hk && hk->leaf_split)
+		hk->leaf_split(hk->ctx, left, right, sep);
+}
+
+/* Apply @mode to @key in leaf @h (locked); unlocks it. 1: needs a split. */
+static int leaf_apply(struct ordo_tree *t, struct ordo_node_hdr *h, u32 n,
+		      u64 key, const void *val, int mode, u32 *pos)
+{
+	const struct ordo_geo *g = &t->geo;
+	u32 cnt = le16_to_cpu(h->count);
+	bool found;
+
+	*pos = ordo_keys_lower_bound(ordo_node_keys(h), cnt, key);
+	found = *pos < cnt && le64_to_cpu(ordo_node_keys(h)[*pos]) == key;
+	if (found && mode == W_INSERT) {
+		ordo_node_unlock_clean(h);
+		return -EEXIST;
+	}
+	if (!found && (mode == W_UPDATE || mode == W_DELETE)) {
+		ordo_node_unlock_clean(h);
+		return -ENOENT;
+	}
+	if (found && mode == W_DELETE) {
+		leaf_remove_at(g, h, *pos, cnt);
+		keys_add(t, n, -1);
+	} else if (found) {
+		memcpy(ordo_leaf_value(h, g, *pos), val, g->value_size);
+	} else if (cnt < g->leaf_slots) {
+		leaf_put_at(g, h, *pos, cnt, key, val);
+		keys_add(t, n, 1);
+	} else {
+		return 1;
+	}
+	ordo_node_unlock(h, g->node_size);
+	return 0;
+}
+
+static int tree_write(struct ordo_tree *t, u64 key, const void *val, int mode)
+{
+	u32 path[ORDO_MAX_HEIGHT], top, n, rn, pos, nres = 0;
+	struct ordo_node_hdr *h;
+	u64 sep;
+	int err;
+
+	err = descend(t, key, 0, path, &top, &n);
+	while (!err) {
+		err = lock_covering(t, &n, key, 0, &h);
+		if (err == -EAGAIN) {
+			err = descend(t, key, 0, path, &top, &n);
+			continue;
+		}
+		if (err)
+			break;
+		err = leaf_apply(t, h, n, key, val, mode, &pos);
+		if (err <= 0)
+			break;
+		if (!nres) {
+			/* Size the cascade, then reserve with no lock held. */
+			ordo_node_unlock_clean(h);
+			nres = READ_ONCE(t->height) + 1;
+			err = ordo_pool_reserve(&t->pool, nres);
+			if (err)
+				nres = 0;
+			continue;
+		}
+		rn = split_leaf(t, h, pos, key, val, &sep);
+		nres--;
+		keys_add(t, n, 1);
+		atomic64_inc(&t->leaf_splits);
+		atomic64_inc(&t->leaves);
+		propagate(t, path, top, sep, rn, &nres);
+		call_split_hook(t, n, rn, sep);
+		err = 0;
+		break;
+	}
+	ordo_pool_unreserve(&t->pool, nres);
+	return err;
+}
+
+/**
+ * ordo_tree_put() - insert or replace
+ * @t: tree
+ * @key: any u64
+ * @value: value_size bytes
+ *
+ * May sleep.
+ *
+ * Return: 0 or -ENOMEM (the tree is then unchanged).
+ */
+int ordo_tree_put(struct ordo_tree *t, u64 key, const void *value)
+{
+	return tree_write(t, key, value, W_PUT);
+}
+
+/**
+ * ordo_tree_insert() - insert a key that must be absent
+ * @t: tree
+ * @key: any u64
+ * @value: value_size bytes
+ *
+ * May sleep.
+ *
+ * Return: 0, -EEXIST, or -ENOMEM.
+ */
+int ordo_tree_insert(struct ordo_tree *t, u64 key, const void *value)
+{
+	return tree_write(t, key, value, W_INSERT);
+}
+
+/**
+ * ordo_tree_update() - replace the value of a key that must be present
+ * @t: tree
+ * @key: any u64
+ * @value: value_size bytes
+ *
+ * Return: 0 or -ENOENT.
+ */
+int ordo_tree_update(struct ordo_tree *t, u64 key, const void *value)
+{
+	return tree_write(t, key, value, W_UPDATE);
+}
+
+/**
+ * ordo_tree_delete() - remove a key; leaves are never merged
+ * @t: tree
+ * @key: any u64
+ *
+ * Return: 0 or -ENOENT.
+ */
+int ordo_tree_delete(struct ordo_tree *t, u64 key)
+{
+	return tree_write(t, key, NULL, W_DELETE);
+}
+
+/**
+ * ordo_tree_get() - look a key up without locking
+ * @t: tree
+ * @key: any u64
+ * @value: receives value_size bytes if found; may be NULL
+ *
+ * Return: 0, -ENOENT, or -EIO if the tree is corrupt.
+ */
+int ordo_tree_get(struct ordo_tree *t, u64 key, void *value)
+{
+	const struct ordo_geo *g = &t->geo;
+	u32 n;
+	int err = descend(t, key, 0, NULL, NULL, &n);
+
+	while (!err) {
+		struct ordo_node_hdr *h = tnode(t, n);
+		bool found = false;
+		struct hsnap s;
+		int route;
+		u64 v;
+
+		if (!h)
+			return -EIO;
+		v = ordo_node_read_begin(h);
+		hsnap_read(h, &s);
+		route = hsnap_route(&s, key, 0);
+		if (route == ROUTE_HERE) {
+			u32 cnt = hsnap_count(t, &s);
+			u32 pos = ordo_keys_lower_bound(ordo_node_ckeys(h), cnt,
+							key);
+
+			found = pos < cnt &&
+				le64_to_cpu(ordo_node_ckeys(h)[pos]) == key;
+			if (found && value)
+				memcpy(value, ordo_leaf_cvalue(h, g, pos),
+				       g->value_size);
+		}
+		if (ordo_node_read_retry(h, v))
+			continue;
+		if (route == ROUTE_HERE)
+			return found ? 0 : -ENOENT;
+		atomic64_inc(&t->retries);
+		if (route == ROUTE_RIGHT)
+			n = s.right;
+		else
+			err = descend(t, key, 0, NULL, NULL, &n);
+	}
+	return err;
+}
+
+/**
+ * ordo_tree_scan() - the first up to @n pairs with key >= @start, in order
+ * @t: tree
+ * @start: lowest key wanted
+ * @n: pairs wanted (at most INT_MAX are returned)
+ * @keys: receives up to @n keys
+ * @values: receives up to @n values back to back; may be NULL
+ *
+ * Each leaf is copied consistently; the scan then continues from that
+ * copy's high fence through its right link, so concurrent splits cause
+ * neither duplicates nor gaps.
+ *
+ * Return: number of pairs stored, or -EIO if the tree is corrupt.
+ */
+int ordo_tree_scan(struct ordo_tree *t, u64 start, u32 n, u64 *keys,
+		   void *values)
+{
+	const struct ordo_geo *g = &t->geo;
+	u32 got = 0, node;
+	u64 from = start;
+	int err;
+
+	n = min_t(u32, n, INT_MAX);
+	if (!n)
+		return 0;
+	err = descend(t, from, 0, NULL, NULL, &node);
+	while (!err) {
+		struct ordo_node_hdr *h = tnode(t, node);
+		u32 i, take = 0;
+		struct hsnap s;
+		int route;
+		u64 v;
+
+		if (!h)
+			return -EIO;
+		v = ordo_node_read_begin(h);
+		hsnap_read(h, &s);
+		route = hsnap_route(&s, from, 0);
+		if (route == ROUTE_HERE) {
+			const __le64 *k = ordo_node_ckeys(h);
+			u32 cnt = hsnap_count(t, &s);
+			u32 pos = ordo_keys_lower_bound(k, cnt, from);
+
+			take = min_t(u32, cnt - pos, n - got);
+			for (i = 0; i < take; i++)
+				keys[got + i] = le64_to_cpu(k[pos + i]);
+			if (values)
+				memcpy((u8 *)values + (size_t)got * g->value_size,
+				       ordo_leaf_cvalue(h, g, pos),
+				       (size_t)take * g->value_size);
+		}
+		if (ordo_node_read_retry(h, v))
+			continue;
+		if (route == ROUTE_RIGHT) {
+			atomic64_inc(&t->retries);
+			node = s.right;
+			continue;
+		}
+		if (route == ROUTE_STALE) {
+			atomic64_inc(&t->retries);
+			err = descend(t, from, 0, NULL, NULL, &node);
+			continue;
+		}
+		got += take;
+		if (got == n || !(s.flags & ORDO_NODE_F_HAS_HIGH))
+			return got;
+		from = s.high;
+		node = s.right;
+	}
+	return err;
+}
+
+/**
+ * ordo_leaf_iter_start() - start walking the leaves from the one holding
+ * @start
+ * @it: iterator
+ * @t: tree
+ * @start: key whose leaf comes first (0 for the whole tree)
+ *
+ * May sleep.  Release with ordo_leaf_iter_end().
+ *
+ * Return: 0, -ENOMEM or -EIO.
+ */
+int ordo_leaf_iter_start(struct ordo_leaf_iter *it, struct ordo_tree *t,
+			 u64 start)
+{
+	int err;
+
+	it->tree = t;
+	it->next_key = start;
+	it->next_node = 0;
+	it->keys = ordo_malloc(sizeof(*it->keys) * t->geo.leaf_slots);
+	if (!it->keys)
+		return -ENOMEM;
+	err = descend(t, start, 0, NULL, NULL, &it->next_node);
+	if (err)
+		ordo_leaf_iter_end(it);
+	return err;
+}
+
+/**
+ * ordo_leaf_iter_next() - consistent snapshot of the next leaf
+ * @it: iterator
+ * @snap: filled in; snap->keys stays valid until the next call
+ *
+ * Leaves are visited in key order; a leaf that splits meanwhile is seen
+ * either before the split (its right half is then skipped, being covered
+ * by this snapshot) or after it (the new right leaf comes next).
+ *
+ * Return: 1 with @snap filled, 0 past the last leaf, -EIO.
+ */
+int ordo_leaf_iter_next(struct ordo_leaf_iter *it, struct ordo_leaf_snap *snap)
+{
+	struct ordo_tree *t = it->tree;
+	u32 n = it->next_node;
+	int err = 0;
+
+	if (!n || !it->keys)
+		return 0;
+	while (!err) {
+		struct ordo_node_hdr *h = tnode(t, n);
+		u32 i, cnt = 0, inc = 0;
+		struct hsnap s;
+		int route;
+		u64 v;
+
+		if (!h)
+			return -EIO;
+		v = ordo_node_read_begin(h);
+		hsnap_read(h, &s);
+		route = hsnap_route(&s, it->next_key, 0);
+		if (route == ROUTE_HERE) {
+			cnt = hsnap_count(t, &s);
+			for (i = 0; i < cnt; i++)
+				it->keys[i] = le64_to_cpu(ordo_node_ckeys(h)[i]);
+			inc = le32_to_cpu(READ_ONCE(h->incarnation));
+		}
+		if (ordo_node_read_retry(h, v))
+			continue;
+		if (route == ROUTE_RIGHT) {
+			n = s.right;
+			continue;
+		}
+		if (route == ROUTE_STALE) {
+			err = descend(t, it->next_key, 0, NULL, NULL, &n);
+			continue;
+		}
+		snap->node_no = n;
+		snap->incarnation = inc;
+		snap->low_key = s.low;
+		snap->has_high = s.flags & ORDO_NODE_F_HAS_HIGH;
+		snap->high_key = snap->has_high ? s.high : 0;
+		snap->count = cnt;
+		snap->keys = it->keys;
+		it->next_node = snap->has_high ? s.right : 0;
+		it->next_key = s.high;
+		return 1;
+	}
+	return err;
+}
+
+/**
+ * ordo_leaf_iter_end() - release an iterator
+ * @it: iterator
+ */
+void ordo_leaf_iter_end(struct ordo_leaf_iter *it)
+{
+	ordo_free(it->keys);
+	it->keys = NULL;
+	it->next_node = 0;
+}
+
+/**
+ * ordo_tree_set_hooks() - install (or with NULL remove) trainer callbacks
+ * @t: tree
+ * @hooks: must stay valid until replaced and all writers that may have
+ *	seen it have returned
+ */
+void ordo_tree_set_hooks(struct ordo_tree *t,
+			 const struct ordo_tree_hooks *hooks)
+{
+	/* Release: the callbacks' data is set up before they can run. */
+	smp_store_release(&t->hooks, hooks);
+}
+
+/**
+ * ordo_tree_get_stats() - read the counters
+ * @t: tree
+ * @st: filled in; exact when no writer runs
+ */
+void ordo_tree_get_stats(struct ordo_tree *t, struct ordo_tree_stats *st)
+{
+	s64 keys = 0;
+	u32 i;
+
+	for (i = 0; i < ORDO_TREE_KEY_STRIPES; i++)
+		keys += atomic64_read(&t->keys[i].n);
+	st->keys = keys > 0 ? keys : 0;
+	st->leaves = atomic64_read(&t->leaves);
+	st->inner_nodes = atomic64_read(&t->inner_nodes);
+	st->height = READ_ONCE(t->height);
+	st->leaf_splits = atomic64_read(&t->leaf_splits);
+	st->inner_splits = atomic64_read(&t->inner_splits);
+	st->root_growths = atomic64_read(&t->root_growths);
+	st->retries = atomic64_read(&t->retries);
+	st->unlinked_splits = atomic64_read(&t->unlinked_splits);
+	st->pool_bytes_used = ordo_pool_nodes_used(&t->pool) *
+			      t->geo.node_size;
+	st->pool_bytes_total = (u64)ordo_pool_nr_chunks(&t->pool) *
+			       t->pool.chunk_size;
+	st->pool_bytes_max = (u64)t->pool.max_chunks * t->pool.chunk_size;
+}
+
+/**
+ * ordo_tree_default_params() - defaults: 8-byte values, 16-slot leaves,
+ * 2 MiB chunks, 1 GiB bound, no chunk hooks (the caller must set ops)
+ * @params: filled in
+ */
+void ordo_tree_default_params(struct ordo_tree_params *params)
+{
+	memset(params, 0, sizeof(*params));
+	params->value_size = ORDO_VALUE_SIZE_MIN;
+	params->leaf_slots = ORDO_LEAF_SLOTS_DEFAULT;
+	params->chunk_size = ORDO_CHUNK_SIZE_DEFAULT;
+	params->max_bytes = 1ULL << 30;
+}
+
+/**
+ * ordo_tree_init() - create an empty tree: one empty leaf as the root
+ * @t: tree to initialise
+ * @params: shape, bounds and chunk hooks
+ *
+ * May sleep.
+ *
+ * Return: 0, -EINVAL for a bad shape, or -ENOMEM.
+ */
+int ordo_tree_init(struct ordo_tree *t, const struct ordo_tree_params *params)
+{
+	struct ordo_node_hdr *h;
+	u32 n;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	err = ordo_geo_init(&t->geo, params->leaf_slots, params->value_size);
+	if (err)
+		return err;
+	err = ordo_pool_init(&t->pool, &t->geo, params->chunk_size,
+			     params->max_bytes, params->ops, params->ops_ctx);
+	if (err)
+		return err;
+	err = ordo_pool_reserve(&t->pool, 1);
+	if (err) {
+		ordo_pool_destroy(&t->pool);
+		return err;
+	}
+	n = ordo_pool_take(&t->pool);
+	h = tnode(t, n);
+	ordo_node_lock(h);
+	node_reinit(h, n, 0);
+	ordo_node_unlock(h, t->geo.node_size);
+	t->root = n;
+	t->leftmost = n;
+	t->height = 1;
+	atomic64_set(&t->leaves, 1);
+	ordo_mutex_init(&t->root_lock);
+	ordo_pool_set_root(&t->pool, n, 1, n);
+	return 0;
+}
+
+/**
+ * ordo_tree_destroy() - free the tree's memory
+ * @t: tree; no other user may remain
+ */
+void ordo_tree_destroy(struct ordo_tree *t)
+{
+	ordo_pool_destroy(&t->pool);
+	ordo_mutex_destroy(&t->root_lock);
+}

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Concurrent Lehman-Yao B-link tree over the node pool.
+ *
+ * Keys are u64 (every value storable); values are value_size bytes stored
+ * inline in leaves.  Readers (GET, SCAN, leaf iteration) take no lock and
+ * validate every node with its seqlock.  Writers lock one node at a time
+ * (two while a split links the new right node) and never allocate while
+ * holding a node lock.  Deletes never merge nodes.
+ *
+ * Writers may sleep (chunk allocation, the root-growth mutex): call them in
+ * process context.  Readers never sleep but spin while a writer holds a
+ * node, so they must not run in a context that may interrupt a writer on
+ * the same CPU.
+ */
+#ifndef ORDO_CORE_TREE_H
+#define ORDO_CORE_TREE_H
+
+#include "compat.h"
+#include "node.h"
+#include "pool.h"
+
+/* Key-count stripes: spread the hottest counter over cache lines. */
+#define ORDO_TREE_KEY_STRIPES	16
+
+/**
+ * struct ordo_tree_params - shape and bounds of a tree
+ * @value_size: bytes per value, 8..1024, multiple of 8
+ * @leaf_slots: slots per leaf, 4..255
+ * @chunk_size: pool chunk size, power of two >= 64 KiB
+ * @max_bytes: bound on pool memory
+ * @ops: chunk memory hooks
+ * @ops_ctx: passed to @ops
+ */
+struct ordo_tree_params {
+	u32 value_size;
+	u32 leaf_slots;
+	u64 chunk_size;
+	u64 max_bytes;
+	const struct ordo_pool_ops *ops;
+	void *ops_ctx;
+};
+
+/**
+ * struct ordo_tree_hooks - callbacks for the learned-model trainer
+ * @leaf_split: called after leaf @left split off @right at @sep (the lowest
+ *	key of @right), once the split is linked into the tree, from the
+ *	writer's context with no node lock held.  May be NULL.
+ * @ctx: passed to the callbacks
+ */
+struct ordo_tree_hooks {
+	void (*leaf_split)(void *ctx, u32 left, u32 right, u64 sep);
+	void *ctx;
+};
+
+/**
+ * struct ordo_tree_stats - counters, each read without locking
+ * @keys: keys stored
+ * @leaves: leaf nodes
+ * @inner_nodes: inner nodes
+ * @height: levels (1: the root is a leaf)
+ * @leaf_splits: leaf splits so far
+ * @inner_splits: inner-node splits so far (root growth excluded)
+ * @root_growths: times the tree grew a level
+ * @retries: reads and lock attempts that had to restart or move right
+ * @unlinked_splits: splits whose separator could not be posted to the
+ *	parent for lack of memory; still reachable through right links
+ * @pool_bytes_used: bytes of nodes handed out (node 0 included)
+ * @pool_bytes_total: bytes of chunks allocated
+ * @pool_bytes_max: bound on chunk bytes
+ */
+struct ordo_tree_stats {
+	u64 keys;
+	u64 leaves;
+	u64 inner_nodes;
+	u32 height;
+	u64 leaf_splits;
+	u64 inner_splits;
+	u64 root_growths;
+	u64 retries;
+	u64 unlinked_splits;
+	u64 pool_bytes_used;
+	u64 pool_bytes_total;
+	u64 pool_bytes_max;
+};
+
+/* One counter per cache line. */
+struct ordo_stripe {
+	atomic64_t n;
+	u64 pad[7];
+};
+
+/**
+ * struct ordo_tree - a B-link tree and its pool
+ * @pool: node pool (node 0 is the superblock)
+ * @geo: node geometry
+ * @root: root node number, published with release after the root is written
+ * @height: levels; changes only under @root_lock
+ * @leftmost: first leaf; fixed for the tree's life
+ * @root_lock: serialises root growth
+ * @hooks: trainer callbacks, published with release
+ * @keys: striped key count
+ * @leaves: see struct ordo_tree_stats
+ * @inner_nodes: see struct ordo_tree_stats
+ * @leaf_splits: see struct ordo_tree_stats
+ * @inner_splits: see struct ordo_tree_stats
+ * @root_growths: see struct ordo_tree_stats
+ * @retries: see struct ordo_tree_stats
+ * @unlinked_splits: see struct ordo_tree_stats
+ */
+struct ordo_tree {
+	struct ordo_pool pool;
+	struct ordo_geo geo;
+	u32 root;
+	u32 height;
+	u32 leftmost;
+	ordo_mutex_t root_lock;
+	const struct ordo_tree_hooks *hooks;
+	struct ordo_stripe keys[ORDO_TREE_KEY_STRIPES];
+	atomic64_t leaves;
+	atomic64_t inner_nodes;
+	atomic64_t leaf_splits;
+	atomic64_t inner_splits;
+	atomic64_t root_growths;
+	atomic64_t retries;
+	atomic64_t unlinked_splits;
+};
+
+/**
+ * struct ordo_leaf_snap - consistent copy of one leaf's routing data
+ * @node_no: leaf number
+ * @incarnation: its incarnation when copied
+ * @low_key: inclusive lower fence
+ * @high_key: exclusive upper fence, if @has_high
+ * @has_high: false for the rightmost leaf
+ * @count: keys in @keys
+ * @keys: the leaf's keys in order (iterator-owned buffer)
+ */
+struct ordo_leaf_snap {
+	u32 node_no;
+	u32 incarnation;
+	u64 low_key;
+	u64 high_key;
+	bool has_high;
+	u32 count;
+	const u64 *keys;
+};
+
+/**
+ * struct ordo_leaf_iter - walks the leaf level left to right
+ * @tree: tree walked
+ * @next_node: leaf to read next, 0 when done
+ * @next_key: lowest key the next leaf must cover
+ * @keys: buffer of leaf_slots keys
+ */
+struct ordo_leaf_iter {
+	struct ordo_tree *tree;
+	u32 next_node;
+	u64 next_key;
+	u64 *keys;
+};
+
+void ordo_tree_default_params(struct ordo_tree_params *params);
+int ordo_tree_init(struct ordo_tree *t, const struct ordo_tree_params *params);
+void ordo_tree_destroy(struct ordo_tree *t);
+int ordo_tree_get(struct ordo_tree *t, u64 key, void *value);
+int ordo_tree_put(struct ordo_tree *t, u64 key, const void *value);
+int ordo_tree_insert(struct ordo_tree *t, u64 key, const void *value);
+int ordo_tree_update(struct ordo_tree *t, u64 key, const void *value);
+int ordo_tree_delete(struct ordo_tree *t, u64 key);
+int ordo_tree_scan(struct ordo_tree *t, u64 start, u32 n, u64 *keys,
+		   void *values);
+void ordo_tree_set_hooks(struct ordo_tree *t,
+			 const struct ordo_tree_hooks *hooks);
+void ordo_tree_get_stats(struct ordo_tree *t, struct ordo_tree_stats *st);
+int ordo_leaf_iter_start(struct ordo_leaf_iter *it, struct ordo_tree *t,
+			 u64 start);
+int ordo_leaf_iter_next(struct ordo_leaf_iter *it, struct ordo_leaf_snap *snap);
+void ordo_leaf_iter_end(struct ordo_leaf_iter *it);
+
+#endif /* ORDO_CORE_TREE_H */

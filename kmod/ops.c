@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The operations of /dev/ordo on user-space arguments: validation, copies
+ * between user and kernel buffers, statistics.  Shared by the single-op
+ * ioctls, batches and io_uring commands.
+ */
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/ordo.h>
+
+#include "ordo.h"
+#include "ops.h"
+#include "store.h"
+
+/* Pairs copied per round of a SCAN: bounds the kernel bounce buffer. */
+#define ORDO_SCAN_ROUND	256
+
+static const enum ordo_stat ordo_op_stat[] = {
+	[ORDO_OP_GET] = ORDO_STAT_GETS,
+	[ORDO_OP_PUT] = ORDO_STAT_PUTS,
+	[ORDO_OP_INSERT] = ORDO_STAT_INSERTS,
+	[ORDO_OP_UPDATE] = ORDO_STAT_UPDATES,
+	[ORDO_OP_DELETE] = ORDO_STAT_DELETES,
+};
+
+static bool ordo_op_is_write(u32 op)
+{
+	return op == ORDO_OP_PUT || op == ORDO_OP_INSERT ||
+	       op == ORDO_OP_UPDATE;
+}
+
+/**
+ * ordo_kv_check - validate a point operation before anything executes
+ * @op: enum ordo_op
+ * @kv: the arguments, already copied into the kernel
+ *
+ * Return: 0, or -EINVAL (unknown op, flags set, empty write), -EMSGSIZE
+ * (value larger than value_size), -ENOBUFS (GET buffer too small), -EFAULT
+ * (NULL value pointer).
+ */
+int ordo_kv_check(u32 op, const struct ordo_kv *kv)
+{
+	if (op < ORDO_OP_GET || op > ORDO_OP_DELETE || kv->flags)
+		return -EINVAL;
+	if (op == ORDO_OP_DELETE)
+		return 0;
+	if (!kv->value)
+		return -EFAULT;
+	if (op == ORDO_OP_GET)
+		return kv->value_len < ordo_value_size ? -ENOBUFS : 0;
+	if (!kv->value_len)
+		return -EINVAL;
+	return kv->value_len > ordo_value_size ? -EMSGSIZE : 0;
+}
+
+/**
+ * ordo_kv_load - copy a write's value in, zero-padded to value_size
+ * @kv: a checked write
+ * @buf: value_size bytes
+ */
+int ordo_kv_load(const struct ordo_kv *kv, void *buf)
+{
+	if (copy_from_user(buf, u64_to_user_ptr(kv->value), kv->value_len))
+		return -EFAULT;
+	memset(buf + kv->value_len, 0, ordo_value_size - kv->value_len);
+	return 0;
+}
+
+/**
+ * ordo_kv_exec - execute a checked point operation on kernel buffers
+ * @od: the device
+ * @op: enum ordo_op
+ * @key: the key
+ * @buf: value_size bytes: the value to write, or where GET stores it
+ */
+int ordo_kv_exec(struct ordo_dev *od, u32 op, u64 key, void *buf)
+{
+	int ret;
+
+	if (op == ORDO_OP_GET)
+		ret = ordo_store_get(od, key, buf);
+	else if (op == ORDO_OP_DELETE)
+		ret = ordo_store_delete(od, key);
+	else
+		ret = ordo_store_write(od, op, key, buf);
+	ordo_stat_inc(od, ordo_op_stat[op]);
+	return ret;
+}
+
+/* One point operation with its value in user memory. */
+int ordo_op_kv(struct ordo_dev *od, u32 op, const struct ordo_kv *kv)
+{
+	void *buf = NULL;
+	int ret;
+
+	ret = ordo_kv_check(op, kv);
+	if (ret)
+		return ret;
+	if (op != ORDO_OP_DELETE) {
+		buf = kmalloc(ordo_value_size, GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+	}
+	if (ordo_op_is_write(op))
+		ret = ordo_kv_load(kv, buf);
+	if (!ret)
+		ret = ordo_kv_exec(od, op, kv->key, buf);
+	if (!ret && op == ORDO_OP_GET &&
+	    copy_to_user(u64_to_user_ptr(kv->value), buf, ordo_value_size))
+		ret = -EFAULT;
+	kfree(buf);
+	return ret;
+}
+
+/**
+ * ordo_op_scan - SCAN into user buffers
+ * @od: the device
+ * @sc: arguments; on success @sc->returned, ->more and ->next are set
+ *
+ * Return: 0 or a negative errno: -EINVAL (flags, count 0), -E2BIG (count
+ * over ORDO_SCAN_MAX), -EFAULT (bad buffer).
+ */
+int ordo_op_scan(struct ordo_dev *od, struct ordo_scan *sc)
+{
+	u64 __user *ukeys = u64_to_user_ptr(sc->keys);
+	u8 __user *uvals = u64_to_user_ptr(sc->values);
+	u32 done = 0, round = ORDO_SCAN_ROUND;
+	u64 start = sc->start, *keys;
+	u8 *vals = NULL;
+	int ret = 0;
+
+	if (sc->flags || !sc->count)
+		return -EINVAL;
+	if (sc->count > ORDO_SCAN_MAX)
+		return -E2BIG;
+	if (!ukeys)
+		return -EFAULT;
+	ordo_stat_inc(od, ORDO_STAT_SCANS);
+	keys = kmalloc_array(round, sizeof(*keys), GFP_KERNEL);
+	if (uvals)
+		vals = kmalloc_array(round, ordo_value_size, GFP_KERNEL);
+	if (!keys || (uvals && !vals)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	sc->more = 1;
+	while (done < sc->count) {
+		u32 want = min(round, sc->count - done);
+
+		ret = ordo_store_scan(od, start, want, keys, vals);
+		if (ret < 0)
+			goto out;
+		if (copy_to_user(ukeys + done, keys, ret * sizeof(*keys)) ||
+		    (uvals && copy_to_user(uvals + (size_t)done * ordo_value_size,
+					   vals, (size_t)ret * ordo_value_size))) {
+			ret = -EFAULT;
+			goto out;
+		}
+		done += ret;
+		if (ret < want || keys[ret - 1] == U64_MAX) {
+			sc->more = 0;
+			break;
+		}
+		start = keys[ret - 1] + 1;
+	}
+	sc->returned = done;
+	sc->next = sc->more ? start : 0;
+	ret = 0;
+out:
+	kfree(keys);
+	kfree(vals);
+	return ret;
+}
+
+/**
+ * ordo_op_batch - several point operations
+ * @od: the device
+ * @b: arguments; @b->done is set on success
+ *
+ * All entries are checked and all written values copied in first, so a
+ * malformed batch fails as a whole (-EINVAL, -EMSGSIZE, -ENOBUFS, -EFAULT)
+ * before anything changes.  Then each entry runs and gets its own result.
+ */
+int ordo_op_batch(struct ordo_dev *od, struct ordo_batch *b)
+{
+	struct ordo_batch_op __user *uops = u64_to_user_ptr(b->ops);
+	struct ordo_batch_op *ops;
+	size_t vsize = ordo_value_size;
+	u8 *vals;
+	int ret;
+	u32 i;
+
+	if (b->flags || b->reserved || !b->count)
+		return -EINVAL;
+	if (b->count > ORDO_BATCH_MAX)
+		return -E2BIG;
+	ops = kvmalloc_array(b->count, sizeof(*ops), GFP_KERNEL);
+	vals = kvmalloc_array(b->count, vsize, GFP_KERNEL);
+	if (!ops || !vals) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (copy_from_user(ops, uops, b->count * sizeof(*ops))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	for (i = 0; i < b->count; i++) {
+		ret = ordo_kv_check(ops[i].op, &ops[i].kv);
+		if (!ret && ordo_op_is_write(ops[i].op))
+			ret = ordo_kv_load(&ops[i].kv, vals + i * vsize);
+		if (ret)
+			goto out;
+	}
+	for (i = 0; i < b->count; i++) {
+		struct ordo_batch_op *e = &ops[i];
+
+		e->result = ordo_kv_exec(od, e->op, e->kv.key, vals + i * vsize);
+		if (e->result)
+			ordo_stat_inc(od, ORDO_STAT_ERRORS);
+		if (!e->result && e->op == ORDO_OP_GET &&
+		    copy_to_user(u64_to_user_ptr(e->kv.value), vals + i * vsize,
+				 vsize))
+			e->result = -EFAULT;
+		if (put_user(e->result, &uops[i].result)) {
+			ret = -EFAULT;
+			goto out;
+		}
+	}
+	b->done = b->count;
+	ret = 0;
+out:
+	kvfree(ops);
+	kvfree(vals);
+	return ret;
+}

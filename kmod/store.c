@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The store of this host: the kernel-neutral B-link tree (kmod/core) on a
+ * node pool whose chunks are physically contiguous pages (chunks.c).
+ */
+#include <linux/ordo.h>
+
+#include "ordo.h"
+#include "store.h"
+
+static void *ordo_pool_chunk_alloc(void *ctx, u32 idx, size_t size)
+{
+	struct ordo_dev *od = ctx;
+
+	return ordo_chunks_alloc(&od->pool_mem, idx);
+}
+
+static void ordo_pool_chunk_free(void *ctx, u32 idx, void *mem, size_t size)
+{
+	struct ordo_dev *od = ctx;
+
+	ordo_chunks_free(&od->pool_mem, idx);
+}
+
+static const struct ordo_pool_ops ordo_pool_mem_ops = {
+	.chunk_alloc = ordo_pool_chunk_alloc,
+	.chunk_free = ordo_pool_chunk_free,
+};
+
+int ordo_store_init(struct ordo_dev *od)
+{
+	struct ordo_tree_params params;
+	u64 chunk = (u64)ordo_chunk_kb << 10;
+	u64 max_bytes = (u64)ordo_max_memory_mb << 20;
+	int ret;
+
+	ret = ordo_chunks_init(&od->pool_mem, chunk, div64_u64(max_bytes, chunk));
+	if (ret)
+		return ret;
+	ordo_tree_default_params(&params);
+	params.value_size = ordo_value_size;
+	params.leaf_slots = ordo_leaf_slots;
+	params.chunk_size = chunk;
+	params.max_bytes = max_bytes;
+	params.ops = &ordo_pool_mem_ops;
+	params.ops_ctx = od;
+	ret = ordo_tree_init(&od->tree, &params);
+	if (ret)
+		ordo_chunks_destroy(&od->pool_mem);
+	return ret;
+}
+
+void ordo_store_destroy(struct ordo_dev *od)
+{
+	ordo_tree_destroy(&od->tree);
+	ordo_chunks_destroy(&od->pool_mem);
+}
+
+void ordo_store_info(struct ordo_dev *od, struct ordo_info *info)
+{
+	const struct ordo_geo *geo = &od->tree.geo;
+	struct ordo_tree_stats st;
+
+	ordo_tree_get_stats(&od->tree, &st);
+	memset(info, 0, sizeof(*info));
+	info->abi_version = ORDO_ABI_VERSION;
+	strscpy(info->version, ORDO_VERSION, sizeof(info->version));
+	info->node_size = geo->node_size;
+	info->leaf_slots = geo->leaf_slots;
+	info->inner_fanout = geo->inner_fanout;
+	info->value_size = geo->value_size;
+	info->chunk_size = od->tree.pool.chunk_size;
+	info->max_chunks = od->tree.pool.max_chunks;
+	info->pool_bytes_used = st.pool_bytes_used;
+	info->pool_bytes_total = st.pool_bytes_total;
+	info->keys = st.keys;
+	info->height = st.height;
+}
+
+int ordo_store_get(struct ordo_dev *od, u64 key, void *val)
+{
+	return ordo_tree_get(&od->tree, key, val);
+}
+
+int ordo_store_write(struct ordo_dev *od, u32 op, u64 key, const void *val)
+{
+	switch (op) {
+	case ORDO_OP_PUT:
+		return ordo_tree_put(&od->tree, key, val);
+	case ORDO_OP_INSERT:
+		return ordo_tree_insert(&od->tree, key, val);
+	case ORDO_OP_UPDATE:
+		return ordo_tree_update(&od->tree, key, val);
+	}
+	return -EINVAL;
+}
+
+int ordo_store_delete(struct ordo_dev *od, u64 key)
+{
+	return ordo_tree_delete(&od->tree, key);
+}
+
+int ordo_store_scan(struct ordo_dev *od, u64 start, u32 n, u64 *keys,
+		    void *vals)
+{
+	return ordo_tree_scan(&od->tree, start, n, keys, vals);
+}

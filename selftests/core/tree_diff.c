@@ -1,0 +1,820 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Randomized differential test of the B-link tree against a simple
+ * reference (a sorted key universe with a presence bitmap), single-threaded
+ * with several key distributions, leaf shapes and a tiny memory bound, then
+ * multithreaded: writers on disjoint key partitions and lock-free readers.
+ *
+ * Usage: tree_diff [-s SEED]... [-n OPS] [-m] [-M]
+ *   -s SEED  run with this seed (repeatable; default: 1 2 3)
+ *   -n OPS   operations per single-threaded run (default 300000)
+ *   -m       multithreaded runs only; -M single-threaded runs only
+ * Prints TAP; exits non-zero on any failure.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <getopt.h>
+#include <inttypes.h>
+
+#include "compat.h"
+#include "node.h"
+#include "pool.h"
+#include "tree.h"
+
+static int tap_n, tap_failed;
+
+#define FAIL(...) do {							\
+	printf("# %s:%d: ", __FILE__, __LINE__);			\
+	printf(__VA_ARGS__);						\
+	printf("\n");							\
+	return 1;							\
+} while (0)
+
+static void tap(const char *name, int r)
+{
+	printf("%sok %d - %s\n", r ? "not " : "", ++tap_n, name);
+	fflush(stdout);
+	if (r)
+		tap_failed++;
+}
+
+static void *chunk_alloc(void *ctx, u32 idx, size_t size)
+{
+	(void)ctx;
+	(void)idx;
+	return aligned_alloc(64, size);
+}
+
+static void chunk_free(void *ctx, u32 idx, void *mem, size_t size)
+{
+	(void)ctx;
+	(void)idx;
+	(void)size;
+	free(mem);
+}
+
+static const struct ordo_pool_ops chunk_ops = {
+	.chunk_alloc = chunk_alloc,
+	.chunk_free = chunk_free,
+};
+
+static u64 mix(u64 z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static u64 rnd(u64 *s)
+{
+	return mix(*s += 0x9e3779b97f4a7c15ULL);
+}
+
+/*
+ * A value names its key and a write sequence number: word 0 is
+ * seq << 32 | low bits of mix(key ^ seq); further words are mix(key, seq,
+ * i).  A reader can check any value it sees without knowing what was
+ * written last.
+ */
+static void vfill(void *buf, u32 vs, u64 key, u32 seq)
+{
+	u64 *w = buf;
+	u32 i;
+
+	w[0] = (u64)seq << 32 | (u32)mix(key ^ seq);
+	for (i = 1; i < vs / 8; i++)
+		w[i] = mix(key + i * 0x9e3779b97f4a7c15ULL + seq);
+}
+
+/* Return: the sequence number encoded, or 0 if @buf is not a value of @key. */
+static u32 vcheck(const void *buf, u32 vs, u64 key)
+{
+	const u64 *w = buf;
+	u32 seq = w[0] >> 32, i;
+
+	if ((u32)w[0] != (u32)mix(key ^ seq))
+		return 0;
+	for (i = 1; i < vs / 8; i++)
+		if (w[i] != mix(key + i * 0x9e3779b97f4a7c15ULL + seq))
+			return 0;
+	return seq ? seq : 0;
+}
+
+enum { D_DENSE, D_UNIFORM, D_CLUSTER, D_STRIDE };
+static const char *const dist_name[] = { "dense", "uniform", "cluster",
+					 "stride" };
+
+/* Sorted, distinct keys that ops draw from; ref state is per index. */
+struct ref {
+	u64 *keys;
+	u32 n;
+	u32 *seq;	/* 0: absent */
+	u64 *bits;	/* presence bitmap */
+	u64 present;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void ref_init(struct ref *r, int dist, u32 n, u64 *rs)
+{
+	u32 i, j, k;
+
+	r->keys = malloc(sizeof(u64) * n);
+	for (i = 0; i < n; i++) {
+		switch (dist) {
+		case D_DENSE:
+			r->keys[i] = i;
+			break;
+		case D_UNIFORM:
+			r->keys[i] = rnd(rs);
+			break;
+		case D_CLUSTER:
+			/* 64 runs of consecutive keys; one at the top. */
+			k = i % 64;
+			r->keys[i] = (k == 63 ? U64_MAX - n : mix(k + *rs)) + i / 64;
+			break;
+		default:
+			r->keys[i] = (u64)i * 1000003 + 17;
+			break;
+		}
+	}
+	if (dist == D_UNIFORM && n > 2) {
+		r->keys[0] = 0;
+		r->keys[1] = U64_MAX;
+	}
+	qsort(r->keys, n, sizeof(u64), cmp_u64);
+	for (i = 1, j = 1; i < n; i++)
+		if (r->keys[i] != r->keys[j - 1])
+			r->keys[j++] = r->keys[i];
+	r->n = j;
+	r->seq = calloc(r->n, sizeof(u32));
+	r->bits = calloc(r->n / 64 + 1, sizeof(u64));
+	r->present = 0;
+}
+
+static void ref_free(struct ref *r)
+{
+	free(r->keys);
+	free(r->seq);
+	free(r->bits);
+}
+
+static void ref_set(struct ref *r, u32 i, u32 seq)
+{
+	if (!r->seq[i] && seq) {
+		r->present++;
+		r->bits[i / 64] |= 1ULL << (i % 64);
+	} else if (r->seq[i] && !seq) {
+		r->present--;
+		r->bits[i / 64] &= ~(1ULL << (i % 64));
+	}
+	r->seq[i] = seq;
+}
+
+/* Index of the first universe key >= @key (r->n if none). */
+static u32 ref_lower(const struct ref *r, u64 key)
+{
+	u32 lo = 0, hi = r->n;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (r->keys[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* First present index >= @i, or r->n. */
+static u32 ref_next(const struct ref *r, u32 i)
+{
+	u32 w = i / 64;
+	u64 m;
+
+	if (i >= r->n)
+		return r->n;
+	m = r->bits[w] & (~0ULL << (i % 64));
+	while (!m) {
+		if (++w > r->n / 64)
+			return r->n;
+		m = r->bits[w];
+	}
+	i = w * 64 + __builtin_ctzll(m);
+	return i < r->n ? i : r->n;
+}
+
+/* The whole tree must equal the reference. */
+static int compare_all(struct ordo_tree *t, const struct ref *r)
+{
+	u32 vs = t->geo.value_size, i, idx = 0;
+	u64 *keys = malloc(sizeof(u64) * (r->present + 1));
+	u8 *vals = malloc((size_t)vs * (r->present + 1));
+	struct ordo_tree_stats st;
+	int got, ret = 1;
+
+	got = ordo_tree_scan(t, 0, r->present + 1, keys, vals);
+	if (got != (int)r->present) {
+		printf("# full scan: %d keys, reference %" PRIu64 "\n", got,
+		       r->present);
+		goto out;
+	}
+	for (i = 0; i < (u32)got; i++) {
+		idx = ref_next(r, idx);
+		if (keys[i] != r->keys[idx] ||
+		    vcheck(vals + (size_t)i * vs, vs, keys[i]) != r->seq[idx]) {
+			printf("# full scan: pair %u: key %" PRIx64 " expected %"
+			       PRIx64 "\n", i, keys[i], r->keys[idx]);
+			goto out;
+		}
+		idx++;
+	}
+	ordo_tree_get_stats(t, &st);
+	if (st.keys != r->present) {
+		printf("# stats.keys %" PRIu64 " != %" PRIu64 "\n", st.keys,
+		       r->present);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(keys);
+	free(vals);
+	return ret;
+}
+
+struct cfg {
+	u32 slots, vs, dist, universe;
+	u64 max_bytes;
+	u32 ops_div;	/* run ops / ops_div operations */
+};
+
+static int do_scan_check(struct ordo_tree *t, struct ref *r, u64 start,
+			 u32 n, u64 *keys, u8 *vals)
+{
+	u32 vs = t->geo.value_size, idx = ref_lower(r, start), i;
+	int got = ordo_tree_scan(t, start, n, keys, vals);
+
+	for (i = 0; i < (u32)got; i++) {
+		idx = ref_next(r, idx);
+		if (idx >= r->n || keys[i] != r->keys[idx] ||
+		    vcheck(vals + (size_t)i * vs, vs, keys[i]) != r->seq[idx])
+			FAIL("scan(%" PRIx64 ", %u): pair %u wrong", start, n, i);
+		idx++;
+	}
+	if (got < 0 || ((u32)got < n && ref_next(r, idx) != r->n))
+		FAIL("scan(%" PRIx64 ", %u): %d pairs, too few", start, n, got);
+	return 0;
+}
+
+static int run_single(const struct cfg *c, u64 seed, u32 ops)
+{
+	u32 vs = c->vs, i, idx, seq = 0, n;
+	u8 *val = malloc(vs), *vals = malloc((size_t)vs * 128);
+	u64 rs = seed * 0x51ed2701 + c->dist, key, keys[128], nomem = 0;
+	struct ordo_tree_params p;
+	struct ordo_tree_stats st;
+	struct ordo_tree t;
+	struct ref r;
+	int err, want, op, phase = 0;
+
+	ordo_tree_default_params(&p);
+	p.leaf_slots = c->slots;
+	p.value_size = vs;
+	p.chunk_size = 1 << 16;
+	p.max_bytes = c->max_bytes;
+	p.ops = &chunk_ops;
+	if (ordo_tree_init(&t, &p))
+		FAIL("init");
+	ref_init(&r, c->dist, c->universe, &rs);
+	for (i = 0; i < ops; i++) {
+		u32 pick = rnd(&rs) % 100;
+
+		/* Phases: grow, mixed, shrink, mixed, ... */
+		if (i % 50000 == 0)
+			phase = (i / 50000) % 4;
+		idx = rnd(&rs) % r.n;
+		key = r.keys[idx];
+		if (rnd(&rs) % 16 == 0) {
+			/* A key likely outside the universe. */
+			key = rnd(&rs);
+			idx = ref_lower(&r, key);
+			if (idx == r.n || r.keys[idx] != key)
+				idx = r.n;
+		}
+		if (phase == 0)
+			op = pick < 60 ? 1 : pick < 75 ? 2 : pick < 85 ? 0 : pick < 95 ? 5 : 4;
+		else if (phase == 2)
+			op = pick < 55 ? 4 : pick < 70 ? 0 : pick < 80 ? 3 : pick < 90 ? 5 : 1;
+		else
+			op = pick < 25 ? 0 : pick < 45 ? 1 : pick < 55 ? 2 : pick < 65 ? 3 : pick < 85 ? 4 : 5;
+		if (idx == r.n && op >= 1 && op <= 2)
+			op = 0;
+		seq++;
+		vfill(val, vs, key, seq);
+		switch (op) {
+		case 0:	/* get */
+			err = ordo_tree_get(&t, key, val);
+			want = idx < r.n && r.seq[idx] ? 0 : -ENOENT;
+			if (err != want)
+				FAIL("op %u get %" PRIx64 ": %d, want %d", i, key,
+				     err, want);
+			if (!err && vcheck(val, vs, key) != r.seq[idx])
+				FAIL("op %u get %" PRIx64 ": wrong value", i, key);
+			break;
+		case 1:	/* put */
+		case 2:	/* insert */
+			err = op == 1 ? ordo_tree_put(&t, key, val) :
+				ordo_tree_insert(&t, key, val);
+			want = op == 2 && r.seq[idx] ? -EEXIST : 0;
+			if (err == -ENOMEM && !r.seq[idx] && c->max_bytes < (1 << 22)) {
+				nomem++;
+				break;
+			}
+			if (err != want)
+				FAIL("op %u %s %" PRIx64 ": %d, want %d", i,
+				     op == 1 ? "put" : "insert", key, err, want);
+			if (!err)
+				ref_set(&r, idx, seq);
+			break;
+		case 3:	/* update */
+			err = ordo_tree_update(&t, key, val);
+			want = idx < r.n && r.seq[idx] ? 0 : -ENOENT;
+			if (err != want)
+				FAIL("op %u update %" PRIx64 ": %d, want %d", i,
+				     key, err, want);
+			if (!err)
+				ref_set(&r, idx, seq);
+			break;
+		case 4:	/* delete */
+			err = ordo_tree_delete(&t, key);
+			want = idx < r.n && r.seq[idx] ? 0 : -ENOENT;
+			if (err != want)
+				FAIL("op %u delete %" PRIx64 ": %d, want %d", i,
+				     key, err, want);
+			if (!err)
+				ref_set(&r, idx, 0);
+			break;
+		default: /* scan */
+			n = rnd(&rs) % 4 ? rnd(&rs) % 40 : rnd(&rs) % 129;
+			if (do_scan_check(&t, &r, key - (rnd(&rs) % 3 == 0),
+					  n, keys, vals))
+				FAIL("op %u", i);
+			break;
+		}
+		if (i % 25000 == 24999 && compare_all(&t, &r))
+			FAIL("after op %u", i);
+	}
+	if (compare_all(&t, &r))
+		FAIL("at the end");
+	ordo_tree_get_stats(&t, &st);
+	if (st.unlinked_splits)
+		FAIL("unlinked splits without concurrency");
+	if (c->max_bytes < (1 << 22) && !nomem)
+		FAIL("the memory bound was never reached");
+	printf("# slots %u vs %u %s seed %" PRIu64 ": %" PRIu64
+	       " keys, height %u, %" PRIu64 " leaves, %" PRIu64
+	       " splits, %" PRIu64 " ENOMEM\n", c->slots, vs,
+	       dist_name[c->dist], seed, st.keys, st.height, st.leaves,
+	       st.leaf_splits, nomem);
+	ordo_tree_destroy(&t);
+	ref_free(&r);
+	free(val);
+	free(vals);
+	return 0;
+}
+
+/* Multithreaded run. */
+#define MT_MAX_THREADS	8
+
+struct mt {
+	struct ordo_tree t;
+	struct ref r;
+	u32 writers;
+	u32 ops;
+	int stop;
+	int errors;
+	u64 hook_calls;
+};
+
+struct mt_arg {
+	struct mt *m;
+	u32 id;
+	u64 reads, scans, copies, torn;
+};
+
+static void mt_hook(void *ctx, u32 left, u32 right, u64 sep)
+{
+	struct mt *m = ctx;
+
+	(void)left;
+	(void)right;
+	(void)sep;
+	__atomic_fetch_add(&m->hook_calls, 1, __ATOMIC_RELAXED);
+}
+
+#define MT_ERR(m, ...) do {						\
+	printf("# " __VA_ARGS__);					\
+	printf("\n");							\
+	__atomic_fetch_add(&(m)->errors, 1, __ATOMIC_RELAXED);		\
+	return NULL;							\
+} while (0)
+
+static void *mt_writer(void *p)
+{
+	struct mt_arg *a = p;
+	struct mt *m = a->m;
+	struct ref *r = &m->r;
+	u32 vs = m->t.geo.value_size, i, idx, seq, slice = r->n / m->writers;
+	u8 *val = malloc(vs);
+	u64 rs = 1000 + a->id, key;
+	int err, want;
+
+	for (i = 0; i < m->ops; i++) {
+		u32 op = rnd(&rs) % 100;
+
+		idx = (rnd(&rs) % slice) * m->writers + a->id;
+		key = r->keys[idx];
+		seq = i * m->writers + a->id + 1;
+		vfill(val, vs, key, seq);
+		if (i > m->ops / 2 && op < 40)
+			op += 60;	/* second half: more deletes */
+		if (op < 45) {
+			err = ordo_tree_put(&m->t, key, val);
+			want = 0;
+		} else if (op < 65) {
+			err = ordo_tree_insert(&m->t, key, val);
+			want = r->seq[idx] ? -EEXIST : 0;
+		} else if (op < 75) {
+			err = ordo_tree_update(&m->t, key, val);
+			want = r->seq[idx] ? 0 : -ENOENT;
+		} else {
+			err = ordo_tree_delete(&m->t, key);
+			want = r->seq[idx] ? 0 : -ENOENT;
+			seq = 0;
+		}
+		if (err != want)
+			MT_ERR(m, "writer %u op %u key %" PRIx64 ": %d, want %d",
+			       a->id, i, key, err, want);
+		if (!err)
+			r->seq[idx] = seq;
+	}
+	free(val);
+	return NULL;
+}
+
+static bool in_universe(const struct ref *r, u64 key)
+{
+	u32 i = ref_lower(r, key);
+
+	return i < r->n && r->keys[i] == key;
+}
+
+/* Copy a random node as a remote reader would and check what it says. */
+static int mt_raw_copy(struct mt *m, u64 *rs, u8 *buf, u64 *torn)
+{
+	struct ordo_tree *t = &m->t;
+	const struct ordo_geo *g = &t->geo;
+	u32 n = 1 + rnd(rs) % (READ_ONCE(t->pool.next) - 1), i, cnt;
+	const struct ordo_node_hdr *h = (const void *)buf;
+	const __le64 *k = (const void *)(buf + ordo_leaf_key_off(0));
+	int err = ordo_node_copy_validate(buf, ordo_pool_node(&t->pool, n), g);
+
+	if (err == -EAGAIN)
+		(*torn)++;
+	if (err == -EAGAIN || err == -ENODATA)
+		return 0;
+	if (err || le32_to_cpu(h->node_no) != n)
+		return 1;
+	if (h->level || h->flags & ORDO_NODE_F_FREE)
+		return 0;
+	cnt = le16_to_cpu(h->count);
+	for (i = 0; i < cnt; i++) {
+		u64 key = le64_to_cpu(k[i]);
+
+		if ((i && le64_to_cpu(k[i - 1]) >= key) ||
+		    key < le64_to_cpu(h->low_key) ||
+		    ((h->flags & ORDO_NODE_F_HAS_HIGH) &&
+		     key >= le64_to_cpu(h->high_key)) ||
+		    !vcheck(buf + ordo_leaf_value_off(g->leaf_slots,
+						       g->value_size, i),
+			    g->value_size, key))
+			return 1;
+	}
+	return 0;
+}
+
+static void *mt_reader(void *p)
+{
+	struct mt_arg *a = p;
+	struct mt *m = a->m;
+	struct ref *r = &m->r;
+	u32 vs = m->t.geo.value_size, i;
+	u8 *val = malloc(vs), *vals = malloc((size_t)vs * 64);
+	u8 *node = malloc(m->t.geo.node_size);
+	u64 rs = 5000 + a->id, keys[64];
+	int err;
+
+	while (!__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE)) {
+		u64 key = r->keys[rnd(&rs) % r->n];
+		u32 what = rnd(&rs) % 10;
+
+		if (what < 6) {
+			err = ordo_tree_get(&m->t, key, val);
+			if (err && err != -ENOENT)
+				MT_ERR(m, "get: %d", err);
+			if (!err && !vcheck(val, vs, key))
+				MT_ERR(m, "get %" PRIx64 ": foreign value", key);
+			a->reads++;
+		} else if (what < 9) {
+			int got = ordo_tree_scan(&m->t, key - (what & 1),
+						 1 + rnd(&rs) % 64, keys, vals);
+
+			if (got < 0)
+				MT_ERR(m, "scan: %d", got);
+			for (i = 0; i < (u32)got; i++) {
+				if ((i && keys[i - 1] >= keys[i]) ||
+				    keys[i] < key - (what & 1) ||
+				    !in_universe(r, keys[i]) ||
+				    !vcheck(vals + (size_t)i * vs, vs, keys[i]))
+					MT_ERR(m, "scan %" PRIx64 ": bad pair %u",
+					       key, i);
+			}
+			a->scans++;
+		} else {
+			if (mt_raw_copy(m, &rs, node, &a->torn))
+				MT_ERR(m, "validated raw copy is inconsistent");
+			a->copies++;
+		}
+	}
+	free(val);
+	free(vals);
+	free(node);
+	return NULL;
+}
+
+static int run_mt(u32 writers, u32 readers, u32 slots, u32 vs, int dist,
+		  u32 universe, u32 ops)
+{
+	struct ordo_tree_hooks hooks = { .leaf_split = mt_hook };
+	pthread_t th[MT_MAX_THREADS];
+	struct mt_arg args[MT_MAX_THREADS];
+	struct ordo_tree_params p;
+	struct ordo_tree_stats st;
+	u64 rs = 77, reads = 0, scans = 0, copies = 0, torn = 0;
+	struct mt *m = calloc(1, sizeof(*m));
+	u32 i, w;
+
+	ordo_tree_default_params(&p);
+	p.leaf_slots = slots;
+	p.value_size = vs;
+	p.chunk_size = 1 << 16;
+	p.max_bytes = 1ULL << 30;
+	p.ops = &chunk_ops;
+	if (!m || ordo_tree_init(&m->t, &p))
+		FAIL("init");
+	hooks.ctx = m;
+	ordo_tree_set_hooks(&m->t, &hooks);
+	ref_init(&m->r, dist, universe, &rs);
+	m->ops = ops;
+	m->writers = writers;
+	if (writers + readers > MT_MAX_THREADS)
+		FAIL("too many threads");
+	for (i = 0; i < writers + readers; i++) {
+		args[i] = (struct mt_arg){ .m = m, .id = i < writers ?
+					   i : i - writers };
+		if (pthread_create(&th[i], NULL, i < writers ? mt_writer :
+				   mt_reader, &args[i]))
+			FAIL("pthread_create");
+	}
+	for (w = 0; w < writers; w++)
+		pthread_join(th[w], NULL);
+	__atomic_store_n(&m->stop, 1, __ATOMIC_RELEASE);
+	for (i = writers; i < writers + readers; i++) {
+		pthread_join(th[i], NULL);
+		reads += args[i].reads;
+		scans += args[i].scans;
+		copies += args[i].copies;
+		torn += args[i].torn;
+	}
+	if (m->errors)
+		FAIL("%d errors", m->errors);
+	/* Rebuild the reference bitmap from the writers' sequence arrays. */
+	for (i = 0; i < m->r.n; i++) {
+		u32 s = m->r.seq[i];
+
+		m->r.seq[i] = 0;
+		ref_set(&m->r, i, s);
+	}
+	if (compare_all(&m->t, &m->r))
+		FAIL("final store differs from the merged reference");
+	ordo_tree_get_stats(&m->t, &st);
+	if (st.leaf_splits != m->hook_calls)
+		FAIL("hook calls %" PRIu64 " != leaf splits %" PRIu64,
+		     m->hook_calls, st.leaf_splits);
+	printf("# mt %uw+%ur slots %u vs %u %s: %" PRIu64 " keys, height %u, %" PRIu64
+	       " splits, %" PRIu64 " gets, %" PRIu64 " scans, %" PRIu64
+	       " raw copies (%" PRIu64 " torn), %" PRIu64 " retries\n", writers,
+	       readers, slots, vs, dist_name[dist],
+	       st.keys, st.height, st.leaf_splits, reads, scans, copies, torn,
+	       st.retries);
+	ordo_tree_set_hooks(&m->t, NULL);
+	ordo_tree_destroy(&m->t);
+	ref_free(&m->r);
+	free(m);
+	return 0;
+}
+
+/*
+ * One leaf rewritten nonstop while readers copy it byte by byte backwards
+ * (a slow copy in the opposite order of the writer's): every copy that
+ * validates must be one consistent publication, and some must be torn.
+ */
+struct hot {
+	struct ordo_tree t;
+	struct ordo_node_hdr *leaf;
+	int stop;
+	u64 accepted, torn, stable, bad;
+};
+
+static bool leaf_consistent(const struct ordo_tree *t, const u8 *buf)
+{
+	const struct ordo_geo *g = &t->geo;
+	const struct ordo_node_hdr *h = (const void *)buf;
+	const __le64 *k = (const void *)(buf + ordo_leaf_key_off(0));
+	u32 i, cnt = le16_to_cpu(h->count);
+
+	if (cnt > g->leaf_slots)
+		return false;
+	for (i = 0; i < cnt; i++) {
+		if ((i && le64_to_cpu(k[i - 1]) >= le64_to_cpu(k[i])) ||
+		    !vcheck(buf + ordo_leaf_value_off(g->leaf_slots,
+						       g->value_size, i),
+			    g->value_size, le64_to_cpu(k[i])))
+			return false;
+	}
+	return true;
+}
+
+static void *hot_reader(void *p)
+{
+	struct hot *hm = p;
+	u32 ns = hm->t.geo.node_size, i;
+	u8 *buf = malloc(ns);
+	const volatile u8 *src = (const volatile u8 *)hm->leaf;
+
+	while (!__atomic_load_n(&hm->stop, __ATOMIC_ACQUIRE)) {
+		for (i = ns; i-- > 0;)
+			buf[i] = src[i];
+		switch (ordo_node_validate(buf, &hm->t.geo)) {
+		case 0:
+			__atomic_fetch_add(&hm->accepted, 1, __ATOMIC_RELAXED);
+			if (!leaf_consistent(&hm->t, buf))
+				__atomic_fetch_add(&hm->bad, 1, __ATOMIC_RELAXED);
+			break;
+		case -EAGAIN:
+			__atomic_fetch_add(&hm->torn, 1, __ATOMIC_RELAXED);
+			break;
+		default:
+			__atomic_fetch_add(&hm->bad, 1, __ATOMIC_RELAXED);
+		}
+		ordo_node_copy_stable(buf, hm->leaf, ns);
+		__atomic_fetch_add(&hm->stable, 1, __ATOMIC_RELAXED);
+		if (ordo_node_validate(buf, &hm->t.geo) ||
+		    !leaf_consistent(&hm->t, buf))
+			__atomic_fetch_add(&hm->bad, 1, __ATOMIC_RELAXED);
+	}
+	free(buf);
+	return NULL;
+}
+
+static int run_hot_leaf(u32 ops)
+{
+	struct hot *hm = calloc(1, sizeof(*hm));
+	struct ordo_tree_params p;
+	struct ordo_leaf_iter it;
+	struct ordo_leaf_snap snap;
+	pthread_t th[2];
+	u8 val[64];
+	u32 i;
+
+	ordo_tree_default_params(&p);
+	p.value_size = sizeof(val);
+	p.chunk_size = 1 << 16;
+	p.ops = &chunk_ops;
+	if (!hm || ordo_tree_init(&hm->t, &p))
+		FAIL("init");
+	for (i = 0; i < 16; i++) {
+		vfill(val, sizeof(val), i * 3, 1);
+		if (ordo_tree_insert(&hm->t, i * 3, val))
+			FAIL("insert");
+	}
+	if (ordo_leaf_iter_start(&it, &hm->t, 0) ||
+	    ordo_leaf_iter_next(&it, &snap) != 1 || snap.has_high)
+		FAIL("expected a single leaf");
+	hm->leaf = ordo_pool_node(&hm->t.pool, snap.node_no);
+	ordo_leaf_iter_end(&it);
+	for (i = 0; i < 2; i++)
+		if (pthread_create(&th[i], NULL, hot_reader, hm))
+			FAIL("pthread_create");
+	for (i = 0; i < ops; i++) {
+		u64 key = (i * 7) % 16 * 3;
+
+		vfill(val, sizeof(val), key, i + 2);
+		/* Updates rewrite a value; delete + insert shift entries. */
+		if (i % 3 == 0) {
+			if (ordo_tree_delete(&hm->t, key) ||
+			    ordo_tree_insert(&hm->t, key, val))
+				FAIL("delete/insert %" PRIu64, key);
+		} else if (ordo_tree_update(&hm->t, key, val)) {
+			FAIL("update %" PRIu64, key);
+		}
+	}
+	__atomic_store_n(&hm->stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	printf("# hot leaf: %" PRIu64 " copies accepted, %" PRIu64
+	       " torn rejected, %" PRIu64 " seqlock copies, %" PRIu64 " bad\n",
+	       hm->accepted, hm->torn, hm->stable, hm->bad);
+	if (hm->bad)
+		FAIL("%" PRIu64 " inconsistent copies accepted", hm->bad);
+	if (!hm->accepted || !hm->stable)
+		FAIL("readers made no progress");
+	ordo_tree_destroy(&hm->t);
+	free(hm);
+	return 0;
+}
+
+static const struct cfg configs[] = {
+	{ 4, 8, D_DENSE, 20000, 1ULL << 30, 1 },
+	{ 16, 8, D_UNIFORM, 50000, 1ULL << 30, 1 },
+	{ 5, 24, D_CLUSTER, 30000, 1ULL << 30, 1 },
+	{ 255, 8, D_DENSE, 60000, 1ULL << 30, 2 },
+	{ 8, 16, D_STRIDE, 30000, 1ULL << 30, 2 },
+	{ 16, 1024, D_UNIFORM, 4000, 1ULL << 30, 10 },
+	{ 4, 8, D_DENSE, 20000, 256 << 10, 2 },
+};
+
+int main(int argc, char **argv)
+{
+	u64 seeds[16] = { 1, 2, 3 };
+	u32 nseeds = 0, ops = 300000, i, s;
+	bool st_only = false, mt_only = false;
+	char name[128];
+	int opt;
+
+	while ((opt = getopt(argc, argv, "s:n:mM")) != -1) {
+		switch (opt) {
+		case 's':
+			if (nseeds < ARRAY_SIZE(seeds))
+				seeds[nseeds++] = strtoull(optarg, NULL, 0);
+			break;
+		case 'n':
+			ops = strtoul(optarg, NULL, 0);
+			break;
+		case 'm':
+			mt_only = true;
+			break;
+		case 'M':
+			st_only = true;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-s SEED]... [-n OPS] [-m|-M]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (!nseeds)
+		nseeds = 3;
+	for (s = 0; s < nseeds && !mt_only; s++) {
+		for (i = 0; i < ARRAY_SIZE(configs); i++) {
+			const struct cfg *c = &configs[i];
+
+			snprintf(name, sizeof(name),
+				 "diff slots %u vs %u %s%s seed %" PRIu64,
+				 c->slots, c->vs, dist_name[c->dist],
+				 c->max_bytes < (1 << 22) ? " tiny-pool" : "",
+				 seeds[s]);
+			tap(name, run_single(c, seeds[s], ops / c->ops_div));
+		}
+	}
+	if (!st_only) {
+		tap("mt torn copies of a hot leaf", run_hot_leaf(300000));
+		tap("mt 2 writers 2 readers, slots 4 dense",
+		    run_mt(2, 2, 4, 8, D_DENSE, 40000, 150000));
+		tap("mt 2 writers 2 readers, slots 16 uniform",
+		    run_mt(2, 2, 16, 8, D_UNIFORM, 100000, 150000));
+		tap("mt 4 writers 2 readers, slots 4 dense",
+		    run_mt(4, 2, 4, 8, D_DENSE, 20000, 60000));
+		tap("mt 3 writers 3 readers, slots 8 vs 64 cluster",
+		    run_mt(3, 3, 8, 64, D_CLUSTER, 40000, 60000));
+	}
+	printf("1..%d\n", tap_n);
+	return tap_failed ? 1 : 0;
+}

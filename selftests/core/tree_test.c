@@ -1,0 +1,918 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the node layout, the node pool and the B-link tree (native
+ * build of kmod/core).  Prints TAP; exits non-zero on any failure.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <inttypes.h>
+
+#include "compat.h"
+#include "node.h"
+#include "pool.h"
+#include "tree.h"
+
+static int tap_n, tap_failed;
+
+#define CHECK(c) do {							\
+	if (!(c)) {							\
+		printf("# %s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+		return 1;						\
+	}								\
+} while (0)
+
+#define CHECK_EQ(a, b) do {						\
+	long long __a = (long long)(a), __b = (long long)(b);		\
+	if (__a != __b) {						\
+		printf("# %s:%d: %s == %lld, expected %s == %lld\n",	\
+		       __FILE__, __LINE__, #a, __a, #b, __b);		\
+		return 1;						\
+	}								\
+} while (0)
+
+static void run(const char *name, int (*fn)(void))
+{
+	int r = fn();
+
+	printf("%sok %d - %s\n", r ? "not " : "", ++tap_n, name);
+	fflush(stdout);
+	if (r)
+		tap_failed++;
+}
+
+/* Chunk hooks: aligned heap memory, counted so leaks show up. */
+static long chunks_live;
+
+static void *t_chunk_alloc(void *ctx, u32 idx, size_t size)
+{
+	(void)ctx;
+	(void)idx;
+	chunks_live++;
+	return aligned_alloc(64, size);
+}
+
+static void t_chunk_free(void *ctx, u32 idx, void *mem, size_t size)
+{
+	(void)ctx;
+	(void)idx;
+	(void)size;
+	chunks_live--;
+	free(mem);
+}
+
+static const struct ordo_pool_ops chunk_ops = {
+	.chunk_alloc = t_chunk_alloc,
+	.chunk_free = t_chunk_free,
+};
+
+static int tree_new(struct ordo_tree *t, u32 slots, u32 vs, u64 chunk,
+		    u64 max_bytes)
+{
+	struct ordo_tree_params p;
+
+	ordo_tree_default_params(&p);
+	p.leaf_slots = slots;
+	p.value_size = vs;
+	p.chunk_size = chunk;
+	p.max_bytes = max_bytes;
+	p.ops = &chunk_ops;
+	return ordo_tree_init(t, &p);
+}
+
+static u64 rng_state = 0x9e3779b97f4a7c15ULL;
+
+static u64 rnd(void)
+{
+	u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Value pattern for (key, tag): every word depends on both. */
+static void vfill(void *buf, u32 vs, u64 key, u64 tag)
+{
+	u64 *w = buf;
+	u32 i;
+
+	for (i = 0; i < vs / 8; i++)
+		w[i] = key * 0x9e3779b97f4a7c15ULL + tag * 31 + i;
+}
+
+static int vcheck(const void *buf, u32 vs, u64 key, u64 tag)
+{
+	u64 tmp[128];
+
+	vfill(tmp, vs, key, tag);
+	return !memcmp(tmp, buf, vs);
+}
+
+/* Full-tree invariants: scan order, leaf chain, stats. */
+static int check_tree(struct ordo_tree *t, u64 expect_keys)
+{
+	struct ordo_tree_stats st;
+	struct ordo_leaf_iter it;
+	struct ordo_leaf_snap snap;
+	u64 *keys = malloc(sizeof(u64) * (expect_keys + 1));
+	u64 leaves = 0, total = 0, prev_high = 0;
+	int got, r, first = 1;
+	u32 i;
+
+	CHECK(keys);
+	got = ordo_tree_scan(t, 0, expect_keys + 1, keys, NULL);
+	CHECK_EQ(got, expect_keys);
+	for (i = 1; i < (u32)got; i++)
+		CHECK(keys[i - 1] < keys[i]);
+	free(keys);
+	ordo_tree_get_stats(t, &st);
+	CHECK_EQ(st.keys, expect_keys);
+	CHECK(!ordo_leaf_iter_start(&it, t, 0));
+	while ((r = ordo_leaf_iter_next(&it, &snap)) == 1) {
+		if (first)
+			CHECK_EQ(snap.low_key, 0);
+		else
+			CHECK_EQ(snap.low_key, prev_high);
+		for (i = 0; i < snap.count; i++) {
+			CHECK(snap.keys[i] >= snap.low_key);
+			CHECK(!snap.has_high || snap.keys[i] < snap.high_key);
+			CHECK(!i || snap.keys[i - 1] < snap.keys[i]);
+		}
+		prev_high = snap.high_key;
+		first = 0;
+		leaves++;
+		total += snap.count;
+		if (!snap.has_high)
+			break;
+	}
+	CHECK(r == 1 || r == 0);
+	CHECK_EQ(ordo_leaf_iter_next(&it, &snap), 0);
+	ordo_leaf_iter_end(&it);
+	CHECK_EQ(total, expect_keys);
+	CHECK_EQ(leaves, st.leaves);
+	CHECK_EQ(st.unlinked_splits, 0);
+	return 0;
+}
+
+static int t_geometry(void)
+{
+	struct ordo_geo g;
+
+	BUILD_BUG_ON(sizeof(struct ordo_node_hdr) != ORDO_NODE_HDR_SIZE);
+	BUILD_BUG_ON(sizeof(struct ordo_super) != ORDO_SUPER_SIZE);
+	BUILD_BUG_ON(offsetof(struct ordo_node_hdr, node_no) != 32);
+	BUILD_BUG_ON(offsetof(struct ordo_node_hdr, count) != 44);
+	BUILD_BUG_ON(offsetof(struct ordo_super, root) != 116);
+	CHECK_EQ(ordo_geo_init(&g, 3, 8), -EINVAL);
+	CHECK_EQ(ordo_geo_init(&g, 256, 8), -EINVAL);
+	CHECK_EQ(ordo_geo_init(&g, 16, 0), -EINVAL);
+	CHECK_EQ(ordo_geo_init(&g, 16, 12), -EINVAL);
+	CHECK_EQ(ordo_geo_init(&g, 16, 1032), -EINVAL);
+	CHECK_EQ(ordo_geo_init(&g, 16, 8), 0);
+	CHECK_EQ(g.node_size, 320);
+	CHECK_EQ(g.inner_fanout, 21);
+	CHECK_EQ(ordo_geo_init(&g, 4, 8), 0);
+	CHECK_EQ(g.node_size, 128);
+	CHECK_EQ(g.inner_fanout, 5);
+	CHECK_EQ(ordo_geo_init(&g, 255, 1024), 0);
+	CHECK_EQ(g.node_size, 263232);
+	CHECK_EQ(ordo_geo_init(&g, 5, 16), 0);
+	CHECK_EQ(g.node_size, 192);
+	CHECK_EQ(ordo_leaf_value_off(16, 8, 3), 64 + 128 + 24);
+	CHECK_EQ(ordo_inner_child_off(21, 2), 64 + 168 + 8);
+	CHECK_EQ(ordo_node_offset(7, 3, 65536, 320), 2 * 65536 + 320);
+	return 0;
+}
+
+static const struct {
+	u32 len;
+	u64 h0, hs;
+} xxh_vectors[] = {
+	/* From the kernel's lib/xxhash.c; input byte i is (u8)(i * 131 + 7). */
+	{ 0, 0xef46db3751d8e999ULL, 0x51e24c0e9077a48cULL },
+	{ 1, 0xa96c7f0ce858bbb7ULL, 0x63f3595cc59f5425ULL },
+	{ 3, 0xbed43740ee6332bbULL, 0x8692154d5e3e638eULL },
+	{ 4, 0xfa212ae44b3bb23dULL, 0xaf87cb9fea57b444ULL },
+	{ 7, 0x2744460dd675d2c0ULL, 0xbb72b234e29ecbc8ULL },
+	{ 8, 0x994b676b71ce94ddULL, 0x2973a98413b92ac7ULL },
+	{ 31, 0x6711d55e306b5d8fULL, 0x7c3c27bb6bc30d89ULL },
+	{ 32, 0x07f7b8e3bc5d6e25ULL, 0x8519ae048355104fULL },
+	{ 33, 0x09f85eeb4e1cbe9fULL, 0x493b081beae9e600ULL },
+	{ 63, 0xb7c9968c066cb6a5ULL, 0x9d4f8c8e4efbebb6ULL },
+	{ 64, 0x50d4159a0411632eULL, 0x4eac01289e3bba7fULL },
+	{ 100, 0x9ddada11d3dc2d8fULL, 0xa6436d517df6f2ffULL },
+	{ 320, 0x68b39b33954c6509ULL, 0x59cf4a85ade34b3cULL },
+	{ 400, 0xc23687731e427ce9ULL, 0xb0c75b9bfce68b26ULL },
+};
+
+static int t_xxh64(void)
+{
+	u8 b[400], c[320];
+	u32 i;
+
+	for (i = 0; i < sizeof(b); i++)
+		b[i] = (u8)(i * 131 + 7);
+	for (i = 0; i < ARRAY_SIZE(xxh_vectors); i++) {
+		CHECK(ordo_xxh64(b, xxh_vectors[i].len, 0) == xxh_vectors[i].h0);
+		CHECK(ordo_xxh64(b, xxh_vectors[i].len, 0x0123456789abcdefULL) ==
+		      xxh_vectors[i].hs);
+	}
+	/* The node checksum is XXH64 of the node with words 0/1 replaced. */
+	memcpy(c, b, sizeof(c));
+	((__le64 *)c)[0] = cpu_to_le64(42);
+	((__le64 *)c)[1] = 0;
+	CHECK(ordo_node_checksum(b, 320, 42) == ordo_xxh64(c, 320, 0));
+	return 0;
+}
+
+static struct ordo_node_hdr *leaf_of(struct ordo_tree *t, u64 key)
+{
+	struct ordo_leaf_iter it;
+	struct ordo_leaf_snap s;
+	u32 n = 0;
+
+	if (ordo_leaf_iter_start(&it, t, key))
+		return NULL;
+	if (ordo_leaf_iter_next(&it, &s) == 1)
+		n = s.node_no;
+	ordo_leaf_iter_end(&it);
+	return n ? ordo_pool_node(&t->pool, n) : NULL;
+}
+
+static int t_torn_copies(void)
+{
+	struct ordo_tree t;
+	u8 a[320], b[320], m[320], v[8];
+	struct ordo_node_hdr *h;
+	u32 i, line;
+
+	CHECK(!tree_new(&t, 16, 8, 1 << 16, 1 << 20));
+	for (i = 0; i < 10; i++) {
+		vfill(v, 8, i, 1);
+		CHECK(!ordo_tree_put(&t, i * 10, v));
+	}
+	h = leaf_of(&t, 0);
+	CHECK(h);
+	CHECK_EQ(ordo_node_copy_validate(a, h, &t.geo), 0);
+	vfill(v, 8, 95, 1);
+	CHECK(!ordo_tree_put(&t, 95, v));
+	CHECK_EQ(ordo_node_copy_validate(b, h, &t.geo), 0);
+	CHECK(le64_to_cpu(((struct ordo_node_hdr *)b)->version) ==
+	      le64_to_cpu(((struct ordo_node_hdr *)a)->version) + 2);
+	/* Halves of two publications, in both orders. */
+	for (i = 8; i < 320; i += 8) {
+		memcpy(m, a, i);
+		memcpy(m + i, b + i, 320 - i);
+		if (memcmp(m, a, 320) && memcmp(m, b, 320))
+			CHECK_EQ(ordo_node_validate(m, &t.geo), -EAGAIN);
+		memcpy(m, b, i);
+		memcpy(m + i, a + i, 320 - i);
+		if (memcmp(m, a, 320) && memcmp(m, b, 320))
+			CHECK_EQ(ordo_node_validate(m, &t.geo), -EAGAIN);
+	}
+	/* Cache lines interleaved (a NIC reading lines out of order). */
+	for (line = 0; line < 5; line++) {
+		memcpy(m, a, 320);
+		memcpy(m + 64 * line, b + 64 * line, 64);
+		if (memcmp(m, a, 320))
+			CHECK_EQ(ordo_node_validate(m, &t.geo), -EAGAIN);
+		memcpy(m, b, 320);
+		memcpy(m + 64 * line, a + 64 * line, 64);
+		if (memcmp(m, b, 320))
+			CHECK_EQ(ordo_node_validate(m, &t.geo), -EAGAIN);
+	}
+	/* Same body, other publication's version word: still rejected. */
+	memcpy(m, b, 320);
+	memcpy(m, a, 8);
+	CHECK_EQ(ordo_node_validate(m, &t.geo), -EAGAIN);
+	/* Locked (odd) and never-written copies. */
+	memcpy(m, b, 320);
+	((struct ordo_node_hdr *)m)->version |= cpu_to_le64(1);
+	CHECK_EQ(ordo_node_validate(m, &t.geo), -EAGAIN);
+	memset(m, 0, sizeof(m));
+	CHECK_EQ(ordo_node_validate(m, &t.geo), -ENODATA);
+	/* A single flipped bit anywhere. */
+	for (i = 16; i < 320 * 8; i += 37) {
+		memcpy(m, b, 320);
+		m[i / 8] ^= 1 << (i % 8);
+		CHECK_EQ(ordo_node_validate(m, &t.geo), -EAGAIN);
+	}
+	CHECK_EQ(ordo_node_validate(a, &t.geo), 0);
+	CHECK_EQ(ordo_node_validate(b, &t.geo), 0);
+	ordo_node_copy_stable(m, h, 320);
+	CHECK(!memcmp(m, b, 320));
+	/* Nothing changes under an aborted write (clean unlock). */
+	CHECK_EQ(ordo_tree_insert(&t, 95, v), -EEXIST);
+	CHECK(!memcmp(h, b, 320));
+	ordo_tree_destroy(&t);
+	return 0;
+}
+
+static int t_empty(void)
+{
+	struct ordo_tree t;
+	u64 k[4], v = 0;
+
+	CHECK(!tree_new(&t, 16, 8, 1 << 16, 1 << 20));
+	CHECK_EQ(ordo_tree_get(&t, 0, &v), -ENOENT);
+	CHECK_EQ(ordo_tree_get(&t, U64_MAX, &v), -ENOENT);
+	CHECK_EQ(ordo_tree_scan(&t, 0, 4, k, NULL), 0);
+	CHECK_EQ(ordo_tree_scan(&t, 0, 0, k, NULL), 0);
+	CHECK_EQ(ordo_tree_delete(&t, 5), -ENOENT);
+	CHECK_EQ(ordo_tree_update(&t, 5, &v), -ENOENT);
+	CHECK(!check_tree(&t, 0));
+	ordo_tree_destroy(&t);
+	return 0;
+}
+
+static int t_ops(void)
+{
+	struct ordo_tree t;
+	u64 v, w;
+
+	CHECK(!tree_new(&t, 16, 8, 1 << 16, 1 << 20));
+	v = 1;
+	CHECK_EQ(ordo_tree_insert(&t, 7, &v), 0);
+	v = 2;
+	CHECK_EQ(ordo_tree_insert(&t, 7, &v), -EEXIST);
+	CHECK_EQ(ordo_tree_get(&t, 7, &w), 0);
+	CHECK_EQ(w, 1);
+	CHECK_EQ(ordo_tree_update(&t, 7, &v), 0);
+	CHECK_EQ(ordo_tree_get(&t, 7, &w), 0);
+	CHECK_EQ(w, 2);
+	CHECK_EQ(ordo_tree_update(&t, 8, &v), -ENOENT);
+	CHECK_EQ(ordo_tree_get(&t, 8, &w), -ENOENT);
+	v = 3;
+	CHECK_EQ(ordo_tree_put(&t, 7, &v), 0);
+	CHECK_EQ(ordo_tree_put(&t, 8, &v), 0);
+	CHECK_EQ(ordo_tree_get(&t, 7, NULL), 0);
+	CHECK_EQ(ordo_tree_get(&t, 8, &w), 0);
+	CHECK_EQ(w, 3);
+	CHECK(!check_tree(&t, 2));
+	CHECK_EQ(ordo_tree_delete(&t, 7), 0);
+	CHECK_EQ(ordo_tree_delete(&t, 7), -ENOENT);
+	CHECK_EQ(ordo_tree_get(&t, 7, &w), -ENOENT);
+	CHECK_EQ(ordo_tree_insert(&t, 7, &v), 0);
+	CHECK(!check_tree(&t, 2));
+	ordo_tree_destroy(&t);
+	return 0;
+}
+
+static int t_extreme_keys(void)
+{
+	struct ordo_tree t;
+	u64 k[8], vals[8], v, i;
+
+	CHECK(!tree_new(&t, 4, 8, 1 << 16, 1 << 20));
+	v = 100;
+	CHECK(!ordo_tree_insert(&t, U64_MAX, &v));
+	v = 200;
+	CHECK(!ordo_tree_insert(&t, 0, &v));
+	for (i = 1; i <= 40; i++) {
+		v = i;
+		CHECK(!ordo_tree_insert(&t, U64_MAX - i, &v));
+		CHECK(!ordo_tree_insert(&t, i, &v));
+	}
+	CHECK(!ordo_tree_get(&t, U64_MAX, &v));
+	CHECK_EQ(v, 100);
+	CHECK(!ordo_tree_get(&t, 0, &v));
+	CHECK_EQ(v, 200);
+	CHECK_EQ(ordo_tree_scan(&t, U64_MAX, 8, k, vals), 1);
+	CHECK(k[0] == U64_MAX && vals[0] == 100);
+	CHECK_EQ(ordo_tree_scan(&t, U64_MAX - 1, 8, k, vals), 2);
+	CHECK(k[0] == U64_MAX - 1 && k[1] == U64_MAX);
+	CHECK_EQ(ordo_tree_scan(&t, 0, 3, k, vals), 3);
+	CHECK(k[0] == 0 && k[1] == 1 && k[2] == 2 && vals[0] == 200);
+	CHECK_EQ(ordo_tree_scan(&t, 41, 1, k, NULL), 1);
+	CHECK(k[0] == U64_MAX - 40);
+	CHECK(!check_tree(&t, 82));
+	CHECK(!ordo_tree_delete(&t, U64_MAX));
+	CHECK(!ordo_tree_delete(&t, 0));
+	CHECK_EQ(ordo_tree_get(&t, U64_MAX, &v), -ENOENT);
+	CHECK_EQ(ordo_tree_scan(&t, U64_MAX, 8, k, vals), 0);
+	CHECK(!check_tree(&t, 80));
+	ordo_tree_destroy(&t);
+	return 0;
+}
+
+static int t_scan_bounds(void)
+{
+	struct ordo_tree t;
+	u64 k[300], vals[300], v, i;
+
+	CHECK(!tree_new(&t, 4, 8, 1 << 16, 1 << 20));
+	for (i = 0; i < 200; i++) {
+		v = i * 3 + 1;
+		CHECK(!ordo_tree_put(&t, i * 3 + 1, &v));
+	}
+	CHECK_EQ(ordo_tree_scan(&t, 0, 0, k, vals), 0);
+	CHECK_EQ(ordo_tree_scan(&t, 598, 5, k, vals), 1);
+	CHECK_EQ(ordo_tree_scan(&t, 599, 5, k, vals), 0);
+	CHECK_EQ(ordo_tree_scan(&t, U64_MAX, 5, k, vals), 0);
+	CHECK_EQ(ordo_tree_scan(&t, 0, 300, k, vals), 200);
+	for (i = 0; i < 200; i++)
+		CHECK(k[i] == i * 3 + 1 && vals[i] == k[i]);
+	for (i = 0; i < 600; i += 7) {
+		int n = ordo_tree_scan(&t, i, 13, k, vals);
+		u64 first = i ? (i - 1) / 3 * 3 + 4 : 1;
+
+		if (i % 3 == 1)
+			first = i;
+		CHECK_EQ(n, min_t(u64, 13, first > 598 ? 0 :
+				  (598 - first) / 3 + 1));
+		if (n)
+			CHECK_EQ(k[0], first);
+	}
+	CHECK(!check_tree(&t, 200));
+	ordo_tree_destroy(&t);
+	return 0;
+}
+
+static int t_deep_splits(void)
+{
+	const u32 n = 30000;
+	struct ordo_tree_stats st;
+	struct ordo_tree t;
+	u64 *keys = malloc(sizeof(u64) * n), v, i;
+
+	CHECK(keys);
+	CHECK(!tree_new(&t, 4, 8, 1 << 16, 64 << 20));
+	for (i = 0; i < n; i++) {
+		keys[i] = rnd();
+		vfill(&v, 8, keys[i], 0);
+		CHECK(!ordo_tree_put(&t, keys[i], &v));
+	}
+	ordo_tree_get_stats(&t, &st);
+	CHECK(st.height >= 4);
+	CHECK(st.inner_splits > 0 && st.root_growths >= 3);
+	CHECK_EQ(st.root_growths + 1, st.height);
+	for (i = 0; i < n; i++) {
+		CHECK(!ordo_tree_get(&t, keys[i], &v));
+		CHECK(vcheck(&v, 8, keys[i], 0));
+	}
+	CHECK(!check_tree(&t, n));
+	/* Delete everything: leaves stay, empty; the tree still works. */
+	for (i = 0; i < n; i++)
+		CHECK(!ordo_tree_delete(&t, keys[i]));
+	CHECK(!check_tree(&t, 0));
+	for (i = 0; i < n; i += 3)
+		CHECK(!ordo_tree_insert(&t, keys[i], &v));
+	CHECK(!check_tree(&t, (n + 2) / 3));
+	ordo_tree_destroy(&t);
+	free(keys);
+	return 0;
+}
+
+static int t_sequential(void)
+{
+	struct ordo_tree_stats st;
+	struct ordo_tree t;
+	u64 v, i, n = 20000;
+
+	/* Ascending loads fill leaves completely (append split). */
+	CHECK(!tree_new(&t, 16, 8, 1 << 16, 64 << 20));
+	for (i = 0; i < n; i++) {
+		v = i;
+		CHECK(!ordo_tree_insert(&t, i, &v));
+	}
+	ordo_tree_get_stats(&t, &st);
+	CHECK_EQ(st.leaves, (n + 15) / 16);
+	CHECK(!check_tree(&t, n));
+	ordo_tree_destroy(&t);
+	/* Descending loads work too (half-full leaves). */
+	CHECK(!tree_new(&t, 16, 8, 1 << 16, 64 << 20));
+	for (i = n; i > 0; i--) {
+		v = i;
+		CHECK(!ordo_tree_insert(&t, i, &v));
+	}
+	CHECK(!check_tree(&t, n));
+	for (i = 1; i <= n; i++) {
+		CHECK(!ordo_tree_get(&t, i, &v));
+		CHECK_EQ(v, i);
+	}
+	ordo_tree_destroy(&t);
+	return 0;
+}
+
+static int value_sizes_one(u32 slots, u32 vs, u32 n)
+{
+	u64 *buf = malloc(vs), *out = malloc((size_t)vs * 8), k[8], i;
+	struct ordo_tree t;
+
+	CHECK(buf && out);
+	CHECK(!tree_new(&t, slots, vs, 2 << 20, 256 << 20));
+	for (i = 0; i < n; i++) {
+		vfill(buf, vs, i * 7, 1);
+		CHECK(!ordo_tree_insert(&t, i * 7, buf));
+	}
+	for (i = 0; i < n; i += 2) {
+		vfill(buf, vs, i * 7, 2);
+		CHECK(!ordo_tree_update(&t, i * 7, buf));
+	}
+	for (i = 0; i < n; i++) {
+		CHECK(!ordo_tree_get(&t, i * 7, buf));
+		CHECK(vcheck(buf, vs, i * 7, i % 2 ? 1 : 2));
+	}
+	CHECK_EQ(ordo_tree_scan(&t, 7 * (n - 8), 8, k, out), 8);
+	for (i = 0; i < 8; i++)
+		CHECK(vcheck((u8 *)out + i * vs, vs, k[i], (n - 8 + i) % 2 ? 1 : 2));
+	CHECK(!check_tree(&t, n));
+	ordo_tree_destroy(&t);
+	free(buf);
+	free(out);
+	return 0;
+}
+
+static int t_value_sizes(void)
+{
+	CHECK(!value_sizes_one(4, 8, 3000));
+	CHECK(!value_sizes_one(16, 1024, 3000));
+	CHECK(!value_sizes_one(4, 1024, 2000));
+	CHECK(!value_sizes_one(255, 8, 20000));
+	CHECK(!value_sizes_one(255, 1024, 2000));
+	CHECK(!value_sizes_one(7, 24, 5000));
+	return 0;
+}
+
+static int enomem_one(u32 slots, u32 vs, u64 max_bytes)
+{
+	u64 *buf = malloc(vs), *keys = malloc(sizeof(u64) * 100000), i, n;
+	struct ordo_tree_stats st, st2;
+	struct ordo_tree t;
+	int err = 0;
+
+	CHECK(buf && keys);
+	CHECK(!tree_new(&t, slots, vs, 1 << 16, max_bytes));
+	for (n = 0; n < 100000; n++) {
+		keys[n] = rnd();
+		vfill(buf, vs, keys[n], 0);
+		err = ordo_tree_insert(&t, keys[n], buf);
+		if (err)
+			break;
+	}
+	CHECK_EQ(err, -ENOMEM);
+	CHECK(n > 0);
+	CHECK_EQ(ordo_tree_get(&t, keys[n], buf), -ENOENT);
+	ordo_tree_get_stats(&t, &st);
+	CHECK(st.pool_bytes_total <= max_bytes);
+	CHECK_EQ(st.pool_bytes_total, st.pool_bytes_max);
+	/* Everything stored before is intact and readable. */
+	CHECK(!check_tree(&t, n));
+	for (i = 0; i < n; i++) {
+		CHECK(!ordo_tree_get(&t, keys[i], buf));
+		CHECK(vcheck(buf, vs, keys[i], 0));
+	}
+	/* Retrying fails the same way and changes nothing. */
+	for (i = 0; i < 50; i++)
+		CHECK_EQ(ordo_tree_insert(&t, keys[n], buf), -ENOMEM);
+	ordo_tree_get_stats(&t, &st2);
+	CHECK_EQ(st2.pool_bytes_used, st.pool_bytes_used);
+	/* Writes that need no new node still work. */
+	for (i = 0; i < n; i++) {
+		vfill(buf, vs, keys[i], 5);
+		CHECK(!ordo_tree_update(&t, keys[i], buf));
+	}
+	for (i = 0; i < n; i += 2)
+		CHECK(!ordo_tree_delete(&t, keys[i]));
+	for (i = 1; i < n; i += 2) {
+		CHECK(!ordo_tree_get(&t, keys[i], buf));
+		CHECK(vcheck(buf, vs, keys[i], 5));
+	}
+	CHECK(!check_tree(&t, n / 2));
+	ordo_tree_destroy(&t);
+	free(buf);
+	free(keys);
+	return 0;
+}
+
+static int t_enomem(void)
+{
+	CHECK(!enomem_one(4, 8, 64 << 10));
+	CHECK(!enomem_one(16, 8, 3 * (64 << 10)));
+	CHECK(!enomem_one(16, 1024, 2 * (64 << 10)));
+	return 0;
+}
+
+struct split_log {
+	u32 calls, left, right;
+	u64 sep;
+};
+
+static void on_split(void *ctx, u32 left, u32 right, u64 sep)
+{
+	struct split_log *l = ctx;
+
+	l->calls++;
+	l->left = left;
+	l->right = right;
+	l->sep = sep;
+}
+
+static int t_incarnation(void)
+{
+	struct split_log log = { 0 };
+	struct ordo_tree_hooks hooks = { .leaf_split = on_split, .ctx = &log };
+	struct ordo_tree_stats st;
+	struct ordo_node_hdr *l, *r;
+	struct ordo_tree t;
+	u32 inc, rinc;
+	u64 v = 0, i;
+
+	CHECK(!tree_new(&t, 4, 8, 1 << 16, 1 << 20));
+	ordo_tree_set_hooks(&t, &hooks);
+	for (i = 0; i < 4; i++)
+		CHECK(!ordo_tree_put(&t, i * 10, &v));
+	l = leaf_of(&t, 0);
+	inc = le32_to_cpu(l->incarnation);
+	CHECK_EQ(log.calls, 0);
+	CHECK(!ordo_tree_put(&t, 15, &v));
+	CHECK_EQ(log.calls, 1);
+	CHECK_EQ(log.left, le32_to_cpu(l->node_no));
+	CHECK(le32_to_cpu(l->incarnation) != inc);
+	r = ordo_pool_node(&t.pool, log.right);
+	CHECK_EQ(le32_to_cpu(l->right), log.right);
+	CHECK(l->flags & ORDO_NODE_F_HAS_HIGH);
+	CHECK_EQ(le64_to_cpu(l->high_key), log.sep);
+	CHECK_EQ(le64_to_cpu(r->low_key), log.sep);
+	CHECK_EQ(le64_to_cpu(r->node_no), log.right);
+	CHECK(!(r->flags & ORDO_NODE_F_HAS_HIGH));
+	/* [0 10 20 30] + 15 splits into [0 10] and [15 20 30]. */
+	CHECK_EQ(log.sep, 15);
+	CHECK_EQ(le16_to_cpu(l->count), 2);
+	CHECK_EQ(le16_to_cpu(r->count), 3);
+	/* Non-split writes keep the incarnation. */
+	inc = le32_to_cpu(l->incarnation);
+	rinc = le32_to_cpu(r->incarnation);
+	CHECK(!ordo_tree_put(&t, 5, &v));
+	CHECK(!ordo_tree_delete(&t, 5));
+	CHECK_EQ(le32_to_cpu(l->incarnation), inc);
+	/* Splitting the right node changes its incarnation too. */
+	for (i = 0; i < 3; i++)
+		CHECK(!ordo_tree_put(&t, 100 + i, &v));
+	CHECK_EQ(log.calls, 2);
+	CHECK_EQ(log.left, le32_to_cpu(r->node_no));
+	CHECK(le32_to_cpu(r->incarnation) != rinc);
+	ordo_tree_get_stats(&t, &st);
+	CHECK_EQ(st.leaf_splits, 2);
+	ordo_tree_set_hooks(&t, NULL);
+	ordo_tree_destroy(&t);
+	return 0;
+}
+
+static int t_leaf_iter(void)
+{
+	struct ordo_leaf_snap s;
+	struct ordo_leaf_iter it;
+	struct ordo_tree t;
+	u64 v = 0, i, seen = 0, prev_high = 0;
+	int r;
+
+	CHECK(!tree_new(&t, 8, 8, 1 << 16, 8 << 20));
+	for (i = 0; i < 1000; i++)
+		CHECK(!ordo_tree_put(&t, i * 2, &v));
+	/* Start in the middle: the first leaf holds key 1000. */
+	CHECK(!ordo_leaf_iter_start(&it, &t, 1001));
+	CHECK_EQ(ordo_leaf_iter_next(&it, &s), 1);
+	CHECK(s.low_key <= 1001 && (!s.has_high || 1001 < s.high_key));
+	seen = s.count;
+	for (i = 0; i < s.count; i++)
+		CHECK(s.keys[i] % 2 == 0);
+	prev_high = s.high_key;
+	while ((r = ordo_leaf_iter_next(&it, &s)) == 1) {
+		CHECK_EQ(s.low_key, prev_high);
+		prev_high = s.high_key;
+		seen += s.count;
+		CHECK(s.incarnation > 0);
+	}
+	CHECK_EQ(r, 0);
+	CHECK(seen >= 500 && seen <= 510);
+	ordo_leaf_iter_end(&it);
+	ordo_tree_destroy(&t);
+	return 0;
+}
+
+static int t_superblock(void)
+{
+	struct ordo_super_info si;
+	struct ordo_tree_stats st;
+	struct ordo_tree t;
+	u8 *copy;
+	u64 v = 0, i;
+
+	CHECK(!tree_new(&t, 4, 16, 1 << 16, 16 << 20));
+	copy = malloc(t.geo.node_size);
+	CHECK(copy);
+	ordo_node_copy_stable(copy, ordo_pool_super(&t.pool), t.geo.node_size);
+	CHECK_EQ(ordo_super_parse(copy, t.geo.node_size, &si), 0);
+	CHECK_EQ(si.geo.node_size, 192);
+	CHECK_EQ(si.geo.leaf_slots, 4);
+	CHECK_EQ(si.geo.value_size, 16);
+	CHECK_EQ(si.geo.inner_fanout, 10);
+	CHECK_EQ(si.chunk_size, 1 << 16);
+	CHECK_EQ(si.nodes_per_chunk, 341);
+	CHECK_EQ(si.max_chunks, 256);
+	CHECK_EQ(si.nr_chunks, 1);
+	CHECK_EQ(si.height, 1);
+	CHECK_EQ(si.root, si.leftmost_leaf);
+	CHECK_EQ(ordo_super_parse(copy, 64, &si), -EMSGSIZE);
+	CHECK_EQ(ordo_super_parse(copy, 128, &si), -EMSGSIZE);
+	CHECK_EQ(si.geo.node_size, 192);
+	for (i = 0; i < 5000; i++) {
+		u64 val[2] = { i, i };
+
+		CHECK(!ordo_tree_put(&t, rnd(), val));
+	}
+	ordo_tree_get_stats(&t, &st);
+	ordo_node_copy_stable(copy, ordo_pool_super(&t.pool), t.geo.node_size);
+	CHECK_EQ(ordo_super_parse(copy, t.geo.node_size, &si), 0);
+	CHECK_EQ(si.height, st.height);
+	CHECK_EQ(si.root, t.root);
+	CHECK_EQ((u64)si.nr_chunks * si.chunk_size, st.pool_bytes_total);
+	CHECK(si.nr_chunks > 1);
+	copy[100] ^= 1;
+	CHECK_EQ(ordo_super_parse(copy, t.geo.node_size, &si), -EAGAIN);
+	copy[100] ^= 1;
+	((struct ordo_super *)copy)->magic ^= 1;
+	((struct ordo_super *)copy)->hdr.checksum = cpu_to_le64(
+		ordo_node_checksum(copy, t.geo.node_size,
+				   le64_to_cpu(((struct ordo_super *)copy)->hdr.version)));
+	CHECK_EQ(ordo_super_parse(copy, t.geo.node_size, &si), -EBADMSG);
+	free(copy);
+	(void)v;
+	ordo_tree_destroy(&t);
+	return 0;
+}
+
+/*
+ * A client's GET, written only against the uapi layout and the copy
+ * validation: bootstrap from node 0, then copy and validate each node.
+ */
+static int client_get(struct ordo_tree *t, u64 key, u64 *val)
+{
+	struct ordo_super_info si;
+	u8 *buf = malloc(t->geo.node_size);
+	u8 sb[ORDO_SUPER_SIZE];
+	u32 n, i;
+	int ret = -EIO;
+
+	/* First read: enough to learn node_size, then the whole node 0. */
+	memcpy(sb, ordo_pool_super(&t->pool), sizeof(sb));
+	ret = ordo_super_parse(sb, sizeof(sb), &si);
+	if ((ret && ret != -EMSGSIZE) || !buf)
+		goto out;
+	ret = -EIO;
+	if (ordo_node_copy_validate(buf, ordo_pool_super(&t->pool), &si.geo) ||
+	    ordo_super_parse(buf, si.geo.node_size, &si))
+		goto out;
+	for (n = si.root;;) {
+		const struct ordo_node_hdr *h = (void *)buf;
+		const __le64 *k = (const __le64 *)(buf + ordo_leaf_key_off(0));
+		u32 cnt;
+
+		/* Remote: READ offset ordo_node_offset(n, ...) of the pool. */
+		if (ordo_node_copy_validate(buf, ordo_pool_node(&t->pool, n),
+					    &si.geo)) {
+			printf("# bad copy of node %u\n", n);
+			goto out;
+		}
+		if (le32_to_cpu(h->node_no) != n || key < le64_to_cpu(h->low_key)) {
+			printf("# node %u: wrong node or range\n", n);
+			goto out;
+		}
+		if ((h->flags & ORDO_NODE_F_HAS_HIGH) &&
+		    key >= le64_to_cpu(h->high_key)) {
+			n = le32_to_cpu(h->right);
+			continue;
+		}
+		cnt = le16_to_cpu(h->count);
+		if (h->level) {
+			for (i = 1; i < cnt && le64_to_cpu(k[i]) <= key; i++)
+				;
+			memcpy(&n, buf + ordo_inner_child_off(si.geo.inner_fanout,
+							      i - 1), 4);
+			n = le32_to_cpu(n);
+			continue;
+		}
+		ret = -ENOENT;
+		for (i = 0; i < cnt; i++) {
+			if (le64_to_cpu(k[i]) == key) {
+				memcpy(val, buf + ordo_leaf_value_off(si.geo.leaf_slots,
+								      si.geo.value_size, i), 8);
+				ret = 0;
+			}
+		}
+		break;
+	}
+out:
+	free(buf);
+	return ret;
+}
+
+static int t_client_walk(void)
+{
+	struct ordo_tree t;
+	u64 v, i;
+
+	CHECK(!tree_new(&t, 4, 8, 1 << 16, 32 << 20));
+	for (i = 0; i < 5000; i++) {
+		v = i * 11;
+		CHECK(!ordo_tree_put(&t, i * 11, &v));
+	}
+	for (i = 0; i < 5000 * 11; i += 5) {
+		int r = client_get(&t, i, &v);
+
+		CHECK_EQ(r, i % 11 ? -ENOENT : 0);
+		if (!r)
+			CHECK_EQ(v, i);
+	}
+	ordo_tree_destroy(&t);
+	return 0;
+}
+
+static int t_pool(void)
+{
+	struct ordo_pool p;
+	struct ordo_geo g;
+	u32 a, b, c, inc;
+	struct ordo_node_hdr *h;
+
+	CHECK(!ordo_geo_init(&g, 4, 8));
+	CHECK_EQ(ordo_pool_init(&p, &g, 3 << 16, 1 << 20, &chunk_ops, NULL), -EINVAL);
+	CHECK_EQ(ordo_pool_init(&p, &g, 1 << 15, 1 << 20, &chunk_ops, NULL), -EINVAL);
+	CHECK_EQ(ordo_pool_init(&p, &g, 1 << 16, 1 << 15, &chunk_ops, NULL), -EINVAL);
+	CHECK_EQ(ordo_pool_init(&p, &g, 1 << 16, 1 << 20, NULL, NULL), -EINVAL);
+	CHECK_EQ(chunks_live, 0);
+	CHECK(!ordo_pool_init(&p, &g, 1 << 16, 2 << 16, &chunk_ops, NULL));
+	CHECK_EQ(p.nodes_per_chunk, 512);
+	CHECK_EQ(p.max_chunks, 2);
+	CHECK_EQ(ordo_pool_reserve(&p, 1024), -ENOMEM);
+	CHECK(!ordo_pool_reserve(&p, 1023));
+	CHECK_EQ(ordo_pool_nr_chunks(&p), 2);
+	CHECK_EQ(ordo_pool_reserve(&p, 1), -ENOMEM);
+	a = ordo_pool_take(&p);
+	b = ordo_pool_take(&p);
+	CHECK_EQ(a, 1);
+	CHECK_EQ(b, 2);
+	ordo_pool_unreserve(&p, 1021);
+	/* Node n sits at (n / npc) * chunk + (n % npc) * node_size. */
+	for (c = 0; c < 1024; c += 37)
+		CHECK((u8 *)ordo_pool_node(&p, c) ==
+		      (u8 *)ordo_pool_chunk(&p, c / 512) + (c % 512) * 128);
+	CHECK(!ordo_pool_node(&p, 1024));
+	CHECK(!ordo_pool_node(&p, U32_MAX));
+	/* Free-list reuse: FREE flag, new incarnation, same number back. */
+	h = ordo_pool_node(&p, b);
+	inc = le32_to_cpu(h->incarnation);
+	ordo_pool_free(&p, b);
+	CHECK(h->flags & ORDO_NODE_F_FREE);
+	CHECK(le32_to_cpu(h->incarnation) != inc);
+	CHECK_EQ(ordo_node_validate(h, &g), 0);
+	CHECK(!ordo_pool_reserve(&p, 1));
+	CHECK_EQ(ordo_pool_take(&p), b);
+	CHECK_EQ(ordo_pool_nodes_used(&p), 3);
+	ordo_pool_destroy(&p);
+	CHECK_EQ(chunks_live, 0);
+	return 0;
+}
+
+static int t_bad_params(void)
+{
+	struct ordo_tree t;
+
+	CHECK_EQ(tree_new(&t, 3, 8, 1 << 16, 1 << 20), -EINVAL);
+	CHECK_EQ(tree_new(&t, 16, 9, 1 << 16, 1 << 20), -EINVAL);
+	CHECK_EQ(tree_new(&t, 16, 8, 100000, 1 << 20), -EINVAL);
+	CHECK_EQ(tree_new(&t, 16, 8, 1 << 16, 1000), -EINVAL);
+	/* A node larger than a chunk. */
+	CHECK_EQ(tree_new(&t, 255, 1024, 1 << 16, 1 << 30), -EINVAL);
+	CHECK_EQ(chunks_live, 0);
+	return 0;
+}
+
+int main(void)
+{
+	run("geometry and uapi layout", t_geometry);
+	run("xxh64 matches the reference", t_xxh64);
+	run("torn and stale copies are rejected", t_torn_copies);
+	run("empty tree", t_empty);
+	run("get/put/insert/update/delete and errors", t_ops);
+	run("keys 0 and UINT64_MAX", t_extreme_keys);
+	run("scan boundaries", t_scan_bounds);
+	run("splits at every level, height >= 4", t_deep_splits);
+	run("ascending and descending loads", t_sequential);
+	run("value sizes 8..1024, slots 4..255", t_value_sizes);
+	run("ENOMEM leaves the store intact", t_enomem);
+	run("incarnation and split hook", t_incarnation);
+	run("leaf iterator", t_leaf_iter);
+	run("superblock bootstrap", t_superblock);
+	run("client walk from raw copies", t_client_walk);
+	run("pool reserve/take/free", t_pool);
+	run("bad parameters", t_bad_params);
+	printf("1..%d\n", tap_n);
+	if (chunks_live) {
+		printf("# %ld chunks leaked\n", chunks_live);
+		return 1;
+	}
+	return tap_failed ? 1 : 0;
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the /dev/ordo kselftests: raw ioctl wrappers that
+ * return -errno, so tests can check exact error codes.
+ */
+#ifndef ORDO_SELFTEST_H
+#define ORDO_SELFTEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <linux/ordo.h>
+
+#define ORDO_DEV "/dev/ordo"
+#define ORDO_SYSFS "/sys/class/misc/ordo"
+
+static inline int t_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
+}
+
+static inline int t_kv(int fd, unsigned long cmd, uint64_t key, void *val,
+		       uint32_t len)
+{
+	struct ordo_kv kv = {
+		.key = key, .value = (uintptr_t)val, .value_len = len,
+	};
+
+	return t_ioctl(fd, cmd, &kv);
+}
+
+static inline uint32_t t_value_size(int fd)
+{
+	struct ordo_info info;
+
+	if (t_ioctl(fd, ORDO_IOC_INFO, &info))
+		return 0;
+	return info.value_size;
+}
+
+/* A value that encodes its key and a version: readers can check it. */
+static inline void t_fill(void *val, uint32_t size, uint64_t key, uint64_t ver)
+{
+	uint64_t *w = val;
+	uint32_t i;
+
+	for (i = 0; i < size / 8; i++)
+		w[i] = (key * 0x9e3779b97f4a7c15ULL) ^ (ver << 1) ^ i;
+}
+
+/* The version t_fill() stored in @val for @key, or -1 if it is not one. */
+static inline int64_t t_version(const void *val, uint32_t size, uint64_t key)
+{
+	const uint64_t *w = val;
+	uint64_t ver = ((w[0] ^ (key * 0x9e3779b97f4a7c15ULL)) >> 1);
+	uint32_t i;
+
+	for (i = 0; i < size / 8; i++)
+		if (w[i] != ((key * 0x9e3779b97f4a7c15ULL) ^ (ver << 1) ^ i))
+			return -1;
+	return (int64_t)ver;
+}
+
+static inline unsigned long long t_sysfs_u64(const char *name)
+{
+	char path[256], buf[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), ORDO_SYSFS "/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return ~0ULL;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return strtoull(buf, NULL, 10);
+}
+
+/* Delete every key (the store is shared by all tests of a run). */
+static inline int t_clear(int fd)
+{
+	uint64_t keys[1024];
+	struct ordo_scan sc;
+	uint32_t i;
+	int ret;
+
+	for (;;) {
+		memset(&sc, 0, sizeof(sc));
+		sc.keys = (uintptr_t)keys;
+		sc.count = 1024;
+		ret = t_ioctl(fd, ORDO_IOC_SCAN, &sc);
+		if (ret)
+			return ret;
+		if (!sc.returned)
+			return 0;
+		for (i = 0; i < sc.returned; i++) {
+			ret = t_kv(fd, ORDO_IOC_DELETE, keys[i], NULL, 0);
+			if (ret)
+				return ret;
+		}
+	}
+}
+
+#endif /* ORDO_SELFTEST_H */

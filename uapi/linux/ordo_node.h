@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * ordo node pool byte layout: the single source of truth shared by the
+ * kernel module, the client library and every tool that reads the pool.
+ *
+ * The pool is a flat, zero-based address space of fixed-size nodes.  Node 0
+ * is the superblock; every other node is a B-link tree node.  All fields are
+ * little-endian and nothing in a node is a pointer.  See
+ * Documentation/tree.rst for the algorithms (checksum, validation, search).
+ */
+#ifndef _UAPI_LINUX_ORDO_NODE_H
+#define _UAPI_LINUX_ORDO_NODE_H
+
+#include <linux/types.h>
+
+#define ORDO_NODE_HDR_SIZE	64
+#define ORDO_NODE_ALIGN		64
+#define ORDO_SUPER_SIZE		128
+
+/* "ORDOTREE" read as a little-endian 64-bit word. */
+#define ORDO_SUPER_MAGIC	0x454552544f44524fULL
+#define ORDO_LAYOUT_VERSION	1
+
+#define ORDO_LEAF_SLOTS_MIN	4
+#define ORDO_LEAF_SLOTS_MAX	255
+#define ORDO_LEAF_SLOTS_DEFAULT	16
+#define ORDO_VALUE_SIZE_MIN	8
+#define ORDO_VALUE_SIZE_MAX	1024
+#define ORDO_CHUNK_SIZE_MIN	(64ULL << 10)
+#define ORDO_CHUNK_SIZE_DEFAULT	(2ULL << 20)
+/* Bytes per inner-node entry: one __le64 key and one __le32 child. */
+#define ORDO_INNER_ENTRY_SIZE	12
+
+/* Levels a tree may have; a reader's path array needs this many slots. */
+#define ORDO_MAX_HEIGHT		32
+
+/* Node number 0 is the superblock, so it never names a tree node. */
+#define ORDO_NODE_NONE		0
+
+/* ordo_node_hdr.flags */
+#define ORDO_NODE_F_HAS_HIGH	0x01	/* high_key is meaningful */
+#define ORDO_NODE_F_SUPER	0x02	/* node 0, the superblock */
+#define ORDO_NODE_F_FREE	0x04	/* on the pool's free list */
+#define ORDO_NODE_F_KNOWN	0x07
+
+/**
+ * struct ordo_node_hdr - the 64-byte header that starts every node
+ * @version: seqlock word and node lock.  Even: stable; odd: a writer holds
+ *	the node.  Grows by 2 with every modification and never goes back.
+ * @checksum: XXH64 (seed 0) of the whole node computed as if @checksum were
+ *	0 and @version already held its final even value.
+ * @low_key: inclusive lower fence of the node's key range.
+ * @high_key: exclusive upper fence; meaningful only with
+ *	%ORDO_NODE_F_HAS_HIGH (the rightmost node of a level has none).
+ * @node_no: this node's own number.
+ * @right: right sibling's node number, %ORDO_NODE_NONE if rightmost.
+ * @incarnation: changes whenever the key range changes (both halves of a
+ *	split) and whenever the node is freed or reused; never reset.
+ * @count: number of valid entries.
+ * @level: 0 for leaves, parent levels count up.
+ * @flags: ORDO_NODE_F_* bits.
+ * @reserved: zero.
+ *
+ * A leaf body is ``__le64 keys[leaf_slots]`` (sorted ascending, first
+ * @count valid) followed by ``values[leaf_slots][value_size]``.  An inner
+ * body is ``__le64 keys[inner_fanout]`` then ``__le32 child[inner_fanout]``;
+ * child[i] covers [keys[i], keys[i + 1]) and keys[0] equals @low_key.
+ */
+struct ordo_node_hdr {
+	__le64 version;
+	__le64 checksum;
+	__le64 low_key;
+	__le64 high_key;
+	__le32 node_no;
+	__le32 right;
+	__le32 incarnation;
+	__le16 count;
+	__u8 level;
+	__u8 flags;
+	__le64 reserved[2];
+};
+
+/**
+ * struct ordo_super - node 0: what a client reads first to bootstrap
+ * @hdr: a normal node header (node_no 0, %ORDO_NODE_F_SUPER) so the usual
+ *	version and checksum validation applies.
+ * @magic: %ORDO_SUPER_MAGIC.
+ * @layout_version: %ORDO_LAYOUT_VERSION.
+ * @super_size: bytes of this structure (%ORDO_SUPER_SIZE).
+ * @chunk_size: bytes per chunk, a power of two.
+ * @node_size: bytes per node, a multiple of %ORDO_NODE_ALIGN.
+ * @value_size: bytes per value.
+ * @leaf_slots: key/value slots per leaf.
+ * @inner_fanout: entries per inner node.
+ * @nodes_per_chunk: chunk_size / node_size, rounded down.
+ * @max_chunks: chunks the pool may ever hold.
+ * @nr_chunks: chunks in use: the readable part of the pool is
+ *	[0, nr_chunks * chunk_size).
+ * @root: root node number.
+ * @height: number of levels (1 when the root is a leaf).
+ * @leftmost_leaf: first leaf of the leaf level.
+ *
+ * The rest of node 0 (up to node_size) is zero.
+ */
+struct ordo_super {
+	struct ordo_node_hdr hdr;
+	__le64 magic;
+	__le32 layout_version;
+	__le32 super_size;
+	__le64 chunk_size;
+	__le32 node_size;
+	__le32 value_size;
+	__le32 leaf_slots;
+	__le32 inner_fanout;
+	__le32 nodes_per_chunk;
+	__le32 max_chunks;
+	__le32 nr_chunks;
+	__le32 root;
+	__le32 height;
+	__le32 leftmost_leaf;
+};
+
+/**
+ * ordo_node_size() - bytes per node for a leaf geometry
+ * @leaf_slots: slots per leaf
+ * @value_size: bytes per value
+ *
+ * Return: 64 + leaf_slots * (8 + value_size), rounded up to 64.
+ */
+static inline __u32 ordo_node_size(__u32 leaf_slots, __u32 value_size)
+{
+	__u32 raw = ORDO_NODE_HDR_SIZE + leaf_slots * (8 + value_size);
+
+	return (raw + ORDO_NODE_ALIGN - 1) & ~(__u32)(ORDO_NODE_ALIGN - 1);
+}
+
+/**
+ * ordo_inner_fanout() - entries per inner node
+ * @node_size: bytes per node
+ *
+ * Return: (node_size - 64) / 12.
+ */
+static inline __u32 ordo_inner_fanout(__u32 node_size)
+{
+	return (node_size - ORDO_NODE_HDR_SIZE) / ORDO_INNER_ENTRY_SIZE;
+}
+
+/**
+ * ordo_node_offset() - offset of a node in the zero-based pool space
+ * @node_no: node number
+ * @nodes_per_chunk: nodes per chunk
+ * @chunk_size: bytes per chunk
+ * @node_size: bytes per node
+ *
+ * Return: (node_no / nodes_per_chunk) * chunk_size +
+ * (node_no % nodes_per_chunk) * node_size.
+ */
+static inline __u64 ordo_node_offset(__u32 node_no, __u32 nodes_per_chunk,
+				     __u64 chunk_size, __u32 node_size)
+{
+	return (__u64)(node_no / nodes_per_chunk) * chunk_size +
+	       (__u64)(node_no % nodes_per_chunk) * node_size;
+}
+
+/**
+ * ordo_leaf_key_off() - offset of leaf key slot @i inside a node
+ * @i: slot index
+ *
+ * Return: byte offset from the start of the node.
+ */
+static inline __u32 ordo_leaf_key_off(__u32 i)
+{
+	return ORDO_NODE_HDR_SIZE + 8 * i;
+}
+
+/**
+ * ordo_leaf_value_off() - offset of leaf value slot @i inside a node
+ * @leaf_slots: slots per leaf
+ * @value_size: bytes per value
+ * @i: slot index
+ *
+ * Return: byte offset from the start of the node.
+ */
+static inline __u32 ordo_leaf_value_off(__u32 leaf_slots, __u32 value_size,
+					__u32 i)
+{
+	return ORDO_NODE_HDR_SIZE + 8 * leaf_slots + value_size * i;
+}
+
+/**
+ * ordo_inner_key_off() - offset of inner key @i inside a node
+ * @i: entry index
+ *
+ * Return: byte offset from the start of the node.
+ */
+static inline __u32 ordo_inner_key_off(__u32 i)
+{
+	return ORDO_NODE_HDR_SIZE + 8 * i;
+}
+
+/**
+ * ordo_inner_child_off() - offset of inner child @i inside a node
+ * @inner_fanout: entries per inner node
+ * @i: entry index
+ *
+ * Return: byte offset from the start of the node.
+ */
+static inline __u32 ordo_inner_child_off(__u32 inner_fanout, __u32 i)
+{
+	return ORDO_NODE_HDR_SIZE + 8 * inner_fanout + 4 * i;
+}
+
+#endif /* _UAPI_LINUX_ORDO_NODE_H */
