@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: GPL-2.0
+# Learned model: quality, size and speed on five generated datasets.
+# `make bench-model` (or `make bench`) regenerates bench/results/model.json
+# and bench/results/model_error.png; see Documentation/model.rst.
+
+BENCH_MODEL_SRCS := bench/datasets.c kmod/core/model_predict.c \
+	kmod/core/model_train.c kmod/core/model_region.c
+BENCH_MODEL_HDRS := bench/datasets.h kmod/core/compat.h kmod/core/model.h \
+	uapi/linux/ordo_model.h $(wildcard libshim/core_user.h)
+# Debian's python3-matplotlib lives in the system interpreter.
+MODEL_PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
+
+BENCH_BINS += $(BUILD)/bench/model_bench
+BENCH_RESULTS += bench/results/model.json bench/results/model_error.png
+
+$(BUILD)/bench/model_bench: bench/model_bench.c $(BENCH_MODEL_SRCS) \
+		$(BENCH_MODEL_HDRS)
+	@mkdir -p $(dir $@)
+	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< $(BENCH_MODEL_SRCS) -lm
+
+bench/results/model.json: $(BUILD)/bench/model_bench
+	@mkdir -p $(dir $@)
+	$< --json $@.tmp && mv $@.tmp $@
+
+bench/results/model_error.png: bench/results/model.json bench/model_plot.py
+	$(MODEL_PYTHON) bench/model_plot.py $< $@
+
+.PHONY: bench-model
+bench-model: bench/results/model.json bench/results/model_error.png

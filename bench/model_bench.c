@@ -1,0 +1,906 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * model_bench - quality, size and speed of ordo's learned model.
+ *
+ * For each dataset: generate N + N * insert% keys, simulate the leaf level
+ * of a B-link tree with 16-slot leaves built by inserting N of them in
+ * random order (full leaves split in half, both halves get a new
+ * incarnation), train and measure; then insert the rest in random order,
+ * measure the stale model, retrain only the sub-models whose leaves split,
+ * and train a complete new model.  Results go to a JSON file that
+ * bench/model_plot.py turns into bench/results/model_error.png.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "datasets.h"
+#include "model.h"
+
+#define SLOTS		16
+#define NODE_SIZE	320	/* ordo_node_size(16, 8) */
+#define FANOUT		21	/* ordo_inner_fanout(320) */
+#define HIST_BINS	512	/* over +-4 eps of the bulk model */
+#define WIN_BINS	65	/* 1..64 leaves, then 65+ */
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void *xcalloc(size_t n, size_t sz)
+{
+	void *p = calloc(n, sz);
+
+	if (!p) {
+		fprintf(stderr, "model_bench: out of memory\n");
+		exit(3);
+	}
+	return p;
+}
+
+static u64 rs;
+
+static u64 rnd(void)
+{
+	u64 z = (rs += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* ---- leaf-level simulation over the ranks of the final key set -------- */
+
+struct simleaf {
+	u64 rlo, rhi;	/* ranks [rlo, rhi) of the final key set it covers */
+	u32 count;
+	u32 inca;
+};
+
+struct sim {
+	const u64 *u;	/* all keys, sorted */
+	u64 n;
+	u32 *lof;	/* leaf (node number) of each rank */
+	u8 *ins;	/* rank inserted? */
+	struct simleaf *lv;	/* by node number, from 1 */
+	u32 nleaves, cap;
+	u64 splits;
+	u32 *split_at;	/* node number of each split's right half */
+	u64 split_cap;
+};
+
+static void sim_init(struct sim *s, const u64 *u, u64 n)
+{
+	memset(s, 0, sizeof(*s));
+	s->u = u;
+	s->n = n;
+	s->lof = xcalloc(n, sizeof(u32));
+	s->ins = xcalloc(n, 1);
+	s->cap = 1 << 20;
+	s->lv = xcalloc(s->cap, sizeof(*s->lv));
+	s->nleaves = 1;
+	s->lv[1].rlo = 0;
+	s->lv[1].rhi = n;
+	s->lv[1].inca = 1;
+	for (u64 r = 0; r < n; r++)
+		s->lof[r] = 1;
+}
+
+static void sim_free(struct sim *s)
+{
+	free(s->lof);
+	free(s->ins);
+	free(s->lv);
+	free(s->split_at);
+}
+
+static void sim_split(struct sim *s, u32 l)
+{
+	struct simleaf *L = &s->lv[l];
+	u32 half = L->count / 2, seen = 0, r;
+	u64 m = L->rlo, k;
+
+	for (;; m++) {
+		if (!s->ins[m])
+			continue;
+		if (seen++ == half)
+			break;
+	}
+	if (s->nleaves + 1 == s->cap) {
+		s->cap *= 2;
+		s->lv = realloc(s->lv, s->cap * sizeof(*s->lv));
+		if (!s->lv)
+			exit(3);
+		L = &s->lv[l];
+	}
+	r = ++s->nleaves;
+	s->lv[r].rlo = m;
+	s->lv[r].rhi = L->rhi;
+	s->lv[r].count = L->count - half;
+	s->lv[r].inca = 1;
+	for (k = m; k < L->rhi; k++)
+		s->lof[k] = r;
+	L->rhi = m;
+	L->count = half;
+	L->inca++;
+	if (s->split_at) {
+		if (s->splits == s->split_cap) {
+			s->split_cap *= 2;
+			s->split_at = realloc(s->split_at,
+					      s->split_cap * sizeof(u32));
+			if (!s->split_at)
+				exit(3);
+		}
+		s->split_at[s->splits] = r;
+	}
+	s->splits++;
+}
+
+static void sim_insert(struct sim *s, u64 r)
+{
+	u32 l = s->lof[r];
+
+	s->ins[r] = 1;
+	if (++s->lv[l].count > SLOTS)
+		sim_split(s, l);
+}
+
+/* A consistent snapshot: what the tree's leaf iterator would hand over. */
+struct snap {
+	struct ordo_leaf_info *lv;
+	u64 *keys;
+	u64 *koff;	/* first key of each leaf */
+	u32 n;
+	u64 nkeys;
+};
+
+static void snap_free(struct snap *p)
+{
+	free(p->lv);
+	free(p->keys);
+	free(p->koff);
+	memset(p, 0, sizeof(*p));
+}
+
+static void snap_take(const struct sim *s, struct snap *p)
+{
+	u64 r = 0, k = 0, i;
+	u32 j = 0;
+
+	p->lv = xcalloc(s->nleaves, sizeof(*p->lv));
+	p->koff = xcalloc(s->nleaves + 1, sizeof(u64));
+	p->keys = xcalloc(s->n, sizeof(u64));
+	while (r < s->n) {
+		u32 l = s->lof[r];
+		const struct simleaf *L = &s->lv[l];
+		struct ordo_leaf_info *o = &p->lv[j];
+
+		o->low = r ? s->u[r] : 0;
+		o->leaf = l;
+		o->inca = L->inca;
+		o->count = L->count;
+		if (L->rhi < s->n)
+			o->high = s->u[L->rhi];
+		else
+			o->flags = ORDO_LEAF_LAST;
+		p->koff[j] = k;
+		for (i = L->rlo; i < L->rhi; i++)
+			if (s->ins[i])
+				p->keys[k++] = s->u[i];
+		r = L->rhi;
+		j++;
+	}
+	p->koff[j] = k;
+	p->n = j;
+	p->nkeys = k;
+}
+
+/* Every leaf with 8 keys and the last with the rest: a key-order load. */
+static void snap_sorted_load(const u64 *u, u64 n, struct snap *p)
+{
+	u32 j, nl = n <= SLOTS ? 1 : (n - 9) / 8 + 1;
+	u64 k = 0;
+
+	p->lv = xcalloc(nl, sizeof(*p->lv));
+	p->koff = xcalloc(nl + 1, sizeof(u64));
+	p->keys = xcalloc(n, sizeof(u64));
+	memcpy(p->keys, u, n * sizeof(u64));
+	for (j = 0; j < nl; j++) {
+		u32 c = j + 1 < nl ? 8 : n - k;
+
+		p->lv[j].low = j ? u[k] : 0;
+		p->lv[j].leaf = j + 1;
+		p->lv[j].inca = 1;
+		p->lv[j].count = c;
+		p->koff[j] = k;
+		k += c;
+		if (j + 1 < nl)
+			p->lv[j].high = u[k];
+		else
+			p->lv[j].flags = ORDO_LEAF_LAST;
+	}
+	p->koff[nl] = k;
+	p->n = nl;
+	p->nkeys = n;
+}
+
+static struct ordo_leaf_set snap_set(const struct snap *p, u32 a, u32 b)
+{
+	struct ordo_leaf_set set = {
+		.leaves = p->lv + a,
+		.keys = p->keys + p->koff[a],
+		.nleaves = b - a,
+	};
+
+	return set;
+}
+
+static u32 snap_find(const struct snap *p, u64 key)
+{
+	u32 lo = 0, hi = p->n - 1;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo + 1) / 2;
+
+		if (p->lv[mid].low <= key)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* The snapshot leaves tiling a sub-model's domain. */
+static struct ordo_leaf_set snap_domain(const struct snap *p,
+					const struct ordo_model *m, u32 sub)
+{
+	u64 lo, hi;
+	bool has_hi = ordo_model_sub_domain(m, sub, &lo, &hi);
+
+	return snap_set(p, snap_find(p, lo), has_hi ? snap_find(p, hi) : p->n);
+}
+
+/* ---- measurements ------------------------------------------------------- */
+
+struct metrics {
+	u64 keys;
+	u32 leaves;
+	u32 nsub;
+	u32 eps;
+	u64 model_bytes;
+	u64 tt_bytes;
+	u64 region_bytes;
+	double inner_bytes;
+	double train_s;
+	double eval_s;
+	double hist_lo, hist_step;
+	struct ordo_model_stats st;
+	u64 hist[HIST_BINS + 2];
+	u64 win[WIN_BINS + 1];
+};
+
+static double inner_bytes(u32 leaves)
+{
+	double total = 0;
+	u64 l = leaves;
+
+	while (l > 1) {
+		l = (l + FANOUT - 1) / FANOUT;
+		total += l;
+	}
+	return total * NODE_SIZE;
+}
+
+static struct ordo_model *train_timed(const struct snap *p,
+				      const struct ordo_model_params *prm,
+				      u64 epoch, int runs, double *secs)
+{
+	struct ordo_leaf_set set = snap_set(p, 0, p->n);
+	struct ordo_model *m = NULL, *best = NULL;
+	double t, dt;
+	int i, err;
+
+	*secs = 1e9;
+	for (i = 0; i < runs; i++) {
+		t = now();
+		err = ordo_model_train(&m, &set, prm, epoch);
+		dt = now() - t;
+		if (err) {
+			fprintf(stderr, "model_bench: train: %d\n", err);
+			exit(3);
+		}
+		if (dt < *secs)
+			*secs = dt;
+		ordo_model_free(best);
+		best = m;
+	}
+	return best;
+}
+
+/* Signed error of every stride-th key in leaves, and window sizes. */
+static void histogram(const struct ordo_model *m, const struct snap *p,
+		      u32 stride, struct metrics *mt)
+{
+	u64 ki = 0;
+	u32 j, c;
+
+	for (j = 0; j < p->n; j++) {
+		for (c = 0; c < p->lv[j].count; c++, ki++) {
+			struct ordo_pred pr;
+			double e;
+			long b;
+			u32 w;
+
+			if (ki % stride)
+				continue;
+			if (ordo_model_lookup(m, p->keys[ki], &pr))
+				continue;
+			e = (double)ordo_model_pos(m, pr.sub, p->keys[ki]) /
+			    4294967296.0 - (pr.lln + (double)c / SLOTS);
+			b = (long)((e - mt->hist_lo) / mt->hist_step);
+			b = b < 0 ? 0 : b >= HIST_BINS ? HIST_BINS + 1 : b + 1;
+			mt->hist[b]++;
+			w = pr.win_hi - pr.win_lo + 1;
+			mt->win[w > WIN_BINS ? WIN_BINS : w]++;
+		}
+	}
+}
+
+/* Histogram bins span +-4 eps (at least +-4 leaves) of the given eps. */
+static void hist_range(struct metrics *mt, u32 eps)
+{
+	double e = eps / 256.0 < 1 ? 1 : eps / 256.0;
+
+	mt->hist_lo = -4 * e;
+	mt->hist_step = 8 * e / HIST_BINS;
+}
+
+static void measure(const struct ordo_model *m, const struct snap *p,
+		    u32 stride, u32 hist_stride, struct metrics *mt)
+{
+	struct ordo_leaf_set set = snap_set(p, 0, p->n);
+	double t = now();
+
+	ordo_model_eval(m, &set, stride, &mt->st);
+	mt->eval_s = now() - t;
+	mt->keys = p->nkeys;
+	mt->leaves = p->n;
+	mt->nsub = m->nsub;
+	mt->eps = m->eps;
+	mt->model_bytes = mt->st.model_bytes;
+	mt->tt_bytes = mt->st.tt_bytes;
+	mt->region_bytes = ordo_region_bytes(m);
+	mt->inner_bytes = inner_bytes(p->n);
+	if (hist_stride)
+		histogram(m, p, hist_stride, mt);
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static FILE *out;
+
+static void j_metrics(const char *name, const struct metrics *mt,
+		      bool hist, const char *tail)
+{
+	const struct ordo_model_stats *st = &mt->st;
+	double nk = st->nkeys ? (double)st->nkeys : 1;
+	u32 i;
+
+	fprintf(out, "      \"%s\": {\n", name);
+	fprintf(out, "        \"keys\": %llu, \"leaves\": %u, "
+		"\"keys_per_leaf\": %.3f,\n", (unsigned long long)mt->keys,
+		mt->leaves, (double)mt->keys / mt->leaves);
+	fprintf(out, "        \"sub_models\": %u, \"eps_leaves\": %.4f, "
+		"\"tt_entries\": %u,\n", mt->nsub, mt->eps / 256.0,
+		st->nleaves);
+	fprintf(out, "        \"model_bytes\": %llu, \"tt_bytes\": %llu, "
+		"\"region_bytes\": %llu,\n",
+		(unsigned long long)mt->model_bytes,
+		(unsigned long long)mt->tt_bytes,
+		(unsigned long long)mt->region_bytes);
+	fprintf(out, "        \"inner_node_bytes\": %.0f, "
+		"\"model_pct_of_inner\": %.4f, "
+		"\"client_bytes_per_key\": %.4f,\n", mt->inner_bytes,
+		100.0 * mt->model_bytes / mt->inner_bytes,
+		(double)(mt->model_bytes + mt->tt_bytes) / mt->keys);
+	fprintf(out, "        \"keys_evaluated\": %llu, \"wrong_leaf\": %llu, "
+		"\"leaves_per_get\": %.4f, \"one_leaf_share\": %.6f,\n",
+		(unsigned long long)st->nkeys, (unsigned long long)st->wrong,
+		(st->nkeys + st->wrong) / nk,
+		(st->nkeys - st->wrong) / nk);
+	fprintf(out, "        \"window_leaves_avg\": %.4f, "
+		"\"window_leaves_max\": %llu, \"window_one_leaf_share\": %.6f,\n",
+		st->win_sum / nk, (unsigned long long)st->win_max,
+		st->win_one / nk);
+	fprintf(out, "        \"err_pos_avg\": %.4f, \"err_pos_max\": %.4f, "
+		"\"err_leaf_avg\": %.4f, \"err_leaf_max\": %llu,\n",
+		st->err_pos_sum / 256.0 / nk, st->err_pos_max / 256.0,
+		st->err_leaf_sum / nk, (unsigned long long)st->err_leaf_max);
+	fprintf(out, "        \"train_s\": %.6f, \"train_keys_per_s\": %.0f, "
+		"\"eval_s\": %.4f", mt->train_s,
+		mt->train_s > 0 ? mt->keys / mt->train_s : 0, mt->eval_s);
+	if (hist) {
+		fprintf(out, ",\n        \"err_hist_lo\": %.6f, "
+			"\"err_hist_step\": %.6f,", mt->hist_lo, mt->hist_step);
+		fprintf(out, "\n        \"err_hist\": [");
+		for (i = 0; i < HIST_BINS + 2; i++)
+			fprintf(out, "%s%llu", i ? "," : "",
+				(unsigned long long)mt->hist[i]);
+		fprintf(out, "],\n        \"window_hist\": [");
+		for (i = 1; i <= WIN_BINS; i++)
+			fprintf(out, "%s%llu", i > 1 ? "," : "",
+				(unsigned long long)mt->win[i]);
+		fprintf(out, "]");
+	}
+	fprintf(out, "%s\n      }", tail ? tail : "");
+}
+
+/* ---- one dataset ------------------------------------------------------- */
+
+struct opts {
+	u64 keys;
+	u32 insert_pct;
+	u64 seed;
+	u32 stride;
+};
+
+static struct metrics mt_a, mt_b, mt_p;
+
+static double pct(const u64 *v, u32 n, double q)
+{
+	u64 *c = xcalloc(n, sizeof(u64)), r;
+	u32 i, j;
+
+	memcpy(c, v, n * sizeof(u64));
+	for (i = 1; i < n; i++) {	/* small n: insertion sort */
+		r = c[i];
+		for (j = i; j && c[j - 1] > r; j--)
+			c[j] = c[j - 1];
+		c[j] = r;
+	}
+	r = c[(u32)((n - 1) * q)];
+	free(c);
+	return r;
+}
+
+/*
+ * Time retraining of unchanged sub-models of 150 to 250 keys (the work is
+ * the same as after a split: validate, fit, measure, rewrite the slice).
+ */
+static void bench_retrain200(const struct snap *a, double *keys_per_sub,
+			     double *us_avg, double *us_p50, double *us_p99)
+{
+	struct ordo_model_params p;
+	struct ordo_model *m;
+	double t, kpl = (double)a->nkeys / a->n, sum = 0;
+	u32 n = 0, tries, lps = (u32)(200 / kpl + 0.5);
+	u64 *ns = xcalloc(4000, sizeof(u64)), keys = 0;
+
+	ordo_model_params_default(&p);
+	p.leaves_per_sub = 0;
+	p.target_subs = (u32)(a->nkeys / 200);
+	p.max_sub_leaves = 2 * (lps ? lps : 1);
+	m = train_timed(a, &p, 1, 1, &t);
+	for (tries = 0; n < 4000 && tries < 100000; tries++) {
+		u32 sub = (u32)(rnd() % m->nsub), j;
+		struct ordo_leaf_set set = snap_domain(a, m, sub);
+		u64 k = 0;
+		int err;
+
+		for (j = 0; j < set.nleaves; j++)
+			k += set.leaves[j].count;
+		if (k < 150 || k > 250)
+			continue;
+		t = now();
+		err = ordo_model_retrain_sub(m, sub, &set, &p);
+		ns[n] = (u64)((now() - t) * 1e9);
+		if (err) {
+			fprintf(stderr, "model_bench: retrain: %d\n", err);
+			exit(3);
+		}
+		sum += ns[n++];
+		keys += k;
+	}
+	if (!n)
+		n = 1;
+	*keys_per_sub = (double)keys / n;
+	*us_avg = sum / n / 1000.0;
+	*us_p50 = pct(ns, n, 0.5) / 1000.0;
+	*us_p99 = pct(ns, n, 0.99) / 1000.0;
+	free(ns);
+	ordo_model_free(m);
+}
+
+/* Client side: load a region image and spot-check it against the master. */
+static double client_load(const struct ordo_model *m,
+			  const struct ordo_region *rg, u64 size)
+{
+	u8 *img = xcalloc(1, size);
+	u64 csize = 1ULL << rg->chunk_shift, off;
+	struct ordo_model *c;
+	double t;
+	u32 i;
+	int err;
+
+	for (off = 0; off < size; off += csize)
+		memcpy(img + off, rg->chunks[off / csize],
+		       size - off < csize ? size - off : csize);
+	t = now();
+	err = ordo_model_from_image(&c, img, size);
+	t = now() - t;
+	if (err) {
+		fprintf(stderr, "model_bench: from_image: %d\n", err);
+		exit(3);
+	}
+	for (i = 0; i < 100000; i++) {
+		struct ordo_pred a, b;
+		u64 k = rnd();
+
+		if (ordo_model_lookup(m, k, &a) || ordo_model_lookup(c, k, &b) ||
+		    a.ent->leaf != b.ent->leaf || a.win_lo != b.win_lo) {
+			fprintf(stderr, "model_bench: client copy differs\n");
+			exit(3);
+		}
+	}
+	ordo_model_free(c);
+	free(img);
+	return t;
+}
+
+struct region {
+	void **chunks;
+	struct ordo_region rg;
+};
+
+static void region_alloc(struct region *r, u64 size)
+{
+	u32 i, shift = 21;	/* ORDO_CHUNK_SIZE_DEFAULT */
+
+	r->rg.nchunks = (size >> shift) + 1;
+	r->rg.chunk_shift = shift;
+	r->chunks = xcalloc(r->rg.nchunks, sizeof(void *));
+	for (i = 0; i < r->rg.nchunks; i++)
+		r->chunks[i] = xcalloc(1, 1ULL << shift);
+	r->rg.chunks = r->chunks;
+}
+
+static void region_free(struct region *r)
+{
+	u32 i;
+
+	for (i = 0; i < r->rg.nchunks; i++)
+		free(r->chunks[i]);
+	free(r->chunks);
+}
+
+static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
+{
+	u64 total = o->keys + o->keys * o->insert_pct / 100, i;
+	u64 *u = xcalloc(total, sizeof(u64));
+	u32 *perm = xcalloc(total, sizeof(u32));
+	struct ordo_model_params prm;
+	struct ordo_model *m, *full;
+	struct snap a, b;
+	struct sim s;
+	struct region rg;
+	double t, t_write, t_load, t_patch = 0, t_retrain = 0;
+	double k200, us_avg, us_p50, us_p99;
+	u64 valid = 0, moved = 0, fallback = 0, probes = 0, bad = 0;
+	u32 nsweep = 0, dirty_n = 0, *byno;
+	u8 *dirty;
+	static const u32 sweep[] = { 4096, 512, 64, 16, 4, 2 };
+	struct { u32 lps, nsub, eps; double pct, win, one; } sw[6];
+
+	fprintf(stderr, "model_bench: %s: generating %llu keys\n",
+		ordo_dist_name(d), (unsigned long long)total);
+	if (ordo_dataset_gen(d, total, o->seed, ORDO_ORDER_SORTED, u)) {
+		fprintf(stderr, "model_bench: generator failed\n");
+		exit(3);
+	}
+	rs = o->seed * 7919 + d;
+	for (i = 0; i < total; i++)
+		perm[i] = i;
+	for (i = total; i > 1; i--) {
+		u64 j = rnd() % i;
+		u32 x = perm[i - 1];
+
+		perm[i - 1] = perm[j];
+		perm[j] = x;
+	}
+
+	/* Bulk load: o->keys keys in random order. */
+	sim_init(&s, u, total);
+	t = now();
+	for (i = 0; i < o->keys; i++)
+		sim_insert(&s, perm[i]);
+	fprintf(stderr, "model_bench: %s: bulk load simulated in %.2fs, "
+		"%u leaves\n", ordo_dist_name(d), now() - t, s.nleaves);
+	snap_take(&s, &a);
+
+	ordo_model_params_default(&prm);
+	prm.leaf_slots = SLOTS;
+	memset(&mt_a, 0, sizeof(mt_a));
+	m = train_timed(&a, &prm, 1, 3, &mt_a.train_s);
+	hist_range(&mt_a, m->eps);
+	measure(m, &a, o->stride, o->stride, &mt_a);
+	if (mt_a.st.wrong) {
+		fprintf(stderr, "model_bench: %s: %llu keys mispredicted\n",
+			ordo_dist_name(d), (unsigned long long)mt_a.st.wrong);
+		exit(3);
+	}
+
+	/* Publication: region write and a client's full load. */
+	region_alloc(&rg, ordo_region_bytes(m));
+	t = now();
+	if (ordo_region_write(&rg.rg, m)) {
+		fprintf(stderr, "model_bench: region write failed\n");
+		exit(3);
+	}
+	t_write = now() - t;
+	t_load = client_load(m, &rg.rg, ordo_region_bytes(m));
+
+	/* Model size vs. window: the trade without fences in the TT. */
+	for (nsweep = 0; nsweep < ARRAY_SIZE(sweep); nsweep++) {
+		struct ordo_model_params q = prm;
+		struct ordo_leaf_set set = snap_set(&a, 0, a.n);
+		struct ordo_model_stats st;
+		struct ordo_model *x;
+
+		q.leaves_per_sub = sweep[nsweep];
+		q.max_sub_leaves = sweep[nsweep] * 8;
+		if (ordo_model_train(&x, &set, &q, 1))
+			exit(3);
+		ordo_model_eval(x, &set, 16, &st);
+		sw[nsweep].lps = sweep[nsweep];
+		sw[nsweep].nsub = x->nsub;
+		sw[nsweep].eps = x->eps;
+		sw[nsweep].pct = 100.0 * st.model_bytes / inner_bytes(a.n);
+		sw[nsweep].win = (double)st.win_sum / st.nkeys;
+		sw[nsweep].one = (double)st.win_one / st.nkeys;
+		ordo_model_free(x);
+	}
+	bench_retrain200(&a, &k200, &us_avg, &us_p50, &us_p99);
+
+	/* The remaining keys, in random order; note the splits. */
+	s.split_cap = 1 << 16;
+	s.split_at = xcalloc(s.split_cap, sizeof(u32));
+	s.splits = 0;
+	for (i = o->keys; i < total; i++)
+		sim_insert(&s, perm[i]);
+	snap_take(&s, &b);
+
+	/* The stale model against the new leaf level. */
+	byno = xcalloc(s.nleaves + 1, sizeof(u32));
+	for (i = 0; i < b.n; i++)
+		byno[b.lv[i].leaf] = i;
+	for (i = 0; i < b.nkeys; i += o->stride) {
+		struct ordo_pred pr;
+		u64 key = b.keys[i];
+		u32 want = snap_find(&b, key), at;
+
+		if (ordo_model_lookup(m, key, &pr))
+			continue;
+		probes++;
+		at = byno[pr.ent->leaf];
+		if (ordo_tt_inca_matches(pr.ent, b.lv[at].inca)) {
+			valid++;
+			bad += at != want;
+		} else if (at == want || at + 1 == want) {
+			moved++;	/* the leaf or its right sibling */
+		} else {
+			fallback++;
+		}
+	}
+	free(byno);
+
+	/* Retrain only what split, publish each as a patch. */
+	dirty = xcalloc(m->nsub, 1);
+	for (i = 0; i < s.splits; i++) {
+		u32 r = s.split_at[i];
+
+		dirty[ordo_model_sub_of(m, s.u[s.lv[r].rlo])] = 1;
+	}
+	for (i = 0; i < m->nsub; i++) {
+		struct ordo_leaf_set set;
+		int err;
+
+		if (!dirty[i])
+			continue;
+		dirty_n++;
+		set = snap_domain(&b, m, i);
+		t = now();
+		err = ordo_model_retrain_sub(m, i, &set, &prm);
+		t_retrain += now() - t;
+		if (err) {
+			fprintf(stderr, "model_bench: retrain %llu: %d\n",
+				(unsigned long long)i, err);
+			exit(3);
+		}
+		t = now();
+		err = ordo_region_patch(&rg.rg, m, i);
+		t_patch += now() - t;
+		if (err) {
+			fprintf(stderr, "model_bench: patch: %d\n", err);
+			exit(3);
+		}
+	}
+	free(dirty);
+	memset(&mt_p, 0, sizeof(mt_p));
+	measure(m, &b, o->stride, 0, &mt_p);
+	mt_p.train_s = t_retrain;
+	client_load(m, &rg.rg, ordo_region_bytes(m));
+
+	memset(&mt_b, 0, sizeof(mt_b));
+	hist_range(&mt_b, mt_a.eps);
+	full = train_timed(&b, &prm, 2, 3, &mt_b.train_s);
+	measure(full, &b, o->stride, o->stride, &mt_b);
+	if (mt_b.st.wrong || mt_p.st.wrong || bad) {
+		fprintf(stderr, "model_bench: %s: wrong leaves after inserts\n",
+			ordo_dist_name(d));
+		exit(3);
+	}
+
+	fprintf(out, "%s\n    \"%s\": {\n", first ? "" : ",", ordo_dist_name(d));
+	j_metrics("bulk", &mt_a, true, NULL);
+	fprintf(out, ",\n");
+	j_metrics("after_inserts", &mt_b, true, NULL);
+	fprintf(out, ",\n");
+	j_metrics("after_inserts_patched", &mt_p, false, NULL);
+	fprintf(out, ",\n      \"inserts\": {\"keys\": %llu, \"splits\": %llu, "
+		"\"subs_retrained\": %u, \"retrain_us_avg\": %.3f, "
+		"\"patch_us_avg\": %.3f,\n"
+		"        \"stale_probes\": %llu, \"stale_valid_share\": %.6f, "
+		"\"stale_right_link_share\": %.6f, "
+		"\"stale_fallback_share\": %.6f},\n",
+		(unsigned long long)(total - o->keys),
+		(unsigned long long)s.splits, dirty_n,
+		dirty_n ? t_retrain * 1e6 / dirty_n : 0,
+		dirty_n ? t_patch * 1e6 / dirty_n : 0,
+		(unsigned long long)probes, (double)valid / probes,
+		(double)moved / probes, (double)fallback / probes);
+	fprintf(out, "      \"publication\": {\"region_write_s\": %.6f, "
+		"\"client_load_s\": %.6f},\n", t_write, t_load);
+	fprintf(out, "      \"retrain_200\": {\"keys_per_sub\": %.1f, "
+		"\"us_avg\": %.3f, \"us_p50\": %.3f, \"us_p99\": %.3f},\n",
+		k200, us_avg, us_p50, us_p99);
+	fprintf(out, "      \"model_size_sweep\": [");
+	for (i = 0; i < nsweep; i++)
+		fprintf(out, "%s\n        {\"leaves_per_sub\": %u, "
+			"\"sub_models\": %u, \"eps_leaves\": %.4f, "
+			"\"model_pct_of_inner\": %.4f, "
+			"\"window_leaves_avg\": %.4f, "
+			"\"window_one_leaf_share\": %.6f}", i ? "," : "",
+			sw[i].lps, sw[i].nsub, sw[i].eps / 256.0, sw[i].pct,
+			sw[i].win, sw[i].one);
+	fprintf(out, "\n      ]\n    }");
+	fflush(out);
+
+	ordo_model_free(m);
+	ordo_model_free(full);
+	region_free(&rg);
+	snap_free(&a);
+	snap_free(&b);
+	sim_free(&s);
+	free(perm);
+	free(u);
+}
+
+/* Linear keys loaded in key order: half-full leaves, the worst fill. */
+static void run_sorted_load(const struct opts *o)
+{
+	u64 *u = xcalloc(o->keys, sizeof(u64));
+	struct ordo_model_params prm;
+	struct ordo_model *m;
+	struct metrics mt;
+	struct snap a;
+
+	if (ordo_dataset_gen(ORDO_DIST_LINEAR, o->keys, o->seed,
+			     ORDO_ORDER_SORTED, u))
+		exit(3);
+	snap_sorted_load(u, o->keys, &a);
+	ordo_model_params_default(&prm);
+	memset(&mt, 0, sizeof(mt));
+	m = train_timed(&a, &prm, 1, 1, &mt.train_s);
+	measure(m, &a, o->stride, 0, &mt);
+	fprintf(out, ",\n    \"linear_key_order_load\": {\n");
+	j_metrics("bulk", &mt, false, NULL);
+	fprintf(out, "\n    }");
+	ordo_model_free(m);
+	snap_free(&a);
+	free(u);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: model_bench [--keys N] [--insert-pct P] [--seed S]\n"
+		"                   [--dist NAME]... [--stride K] [--json FILE]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "keys", required_argument, NULL, 'n' },
+		{ "insert-pct", required_argument, NULL, 'i' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "dist", required_argument, NULL, 'd' },
+		{ "stride", required_argument, NULL, 'k' },
+		{ "json", required_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts o = { 10000000, 20, 1, 1 };
+	bool want[ORDO_DIST_COUNT] = { false }, any = false, first = true;
+	struct ordo_model_params prm;
+	enum ordo_dist d;
+	int c;
+
+	out = stdout;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			o.keys = strtoull(optarg, NULL, 0);
+			break;
+		case 'i':
+			o.insert_pct = strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			o.seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'k':
+			o.stride = strtoul(optarg, NULL, 0);
+			break;
+		case 'd':
+			if (ordo_dist_parse(optarg, &d))
+				usage();
+			want[d] = any = true;
+			break;
+		case 'j':
+			out = fopen(optarg, "w");
+			if (!out) {
+				perror(optarg);
+				return 3;
+			}
+			break;
+		default:
+			usage();
+		}
+	}
+	if (o.keys < 100 || !o.stride || o.keys > (1ULL << 31))
+		usage();
+	ordo_model_params_default(&prm);
+	fprintf(out, "{\n  \"config\": {\"keys\": %llu, \"insert_pct\": %u, "
+		"\"seed\": %llu, \"leaf_slots\": %d, \"node_size\": %d, "
+		"\"inner_fanout\": %d, \"stride\": %u,\n"
+		"    \"fill\": \"bulk load = inserts in random order into "
+		"16-slot leaves, full leaves split in half\",\n"
+		"    \"params\": {\"leaves_per_sub\": %u, \"max_sub_leaves\": %u, "
+		"\"tt_slack_pct\": %u, \"tt_spare_pct\": %u},\n"
+		"    \"tt_entry_bytes\": %d, \"desc_bytes\": %d, "
+		"\"tt_entry_bytes_without_fence\": 8},\n"
+		"  \"targets\": {\"leaves_per_get_linear\": 1.10, "
+		"\"leaves_per_get_other\": 1.5, \"client_bytes_per_key\": 2.0, "
+		"\"model_pct_of_inner\": 1.0, \"train_keys_per_s\": 20000000, "
+		"\"retrain_200_us\": 10},\n  \"datasets\": {",
+		(unsigned long long)o.keys, o.insert_pct,
+		(unsigned long long)o.seed, SLOTS, NODE_SIZE, FANOUT, o.stride,
+		prm.leaves_per_sub, prm.max_sub_leaves, prm.tt_slack_pct,
+		prm.tt_spare_pct, ORDO_TT_ENTRY_SIZE, ORDO_MODEL_DESC_SIZE);
+	for (d = 0; d < ORDO_DIST_COUNT; d++) {
+		if (any && !want[d])
+			continue;
+		run_dataset(d, &o, first);
+		first = false;
+	}
+	if (!any || want[ORDO_DIST_LINEAR])
+		run_sorted_load(&o);
+	fprintf(out, "\n  }\n}\n");
+	if (out != stdout)
+		fclose(out);
+	return 0;
+}

@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ordo learned model: error-bounded linear sub-models over the leaf level
+ * plus a translation table (TT) carrying each leaf's low fence.  One
+ * integer-only implementation serves the kernel trainer and the client
+ * predictor, so bounds computed by one hold bit for bit in the other.
+ *
+ * model_predict.c: lookup, navigation, region parsing (client side).
+ * model_train.c:   training, per-sub-model retraining, evaluation.
+ * model_region.c:  serialization into the model region (kernel side).
+ */
+#ifndef ORDO_CORE_MODEL_H
+#define ORDO_CORE_MODEL_H
+
+#include "compat.h"
+#include <linux/ordo_model.h>
+
+/* ordo_leaf_info.flags */
+#define ORDO_LEAF_LAST		0x1	/* rightmost leaf: no high fence */
+
+/**
+ * struct ordo_leaf_info - one leaf of a consistent leaf-level snapshot
+ * @low: inclusive low fence (0 for the leftmost leaf).
+ * @high: exclusive high fence; ignored with %ORDO_LEAF_LAST.
+ * @leaf: node number.
+ * @inca: incarnation.
+ * @count: keys in the leaf.
+ * @flags: ORDO_LEAF_* bits.
+ */
+struct ordo_leaf_info {
+	u64 low;
+	u64 high;
+	u32 leaf;
+	u32 inca;
+	u16 count;
+	u16 flags;
+};
+
+/**
+ * struct ordo_leaf_set - leaves in key order, the trainer's input
+ * @leaves: the leaves; consecutive fences must match.
+ * @keys: the sorted keys of all leaves, concatenated in leaf order (each
+ *	leaf contributes @count keys), or NULL when keys are not needed.
+ * @nleaves: number of leaves.
+ */
+struct ordo_leaf_set {
+	const struct ordo_leaf_info *leaves;
+	const u64 *keys;
+	u32 nleaves;
+};
+
+/**
+ * struct ordo_model_params - training knobs and resize thresholds
+ * @leaf_slots: key slots per leaf (for positions and stats).
+ * @leaves_per_sub: target average leaves per sub-model; the trainer picks
+ *	the smallest error bound that keeps the sub-model count at or below
+ *	nleaves / @leaves_per_sub.  0: use @target_subs or @eps.
+ * @target_subs: explicit sub-model count target (overrides
+ *	@leaves_per_sub); expansion and shrinking train with a new one.
+ * @max_sub_leaves: hard cap on leaves per sub-model at training, which
+ *	bounds the cost of retraining one sub-model.
+ * @eps: error bound in 1/256 leaf when no count target is set.
+ * @tt_slack_pct: spare TT slots per slice, in percent, so that patches
+ *	after splits rewrite the slice in place.
+ * @tt_spare_pct: spare TT area, in percent of the leaves, for slices
+ *	that outgrow their slack.
+ * @expand_err_x: expand when a sub-model's window (over + under) grows
+ *	beyond this many times the trained window (2 * eps, at least two
+ *	leaves); 0 disables the rule.
+ */
+struct ordo_model_params {
+	u32 leaf_slots;
+	u32 leaves_per_sub;
+	u32 target_subs;
+	u32 max_sub_leaves;
+	u32 eps;
+	u32 tt_slack_pct;
+	u32 tt_spare_pct;
+	u32 expand_err_x;
+};
+
+/**
+ * struct ordo_tt - native translation table entry
+ * @low: the leaf's low fence.
+ * @leaf: node number.
+ * @inca_cnt: incarnation (low 24 bits) and count, as in the region.
+ */
+struct ordo_tt {
+	u64 low;
+	u32 leaf;
+	u32 inca_cnt;
+};
+
+#define ORDO_SUB_NO_TT		U32_MAX
+
+/**
+ * struct ordo_sub - native sub-model
+ * @mant: slope mantissa.
+ * @sum: checksum of the published descriptor and slice.
+ * @tt: index of the first TT entry in ordo_model.tt, or %ORDO_SUB_NO_TT
+ *	while a client has not loaded the slice.
+ * @ntt: leaves (TT entries) of the sub-model.
+ * @cap: TT slots reserved at @tt.
+ * @gen: patch generation within the epoch.
+ * @over: error bound ahead, 1/256 leaf.
+ * @under: error bound behind, 1/256 leaf.
+ * @shift: slope shift.
+ */
+struct ordo_sub {
+	u64 mant;
+	u64 sum;
+	u32 tt;
+	u32 ntt;
+	u32 cap;
+	u32 gen;
+	u16 over;
+	u16 under;
+	u8 shift;
+};
+
+/* ordo_model.flags */
+#define ORDO_MODEL_F_COMPACT	0x1	/* client copy: TT may be compacted */
+
+/**
+ * struct ordo_model - a model in memory (trainer's master or client copy)
+ * @epoch: generation of the model.
+ * @nkeys: keys at training.
+ * @nsub: sub-models.
+ * @leaf_slots: slots per leaf.
+ * @eps: training error target, 1/256 leaf.
+ * @flags: ORDO_MODEL_F_* bits.
+ * @tt_cap: entries in @tt.
+ * @tt_used: entries handed out; slots beyond it are free.
+ * @nleaves: live TT entries (sum of ntt).
+ * @pivots: nsub sorted pivots, pivots[0] == 0.
+ * @subs: nsub sub-models.
+ * @tt: the TT entries; the trainer's copy mirrors the region's indices.
+ */
+struct ordo_model {
+	u64 epoch;
+	u64 nkeys;
+	u32 nsub;
+	u32 leaf_slots;
+	u32 eps;
+	u32 flags;
+	u32 tt_cap;
+	u32 tt_used;
+	u32 nleaves;
+	u64 *pivots;
+	struct ordo_sub *subs;
+	struct ordo_tt *tt;
+};
+
+/**
+ * struct ordo_pred - result of a lookup
+ * @sub: sub-model index.
+ * @lln: logical leaf (index in the sub-model's TT) picked by the fences.
+ * @win_lo: first logical leaf of the error window.
+ * @win_hi: last logical leaf of the error window.
+ * @ent: TT entry of @lln.
+ */
+struct ordo_pred {
+	u32 sub;
+	u32 lln;
+	u32 win_lo;
+	u32 win_hi;
+	const struct ordo_tt *ent;
+};
+
+/**
+ * struct ordo_model_health - structural figures for resize decisions
+ * @nsub: sub-models.
+ * @nleaves: live TT entries.
+ * @tt_cap: TT capacity.
+ * @tt_used: TT entries handed out.
+ * @max_sub_leaves: leaves of the largest sub-model.
+ * @max_err: largest window (over + under) of a bounded sub-model.
+ * @unbounded: sub-models without an error bound.
+ * @eps: error target the model was trained with.
+ */
+struct ordo_model_health {
+	u32 nsub;
+	u32 nleaves;
+	u32 tt_cap;
+	u32 tt_used;
+	u32 max_sub_leaves;
+	u32 max_err;
+	u32 unbounded;
+	u32 eps;
+};
+
+/**
+ * struct ordo_model_stats - model quality measured against a leaf set
+ * @nkeys: keys evaluated.
+ * @nsub: sub-models.
+ * @nleaves: live TT entries.
+ * @model_bytes: header + pivots + descriptors, as published.
+ * @tt_bytes: live TT entries, as published.
+ * @err_pos_sum: sum of |predicted - true| logical position, 1/256 slot.
+ * @err_pos_max: largest such error, 1/256 slot.
+ * @err_leaf_sum: sum of |predicted - true| logical leaf.
+ * @err_leaf_max: largest such error in leaves.
+ * @win_sum: leaves in the error windows.
+ * @win_max: largest error window, in leaves.
+ * @win_one: keys whose error window is one leaf.
+ * @wrong: keys for which the TT names another leaf than theirs.
+ *
+ * With the TT's fences a lookup names one leaf, so the share of keys whose
+ * predicted range is exactly their leaf is (@nkeys - @wrong) / @nkeys; a
+ * client ignoring the fences reads @win_sum / @nkeys leaves per key.
+ */
+struct ordo_model_stats {
+	u64 nkeys;
+	u32 nsub;
+	u32 nleaves;
+	u64 model_bytes;
+	u64 tt_bytes;
+	u64 err_pos_sum;
+	u64 err_pos_max;
+	u64 err_leaf_sum;
+	u64 err_leaf_max;
+	u64 win_sum;
+	u64 win_max;
+	u64 win_one;
+	u64 wrong;
+};
+
+/**
+ * struct ordo_region - where the model region lives on the kernel side
+ * @chunks: @nchunks chunk pointers, each 1 << @chunk_shift bytes.
+ * @nchunks: number of chunks.
+ * @chunk_shift: log2 of the chunk size, at least 6.
+ */
+struct ordo_region {
+	void * const *chunks;
+	u32 nchunks;
+	u32 chunk_shift;
+};
+
+/**
+ * struct ordo_model_layout - a validated region header
+ * @epoch: model epoch.
+ * @region_size: bytes the layout covers.
+ * @piv_off: offset of the pivots.
+ * @desc_off: offset of the descriptors.
+ * @tt_off: offset of the TT area.
+ * @top_size: bytes of header plus pivots (one read, checksummed).
+ * @model_size: bytes of header, pivots and descriptors (one read).
+ * @nkeys: keys at training.
+ * @nsub: sub-models.
+ * @tt_cap: TT entries in the area.
+ * @nleaves: TT entries in use at training.
+ * @leaf_slots: slots per leaf.
+ * @eps: training error target.
+ */
+struct ordo_model_layout {
+	u64 epoch;
+	u64 region_size;
+	u64 piv_off;
+	u64 desc_off;
+	u64 tt_off;
+	u64 top_size;
+	u64 model_size;
+	u64 nkeys;
+	u32 nsub;
+	u32 tt_cap;
+	u32 nleaves;
+	u32 leaf_slots;
+	u32 eps;
+};
+
+static inline u32 ordo_tt_inca(const struct ordo_tt *e)
+{
+	return e->inca_cnt & ORDO_TT_INCA_MASK;
+}
+
+static inline u32 ordo_tt_count(const struct ordo_tt *e)
+{
+	return e->inca_cnt >> ORDO_TT_COUNT_SHIFT;
+}
+
+/**
+ * ordo_tt_inca_matches() - does a leaf's incarnation match a TT entry?
+ * @e: TT entry
+ * @inca: the leaf's current (full) incarnation
+ *
+ * Return: true if the low 24 bits agree.
+ */
+static inline bool ordo_tt_inca_matches(const struct ordo_tt *e, u32 inca)
+{
+	return ordo_tt_inca(e) == (inca & ORDO_TT_INCA_MASK);
+}
+
+/* model_predict.c: shared math, lookup and parsing (no trainer needed) */
+u64 ordo_model_mix(u64 h, u64 w);
+u64 ordo_model_fmix(u64 h);
+u64 ordo_model_pos(const struct ordo_model *m, u32 sub, u64 key);
+u64 ordo_sub_pos(const struct ordo_sub *s, u64 dx);
+void ordo_sub_window(const struct ordo_sub *s, u64 pos, u32 *lo, u32 *hi);
+u32 ordo_model_sub_of(const struct ordo_model *m, u64 key);
+bool ordo_model_sub_domain(const struct ordo_model *m, u32 sub, u64 *lo,
+			   u64 *hi);
+int ordo_model_lookup(const struct ordo_model *m, u64 key,
+		      struct ordo_pred *p);
+int ordo_model_next(const struct ordo_model *m, u32 *sub, u32 *lln);
+const struct ordo_tt *ordo_model_tt(const struct ordo_model *m, u32 sub,
+				    u32 lln);
+struct ordo_model *ordo_model_alloc(u32 nsub, u32 tt_cap);
+void ordo_model_free(struct ordo_model *m);
+u64 ordo_model_bytes(u32 nsub);
+u64 ordo_sub_sum_head(u64 epoch, u32 sub, u64 pivot, const void *desc);
+u64 ordo_sub_sum_entry(u64 h, const void *entry);
+u64 ordo_sub_checksum(u64 epoch, u32 sub, u64 pivot, const void *desc,
+		      const void *slice, u32 n);
+u64 ordo_model_top_sum_head(const void *hdr);
+u64 ordo_model_top_checksum(const void *hdr, const void *pivots, u32 nsub);
+void ordo_sub_to_desc(const struct ordo_sub *s, struct ordo_model_desc *d);
+void ordo_tt_to_entry(const struct ordo_tt *t, struct ordo_tt_entry *e);
+int ordo_model_parse_hdr(const void *buf, size_t len,
+			 struct ordo_model_layout *lay);
+int ordo_model_desc_slice(const struct ordo_model_layout *lay,
+			  const void *desc, u64 *off, u64 *len);
+int ordo_model_load_top(struct ordo_model **mp, const void *buf, size_t len);
+int ordo_model_load_sub(struct ordo_model *m, u32 sub, const void *desc,
+			const void *slice, size_t slice_len);
+int ordo_model_from_image(struct ordo_model **mp, const void *buf,
+			  size_t len);
+int ordo_model_tt_reserve(struct ordo_model *m, u32 sub, u32 n, u32 cap);
+
+/* model_train.c: training, retraining, evaluation, resize thresholds */
+void ordo_model_params_default(struct ordo_model_params *p);
+int ordo_leaf_set_check(const struct ordo_leaf_set *set, u64 lo, u64 hi,
+			bool last);
+int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
+		     const struct ordo_model_params *p, u64 epoch);
+int ordo_model_retrain_sub(struct ordo_model *m, u32 sub,
+			   const struct ordo_leaf_set *set,
+			   const struct ordo_model_params *p);
+int ordo_model_eval(const struct ordo_model *m,
+		    const struct ordo_leaf_set *set, u32 stride,
+		    struct ordo_model_stats *st);
+void ordo_model_health(const struct ordo_model *m,
+		       struct ordo_model_health *h);
+bool ordo_model_needs_expand(const struct ordo_model_health *h,
+			     const struct ordo_model_params *p);
+bool ordo_model_needs_shrink(const struct ordo_model_health *h,
+			     const struct ordo_model_params *p);
+bool ordo_model_needs_rebuild(const struct ordo_model_health *h,
+			      const struct ordo_model_params *p);
+u32 ordo_model_resize_target(const struct ordo_model_health *h,
+			     const struct ordo_model_params *p);
+
+/* model_region.c: the kernel's side of publication */
+u64 ordo_region_bytes(const struct ordo_model *m);
+int ordo_region_write(const struct ordo_region *rg,
+		      const struct ordo_model *m);
+int ordo_region_patch(const struct ordo_region *rg,
+		      const struct ordo_model *m, u32 sub);
+int ordo_model_export_sub(const struct ordo_model *m, u32 sub, void *buf,
+			  size_t *len);
+
+#endif /* ORDO_CORE_MODEL_H */

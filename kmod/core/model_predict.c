@@ -1,0 +1,807 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ordo learned model, shared half: the integer arithmetic of a prediction,
+ * lookups, and parsing of region bytes.  Clients build this file without the
+ * trainer; the trainer computes its error bounds with the same functions.
+ * Every byte parsed here may be hostile: all counts and offsets are checked
+ * before use and a model that lies about its error bounds is refused.
+ */
+#include "compat.h"
+#include "model.h"
+
+#define ERR_TO_POS	(ORDO_MODEL_POS_SHIFT - ORDO_MODEL_ERR_SHIFT)
+
+static u64 ld_le64(const void *p)
+{
+	__le64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64_to_cpu(v);
+}
+
+/**
+ * ordo_model_mix() - absorb one word into a checksum
+ * @h: running state
+ * @w: word
+ *
+ * A bijection of @h for a fixed @w and of @w for a fixed @h, so changing any
+ * single word always changes the final checksum.
+ *
+ * Return: the new state.
+ */
+u64 ordo_model_mix(u64 h, u64 w)
+{
+	h ^= w;
+	h *= 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 32);
+}
+
+/**
+ * ordo_model_fmix() - finish a checksum (MurmurHash3 fmix64)
+ * @h: running state
+ *
+ * Return: the checksum.
+ */
+u64 ordo_model_fmix(u64 h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 33);
+}
+
+/**
+ * ordo_sub_pos() - logical position predicted by a sub-model
+ * @s: sub-model
+ * @dx: key minus the sub-model's pivot
+ *
+ * The one prediction formula of ordo: monotone in @dx, integer only.
+ *
+ * Return: logical leaf in units of 2^-32.
+ */
+u64 ordo_sub_pos(const struct ordo_sub *s, u64 dx)
+{
+	return mul_u64_u64_shr(dx, s->mant, s->shift);
+}
+
+/**
+ * ordo_model_pos() - logical position of a key in a given sub-model
+ * @m: model
+ * @sub: sub-model index, < m->nsub
+ * @key: key
+ *
+ * Return: logical leaf in units of 2^-32.
+ */
+u64 ordo_model_pos(const struct ordo_model *m, u32 sub, u64 key)
+{
+	return ordo_sub_pos(&m->subs[sub], key - m->pivots[sub]);
+}
+
+/**
+ * ordo_sub_window() - logical leaves that may hold a key
+ * @s: sub-model with at least one TT entry
+ * @pos: the key's predicted position
+ * @lo: first logical leaf of the window
+ * @hi: last logical leaf of the window
+ *
+ * A leaf j holding the key satisfies F(low_j) <= pos <= F(low_j+1), so
+ * (j << 32) - under <= pos and pos <= ((j + 1) << 32) + over.
+ */
+void ordo_sub_window(const struct ordo_sub *s, u64 pos, u32 *lo, u32 *hi)
+{
+	u64 last = s->ntt - 1;
+	u64 a = 0, b = last, e;
+
+	if (s->over != ORDO_MODEL_ERR_UNBOUNDED) {
+		e = (u64)s->over << ERR_TO_POS;
+		if (pos > e)
+			a = (pos - e - 1) >> ORDO_MODEL_POS_SHIFT;
+	}
+	if (s->under != ORDO_MODEL_ERR_UNBOUNDED) {
+		e = (u64)s->under << ERR_TO_POS;
+		if (pos <= U64_MAX - e)
+			b = min_t(u64, (pos + e) >> ORDO_MODEL_POS_SHIFT, last);
+	}
+	*hi = b;
+	*lo = min(a, b);
+}
+
+/**
+ * ordo_model_sub_of() - the sub-model whose domain holds a key
+ * @m: model
+ * @key: key
+ *
+ * Return: the largest i with pivots[i] <= key.
+ */
+u32 ordo_model_sub_of(const struct ordo_model *m, u64 key)
+{
+	const u64 *p = m->pivots;
+	u32 base = 0, n = m->nsub;
+
+	while (n > 1) {
+		u32 half = n / 2;
+
+		if (p[base + half] <= key)
+			base += half;
+		n -= half;
+	}
+	return base;
+}
+
+/**
+ * ordo_model_sub_domain() - key domain of a sub-model
+ * @m: model
+ * @sub: sub-model index, < m->nsub
+ * @lo: inclusive low end (the pivot)
+ * @hi: exclusive high end, set only when there is one
+ *
+ * Return: false for the last sub-model, whose domain ends at U64_MAX
+ * inclusive; true otherwise.
+ */
+bool ordo_model_sub_domain(const struct ordo_model *m, u32 sub, u64 *lo,
+			   u64 *hi)
+{
+	*lo = m->pivots[sub];
+	if (sub + 1 >= m->nsub)
+		return false;
+	*hi = m->pivots[sub + 1];
+	return true;
+}
+
+/**
+ * ordo_model_lookup() - predict the leaf of a key
+ * @m: model
+ * @key: any key, stored or not
+ * @p: result
+ *
+ * With a fresh TT, @p->ent names the leaf whose fences contain @key, and
+ * that leaf lies in [@p->win_lo, @p->win_hi].  With a stale TT it names the
+ * leaf that held the range at training time; the caller checks the
+ * incarnation and fences of what it reads.
+ *
+ * Return: 0, or -ENODATA if the sub-model's TT slice is not loaded.
+ */
+int ordo_model_lookup(const struct ordo_model *m, u64 key,
+		      struct ordo_pred *p)
+{
+	u32 sub = ordo_model_sub_of(m, key);
+	const struct ordo_sub *s = &m->subs[sub];
+	const struct ordo_tt *tt;
+	u32 lo, hi;
+
+	if (s->tt == ORDO_SUB_NO_TT)
+		return -ENODATA;
+	ordo_sub_window(s, ordo_sub_pos(s, key - m->pivots[sub]), &lo, &hi);
+	p->sub = sub;
+	p->win_lo = lo;
+	p->win_hi = hi;
+	tt = m->tt + s->tt;
+	/* Last leaf of the window whose low fence is <= key. */
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo + 1) / 2;
+
+		if (tt[mid].low <= key)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	p->lln = lo;
+	p->ent = &tt[lo];
+	return 0;
+}
+
+/**
+ * ordo_model_next() - step to the next leaf in key order
+ * @m: model
+ * @sub: sub-model index, updated
+ * @lln: logical leaf, updated
+ *
+ * Return: 0; -ENOENT past the last leaf; -ENODATA when the next sub-model's
+ * slice is not loaded (then @sub and @lln name its first leaf); -EINVAL for
+ * a position outside the model.
+ */
+int ordo_model_next(const struct ordo_model *m, u32 *sub, u32 *lln)
+{
+	if (*sub >= m->nsub)
+		return -EINVAL;
+	if (m->subs[*sub].tt != ORDO_SUB_NO_TT &&
+	    *lln + 1 < m->subs[*sub].ntt) {
+		(*lln)++;
+		return 0;
+	}
+	if (*sub + 1 >= m->nsub)
+		return -ENOENT;
+	(*sub)++;
+	*lln = 0;
+	return m->subs[*sub].tt == ORDO_SUB_NO_TT ? -ENODATA : 0;
+}
+
+/**
+ * ordo_model_tt() - TT entry of a logical leaf
+ * @m: model
+ * @sub: sub-model index
+ * @lln: logical leaf
+ *
+ * Return: the entry, or NULL if out of range or not loaded.
+ */
+const struct ordo_tt *ordo_model_tt(const struct ordo_model *m, u32 sub,
+				    u32 lln)
+{
+	const struct ordo_sub *s;
+
+	if (sub >= m->nsub)
+		return NULL;
+	s = &m->subs[sub];
+	if (s->tt == ORDO_SUB_NO_TT || lln >= s->ntt)
+		return NULL;
+	return &m->tt[s->tt + lln];
+}
+
+/**
+ * ordo_model_alloc() - allocate an empty model
+ * @nsub: sub-models, 1..%ORDO_MODEL_MAX_SUBS
+ * @tt_cap: TT entries, at most %ORDO_MODEL_MAX_TT
+ *
+ * Every sub-model starts without a TT slice.
+ *
+ * Return: the model or NULL.
+ */
+struct ordo_model *ordo_model_alloc(u32 nsub, u32 tt_cap)
+{
+	struct ordo_model *m;
+	u32 i;
+
+	if (!nsub || nsub > ORDO_MODEL_MAX_SUBS || tt_cap > ORDO_MODEL_MAX_TT)
+		return NULL;
+	m = ordo_malloc(sizeof(*m));
+	if (!m)
+		return NULL;
+	m->nsub = nsub;
+	m->tt_cap = tt_cap;
+	m->pivots = ordo_malloc(sizeof(*m->pivots) * nsub);
+	m->subs = ordo_malloc(sizeof(*m->subs) * nsub);
+	m->tt = ordo_malloc(sizeof(*m->tt) * (tt_cap ? tt_cap : 1));
+	if (!m->pivots || !m->subs || !m->tt) {
+		ordo_model_free(m);
+		return NULL;
+	}
+	for (i = 0; i < nsub; i++)
+		m->subs[i].tt = ORDO_SUB_NO_TT;
+	return m;
+}
+
+/**
+ * ordo_model_free() - free a model
+ * @m: model or NULL
+ */
+void ordo_model_free(struct ordo_model *m)
+{
+	if (!m)
+		return;
+	ordo_free(m->pivots);
+	ordo_free(m->subs);
+	ordo_free(m->tt);
+	ordo_free(m);
+}
+
+/**
+ * ordo_model_bytes() - published size of a model without its TT
+ * @nsub: sub-models
+ *
+ * Return: bytes of header, pivots and descriptors (with alignment).
+ */
+u64 ordo_model_bytes(u32 nsub)
+{
+	return ordo_model_tt_off(nsub);
+}
+
+/* Client copies repack their live slices when the TT array is full. */
+static int tt_compact(struct ordo_model *m, u32 skip, u32 need)
+{
+	struct ordo_tt *nt;
+	u64 live = 0, cap;
+	u32 i, pos = 0;
+
+	for (i = 0; i < m->nsub; i++)
+		if (i != skip && m->subs[i].tt != ORDO_SUB_NO_TT)
+			live += m->subs[i].ntt;
+	cap = live + need + live / 4 + 64;
+	if (cap > ORDO_MODEL_MAX_TT)
+		return -ENOSPC;
+	nt = ordo_malloc(sizeof(*nt) * cap);
+	if (!nt)
+		return -ENOMEM;
+	for (i = 0; i < m->nsub; i++) {
+		struct ordo_sub *s = &m->subs[i];
+
+		if (s->tt == ORDO_SUB_NO_TT)
+			continue;
+		if (i == skip) {
+			s->tt = ORDO_SUB_NO_TT;
+			s->cap = 0;
+			continue;
+		}
+		memcpy(nt + pos, m->tt + s->tt, sizeof(*nt) * s->ntt);
+		s->tt = pos;
+		s->cap = s->ntt;
+		pos += s->ntt;
+	}
+	ordo_free(m->tt);
+	m->tt = nt;
+	m->tt_cap = cap;
+	m->tt_used = pos;
+	return 0;
+}
+
+/**
+ * ordo_model_tt_reserve() - make room for a sub-model's new TT slice
+ * @m: model
+ * @sub: sub-model index, < m->nsub
+ * @n: entries the new slice needs
+ * @cap: slots to reserve if the slice must move, >= @n
+ *
+ * Keeps the slice in place when @n fits its slots, else hands out fresh
+ * slots; old slots are never reused within an epoch.  Client copies
+ * (%ORDO_MODEL_F_COMPACT) repack instead of failing.  The caller writes
+ * the entries at m->tt[m->subs[sub].tt] and sets ntt.
+ *
+ * Return: 0, -ENOSPC or -ENOMEM.
+ */
+int ordo_model_tt_reserve(struct ordo_model *m, u32 sub, u32 n, u32 cap)
+{
+	struct ordo_sub *s = &m->subs[sub];
+	int err;
+
+	if (cap < n)
+		return -EINVAL;
+	if (s->tt != ORDO_SUB_NO_TT && n <= s->cap)
+		return 0;
+	if ((u64)m->tt_used + cap > m->tt_cap) {
+		if (!(m->flags & ORDO_MODEL_F_COMPACT))
+			return -ENOSPC;
+		err = tt_compact(m, sub, cap);
+		if (err)
+			return err;
+	}
+	s->tt = m->tt_used;
+	s->cap = cap;
+	m->tt_used += cap;
+	return 0;
+}
+
+/**
+ * ordo_sub_to_desc() - encode a sub-model's descriptor
+ * @s: sub-model
+ * @d: descriptor; the checksum field is copied from @s->sum
+ */
+void ordo_sub_to_desc(const struct ordo_sub *s, struct ordo_model_desc *d)
+{
+	d->sum = cpu_to_le64(s->sum);
+	d->slope = cpu_to_le64((s->mant & ORDO_MODEL_MANT_MASK) |
+			       ((u64)s->shift << ORDO_MODEL_MANT_BITS));
+	d->tt_start = cpu_to_le32(s->tt);
+	d->ntt = cpu_to_le32(s->ntt);
+	d->gen = cpu_to_le32(s->gen);
+	d->err_over = cpu_to_le16(s->over);
+	d->err_under = cpu_to_le16(s->under);
+}
+
+/**
+ * ordo_tt_to_entry() - encode a TT entry
+ * @t: native entry
+ * @e: encoded entry
+ */
+void ordo_tt_to_entry(const struct ordo_tt *t, struct ordo_tt_entry *e)
+{
+	e->low = cpu_to_le64(t->low);
+	e->leaf = cpu_to_le32(t->leaf);
+	e->inca_cnt = cpu_to_le32(t->inca_cnt);
+}
+
+/**
+ * ordo_sub_sum_head() - start the checksum of a sub-model
+ * @epoch: model epoch
+ * @sub: sub-model index
+ * @pivot: the sub-model's pivot
+ * @desc: encoded descriptor (its sum field is not read), any alignment
+ *
+ * Return: the running state; feed each encoded TT entry to
+ * ordo_sub_sum_entry() and finish with ordo_model_fmix().
+ */
+u64 ordo_sub_sum_head(u64 epoch, u32 sub, u64 pivot, const void *desc)
+{
+	const u8 *d = desc;
+	u64 h = ORDO_MODEL_SUM_SUB;
+	u32 i;
+
+	h = ordo_model_mix(h, epoch);
+	h = ordo_model_mix(h, sub);
+	h = ordo_model_mix(h, pivot);
+	for (i = 8; i < ORDO_MODEL_DESC_SIZE; i += 8)
+		h = ordo_model_mix(h, ld_le64(d + i));
+	return h;
+}
+
+/**
+ * ordo_sub_sum_entry() - absorb one encoded TT entry
+ * @h: running state
+ * @entry: %ORDO_TT_ENTRY_SIZE bytes, any alignment
+ *
+ * Return: the new state.
+ */
+u64 ordo_sub_sum_entry(u64 h, const void *entry)
+{
+	const u8 *e = entry;
+
+	h = ordo_model_mix(h, ld_le64(e));
+	return ordo_model_mix(h, ld_le64(e + 8));
+}
+
+/**
+ * ordo_sub_checksum() - checksum of a descriptor, its slice and epoch
+ * @epoch: model epoch
+ * @sub: sub-model index
+ * @pivot: the sub-model's pivot
+ * @desc: encoded descriptor (its sum field is not read)
+ * @slice: @n encoded TT entries, any alignment
+ * @n: entries
+ *
+ * Return: the value ordo_model_desc.sum must hold.
+ */
+u64 ordo_sub_checksum(u64 epoch, u32 sub, u64 pivot, const void *desc,
+		      const void *slice, u32 n)
+{
+	const u8 *e = slice;
+	u64 h = ordo_sub_sum_head(epoch, sub, pivot, desc);
+	u32 i;
+
+	for (i = 0; i < n; i++, e += ORDO_TT_ENTRY_SIZE)
+		h = ordo_sub_sum_entry(h, e);
+	return ordo_model_fmix(h);
+}
+
+/**
+ * ordo_model_top_sum_head() - start the checksum of the top level
+ * @hdr: encoded header (its top_sum field is not read), any alignment
+ *
+ * Return: the running state; mix in each pivot value with
+ * ordo_model_mix() and finish with ordo_model_fmix().
+ */
+u64 ordo_model_top_sum_head(const void *hdr)
+{
+	const u8 *b = hdr;
+	u64 h = ORDO_MODEL_SUM_TOP;
+	u32 i;
+
+	for (i = 0; i < offsetof(struct ordo_model_hdr, top_sum); i += 8)
+		h = ordo_model_mix(h, ld_le64(b + i));
+	return h;
+}
+
+/**
+ * ordo_model_top_checksum() - checksum of the header and pivots
+ * @hdr: encoded header (its top_sum field is not read)
+ * @pivots: @nsub encoded pivots, any alignment
+ * @nsub: number of pivots
+ *
+ * Return: the value ordo_model_hdr.top_sum must hold.
+ */
+u64 ordo_model_top_checksum(const void *hdr, const void *pivots, u32 nsub)
+{
+	const u8 *p = pivots;
+	u64 h = ordo_model_top_sum_head(hdr);
+	u32 i;
+
+	for (i = 0; i < nsub; i++)
+		h = ordo_model_mix(h, ld_le64(p + 8 * i));
+	return ordo_model_fmix(h);
+}
+
+/**
+ * ordo_model_parse_hdr() - validate a region header
+ * @buf: bytes from offset 0 of the region
+ * @len: bytes available, at least %ORDO_MODEL_HDR_SIZE
+ * @lay: the layout, filled on success
+ *
+ * Checks every field against the one canonical layout; the checksum needs
+ * the pivots too and is checked by ordo_model_load_top().
+ *
+ * Return: 0 or -EINVAL.
+ */
+int ordo_model_parse_hdr(const void *buf, size_t len,
+			 struct ordo_model_layout *lay)
+{
+	struct ordo_model_hdr h;
+	u32 nsub, tt_cap, nleaves, slots, i;
+
+	BUILD_BUG_ON(sizeof(struct ordo_model_hdr) != ORDO_MODEL_HDR_SIZE);
+	BUILD_BUG_ON(sizeof(struct ordo_model_desc) != ORDO_MODEL_DESC_SIZE);
+	BUILD_BUG_ON(sizeof(struct ordo_tt_entry) != ORDO_TT_ENTRY_SIZE);
+	if (!buf || len < sizeof(h))
+		return -EINVAL;
+	memcpy(&h, buf, sizeof(h));
+	nsub = le32_to_cpu(h.nsub);
+	tt_cap = le32_to_cpu(h.tt_cap);
+	nleaves = le32_to_cpu(h.nleaves);
+	slots = le32_to_cpu(h.leaf_slots);
+	if (le32_to_cpu(h.magic) != ORDO_MODEL_MAGIC ||
+	    le16_to_cpu(h.version) != ORDO_MODEL_VERSION ||
+	    le16_to_cpu(h.hdr_size) != ORDO_MODEL_HDR_SIZE ||
+	    le32_to_cpu(h.desc_size) != ORDO_MODEL_DESC_SIZE ||
+	    le32_to_cpu(h.tt_entry_size) != ORDO_TT_ENTRY_SIZE ||
+	    !le64_to_cpu(h.epoch) || h.flags)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(h.reserved); i++)
+		if (h.reserved[i])
+			return -EINVAL;
+	if (!nsub || nsub > ORDO_MODEL_MAX_SUBS || tt_cap > ORDO_MODEL_MAX_TT ||
+	    nleaves < nsub || nleaves > tt_cap || !slots)
+		return -EINVAL;
+	if (le64_to_cpu(h.piv_off) != ORDO_MODEL_HDR_SIZE ||
+	    le64_to_cpu(h.desc_off) != ordo_model_desc_off(nsub) ||
+	    le64_to_cpu(h.tt_off) != ordo_model_tt_off(nsub) ||
+	    le64_to_cpu(h.region_size) != ordo_model_region_size(nsub, tt_cap))
+		return -EINVAL;
+	lay->epoch = le64_to_cpu(h.epoch);
+	lay->region_size = le64_to_cpu(h.region_size);
+	lay->piv_off = ORDO_MODEL_HDR_SIZE;
+	lay->desc_off = ordo_model_desc_off(nsub);
+	lay->tt_off = ordo_model_tt_off(nsub);
+	lay->top_size = ORDO_MODEL_HDR_SIZE + 8ULL * nsub;
+	lay->model_size = lay->desc_off + (u64)ORDO_MODEL_DESC_SIZE * nsub;
+	lay->nkeys = le64_to_cpu(h.nkeys);
+	lay->nsub = nsub;
+	lay->tt_cap = tt_cap;
+	lay->nleaves = nleaves;
+	lay->leaf_slots = slots;
+	lay->eps = le32_to_cpu(h.eps);
+	return 0;
+}
+
+/**
+ * ordo_model_desc_slice() - where a descriptor's TT slice lies
+ * @lay: validated layout
+ * @desc: encoded descriptor, not yet trusted
+ * @off: region byte offset of the slice
+ * @len: bytes of the slice
+ *
+ * Return: 0, or -EINVAL if the slice would leave the TT area.
+ */
+int ordo_model_desc_slice(const struct ordo_model_layout *lay,
+			  const void *desc, u64 *off, u64 *len)
+{
+	struct ordo_model_desc d;
+	u32 start, n;
+
+	memcpy(&d, desc, sizeof(d));
+	start = le32_to_cpu(d.tt_start);
+	n = le32_to_cpu(d.ntt);
+	if (!n || n > ORDO_MODEL_MAX_SUB_LEAVES || start > lay->tt_cap ||
+	    n > lay->tt_cap - start)
+		return -EINVAL;
+	*off = lay->tt_off + (u64)ORDO_TT_ENTRY_SIZE * start;
+	*len = (u64)ORDO_TT_ENTRY_SIZE * n;
+	return 0;
+}
+
+/**
+ * ordo_model_load_top() - start a client copy from the top level
+ * @mp: the new model (sub-models without TT slices)
+ * @buf: region bytes from offset 0: header and pivots at least
+ * @len: bytes in @buf
+ *
+ * Return: 0; -EINVAL for a malformed layout or pivots; -EBADMSG when the
+ * checksum fails (torn or concurrent read: fetch again); -ENOMEM.
+ */
+int ordo_model_load_top(struct ordo_model **mp, const void *buf, size_t len)
+{
+	struct ordo_model_layout lay;
+	const u8 *piv;
+	struct ordo_model *m;
+	u64 prev = 0, sum;
+	u32 i;
+	int err;
+
+	*mp = NULL;
+	err = ordo_model_parse_hdr(buf, len, &lay);
+	if (err)
+		return err;
+	if (len < lay.top_size)
+		return -EINVAL;
+	piv = (const u8 *)buf + lay.piv_off;
+	sum = ordo_model_top_checksum(buf, piv, lay.nsub);
+	if (sum != ld_le64((const u8 *)buf +
+			   offsetof(struct ordo_model_hdr, top_sum)))
+		return -EBADMSG;
+	for (i = 0; i < lay.nsub; i++) {
+		u64 p = ld_le64(piv + 8 * i);
+
+		if (i ? p <= prev : p != 0)
+			return -EINVAL;
+		prev = p;
+	}
+	m = ordo_model_alloc(lay.nsub,
+			     min_t(u64, lay.nleaves + lay.nleaves / 4 + 64,
+				   ORDO_MODEL_MAX_TT));
+	if (!m)
+		return -ENOMEM;
+	m->epoch = lay.epoch;
+	m->nkeys = lay.nkeys;
+	m->leaf_slots = lay.leaf_slots;
+	m->eps = lay.eps;
+	m->flags = ORDO_MODEL_F_COMPACT;
+	for (i = 0; i < lay.nsub; i++)
+		m->pivots[i] = ld_le64(piv + 8 * i);
+	*mp = m;
+	return 0;
+}
+
+/* Decoded descriptor fields, checked for range but not yet trusted. */
+struct desc_fields {
+	u64 sum;
+	struct ordo_sub s;
+};
+
+static int desc_decode(const void *desc, struct desc_fields *f)
+{
+	struct ordo_model_desc d;
+	u64 slope;
+
+	memcpy(&d, desc, sizeof(d));
+	slope = le64_to_cpu(d.slope);
+	memset(f, 0, sizeof(*f));
+	f->sum = le64_to_cpu(d.sum);
+	f->s.sum = f->sum;
+	f->s.mant = slope & ORDO_MODEL_MANT_MASK;
+	f->s.shift = slope >> ORDO_MODEL_MANT_BITS;
+	f->s.tt = le32_to_cpu(d.tt_start);
+	f->s.ntt = le32_to_cpu(d.ntt);
+	f->s.gen = le32_to_cpu(d.gen);
+	f->s.over = le16_to_cpu(d.err_over);
+	f->s.under = le16_to_cpu(d.err_under);
+	if (f->s.shift > ORDO_MODEL_SHIFT_MAX || !f->s.ntt ||
+	    f->s.ntt > ORDO_MODEL_MAX_SUB_LEAVES)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Fences must increase, start at the pivot and stay in the domain, and the
+ * stored bounds must hold at every fence and at the domain's end: then a
+ * lookup in this slice always finds the leaf whose fences hold the key.
+ */
+static int slice_check(const struct ordo_sub *s, u64 pivot, u64 end,
+		       bool last, const u8 *e)
+{
+	u64 over = (u64)s->over << ERR_TO_POS;
+	u64 under = (u64)s->under << ERR_TO_POS;
+	u64 prev = pivot;
+	u32 j;
+
+	for (j = 0; j <= s->ntt; j++, e += ORDO_TT_ENTRY_SIZE) {
+		u64 low = j < s->ntt ? ld_le64(e) : end;
+		u64 pos, want = (u64)j << ORDO_MODEL_POS_SHIFT;
+
+		if (j == 0 && low != pivot)
+			return -EINVAL;
+		if (j && low <= prev) {
+			/* Only the last leaf may start at U64_MAX itself. */
+			if (last && j == s->ntt && low == prev)
+				break;
+			return -EINVAL;
+		}
+		prev = low;
+		pos = ordo_sub_pos(s, low - pivot);
+		if (s->over != ORDO_MODEL_ERR_UNBOUNDED && pos > want &&
+		    pos - want > over)
+			return -EINVAL;
+		if (s->under != ORDO_MODEL_ERR_UNBOUNDED && pos < want &&
+		    want - pos > under)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * ordo_model_load_sub() - install one sub-model and its TT slice
+ * @m: client model from ordo_model_load_top()
+ * @sub: sub-model index
+ * @desc: the encoded descriptor (%ORDO_MODEL_DESC_SIZE bytes)
+ * @slice: the encoded TT slice it names
+ * @slice_len: bytes in @slice
+ *
+ * The descriptor and slice may come from separate reads: the checksum
+ * binds them (and the epoch), so a read that raced with a patch fails.
+ *
+ * Return: 0; -EINVAL for malformed or inconsistent bytes; -EBADMSG when
+ * the checksum fails (torn read, concurrent patch or other epoch: fetch
+ * again); -ENOMEM.
+ */
+int ordo_model_load_sub(struct ordo_model *m, u32 sub, const void *desc,
+			const void *slice, size_t slice_len)
+{
+	struct desc_fields f;
+	struct ordo_sub *s;
+	u64 end;
+	u32 old, j;
+	const u8 *e = slice;
+	bool last;
+	int err;
+
+	if (sub >= m->nsub || !desc || !slice)
+		return -EINVAL;
+	err = desc_decode(desc, &f);
+	if (err)
+		return err;
+	if (slice_len < (u64)ORDO_TT_ENTRY_SIZE * f.s.ntt)
+		return -EINVAL;
+	if (ordo_sub_checksum(m->epoch, sub, m->pivots[sub], desc, slice,
+			      f.s.ntt) != f.sum)
+		return -EBADMSG;
+	last = sub + 1 >= m->nsub;
+	end = last ? U64_MAX : m->pivots[sub + 1];
+	err = slice_check(&f.s, m->pivots[sub], end, last, slice);
+	if (err)
+		return err;
+	s = &m->subs[sub];
+	old = s->tt == ORDO_SUB_NO_TT ? 0 : s->ntt;
+	err = ordo_model_tt_reserve(m, sub, f.s.ntt, f.s.ntt);
+	if (err)
+		return err;
+	f.s.tt = s->tt;
+	f.s.cap = s->cap;
+	for (j = 0; j < f.s.ntt; j++, e += ORDO_TT_ENTRY_SIZE) {
+		struct ordo_tt *t = &m->tt[f.s.tt + j];
+
+		t->low = ld_le64(e);
+		t->leaf = (u32)ld_le64(e + 8);
+		t->inca_cnt = (u32)(ld_le64(e + 8) >> 32);
+	}
+	*s = f.s;
+	m->nleaves = m->nleaves - old + f.s.ntt;
+	return 0;
+}
+
+/**
+ * ordo_model_from_image() - build a client copy from a whole region image
+ * @mp: the new model, every sub-model loaded
+ * @buf: region bytes from offset 0
+ * @len: bytes in @buf
+ *
+ * Return: as ordo_model_load_top() and ordo_model_load_sub().
+ */
+int ordo_model_from_image(struct ordo_model **mp, const void *buf,
+			  size_t len)
+{
+	struct ordo_model_layout lay;
+	struct ordo_model *m;
+	const u8 *b = buf;
+	u64 off, n;
+	u32 i;
+	int err;
+
+	err = ordo_model_parse_hdr(buf, len, &lay);
+	if (err)
+		return err;
+	if (len < lay.model_size)
+		return -EINVAL;
+	err = ordo_model_load_top(&m, buf, len);
+	if (err)
+		return err;
+	for (i = 0; i < lay.nsub; i++) {
+		const u8 *d = b + lay.desc_off + ORDO_MODEL_DESC_SIZE * i;
+
+		err = ordo_model_desc_slice(&lay, d, &off, &n);
+		if (!err && (off > len || n > len - off))
+			err = -EINVAL;
+		if (!err)
+			err = ordo_model_load_sub(m, i, d, b + off, n);
+		if (err) {
+			ordo_model_free(m);
+			return err;
+		}
+	}
+	*mp = m;
+	return 0;
+}

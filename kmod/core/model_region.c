@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ordo learned model, publication: writing a model into the model region
+ * (an array of chunks readable by clients while it changes) and encoding
+ * one sub-model for an RPC reply.  Readers validate with the checksums in
+ * the header and descriptors, so the order in which they fetch bytes does
+ * not matter; writers only make sure that what a descriptor names is
+ * written before the descriptor.
+ */
+#include "compat.h"
+#include "model.h"
+
+/* Entries or pivots encoded per batch on the stack. */
+#define BATCH	16
+
+static int rg_check(const struct ordo_region *rg, u64 len)
+{
+	if (!rg || !rg->chunks || rg->chunk_shift < 6 ||
+	    rg->chunk_shift > 40)
+		return -EINVAL;
+	if (len > ((u64)rg->nchunks << rg->chunk_shift))
+		return -ENOSPC;
+	return 0;
+}
+
+static void *rg_ptr(const struct ordo_region *rg, u64 off)
+{
+	u64 mask = (1ULL << rg->chunk_shift) - 1;
+
+	return (u8 *)rg->chunks[off >> rg->chunk_shift] + (off & mask);
+}
+
+/* Copy into the region, splitting at chunk boundaries; NULL: zero fill. */
+static void rg_copy(const struct ordo_region *rg, u64 off, const void *src,
+		    u64 len)
+{
+	u64 csize = 1ULL << rg->chunk_shift;
+	const u8 *s = src;
+
+	while (len) {
+		u64 n = min(len, csize - (off & (csize - 1)));
+
+		if (s) {
+			memcpy(rg_ptr(rg, off), s, n);
+			s += n;
+		} else {
+			memset(rg_ptr(rg, off), 0, n);
+		}
+		off += n;
+		len -= n;
+	}
+}
+
+static void rg_read(const struct ordo_region *rg, u64 off, void *dst,
+		    u64 len)
+{
+	u64 csize = 1ULL << rg->chunk_shift;
+	u8 *d = dst;
+
+	while (len) {
+		u64 n = min(len, csize - (off & (csize - 1)));
+
+		memcpy(d, rg_ptr(rg, off), n);
+		d += n;
+		off += n;
+		len -= n;
+	}
+}
+
+/*
+ * Descriptors are 32-byte aligned, so never split by a chunk boundary
+ * (chunks are at least 64 bytes); word stores keep each field whole.
+ */
+static void rg_put_desc(const struct ordo_region *rg, u64 off,
+			const struct ordo_model_desc *d)
+{
+	u64 *dst = rg_ptr(rg, off);
+	u64 w[ORDO_MODEL_DESC_SIZE / 8];
+	u32 i;
+
+	memcpy(w, d, sizeof(w));
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		WRITE_ONCE(dst[i], w[i]);
+}
+
+static void rg_put_slice(const struct ordo_region *rg, u64 tt_off,
+			 const struct ordo_model *m, const struct ordo_sub *s)
+{
+	struct ordo_tt_entry buf[BATCH];
+	u32 j, k, x;
+
+	for (j = 0; j < s->ntt; j += k) {
+		k = min_t(u32, BATCH, s->ntt - j);
+		for (x = 0; x < k; x++)
+			ordo_tt_to_entry(&m->tt[s->tt + j + x], &buf[x]);
+		rg_copy(rg, tt_off + (u64)ORDO_TT_ENTRY_SIZE * (s->tt + j),
+			buf, sizeof(buf[0]) * k);
+	}
+}
+
+/**
+ * ordo_region_bytes() - region size a model needs
+ * @m: model
+ *
+ * Return: bytes from offset 0 to the end of the TT area.
+ */
+u64 ordo_region_bytes(const struct ordo_model *m)
+{
+	return ordo_model_region_size(m->nsub, m->tt_cap);
+}
+
+static void hdr_fill(const struct ordo_model *m, struct ordo_model_hdr *h)
+{
+	u64 sum;
+	u32 i;
+
+	memset(h, 0, sizeof(*h));
+	h->magic = cpu_to_le32(ORDO_MODEL_MAGIC);
+	h->version = cpu_to_le16(ORDO_MODEL_VERSION);
+	h->hdr_size = cpu_to_le16(ORDO_MODEL_HDR_SIZE);
+	h->desc_size = cpu_to_le32(ORDO_MODEL_DESC_SIZE);
+	h->tt_entry_size = cpu_to_le32(ORDO_TT_ENTRY_SIZE);
+	h->epoch = cpu_to_le64(m->epoch);
+	h->region_size = cpu_to_le64(ordo_region_bytes(m));
+	h->piv_off = cpu_to_le64(ORDO_MODEL_HDR_SIZE);
+	h->desc_off = cpu_to_le64(ordo_model_desc_off(m->nsub));
+	h->tt_off = cpu_to_le64(ordo_model_tt_off(m->nsub));
+	h->nsub = cpu_to_le32(m->nsub);
+	h->tt_cap = cpu_to_le32(m->tt_cap);
+	h->nleaves = cpu_to_le32(m->nleaves);
+	h->leaf_slots = cpu_to_le32(m->leaf_slots);
+	h->nkeys = cpu_to_le64(m->nkeys);
+	h->eps = cpu_to_le32(m->eps);
+	sum = ordo_model_top_sum_head(h);
+	for (i = 0; i < m->nsub; i++)
+		sum = ordo_model_mix(sum, m->pivots[i]);
+	h->top_sum = cpu_to_le64(ordo_model_fmix(sum));
+}
+
+/**
+ * ordo_region_write() - publish a whole model (a new epoch)
+ * @rg: the region's chunks, at least ordo_region_bytes() long
+ * @m: a model from ordo_model_train()
+ *
+ * Writes pivots, descriptors and slices, then the header.  Clients still
+ * holding another epoch fail the checksums of what they read next and
+ * refetch the header.  The bytes of unused TT slots are left as they are.
+ *
+ * Return: 0, -EINVAL or -ENOSPC (region too small).
+ */
+int ordo_region_write(const struct ordo_region *rg,
+		      const struct ordo_model *m)
+{
+	u64 piv_end = ORDO_MODEL_HDR_SIZE + 8ULL * m->nsub;
+	u64 desc_off = ordo_model_desc_off(m->nsub);
+	u64 desc_end = desc_off + (u64)ORDO_MODEL_DESC_SIZE * m->nsub;
+	u64 tt_off = ordo_model_tt_off(m->nsub);
+	struct ordo_model_hdr h;
+	__le64 piv[BATCH];
+	u32 i, k, x;
+	int err;
+
+	err = rg_check(rg, ordo_region_bytes(m));
+	if (err)
+		return err;
+	for (i = 0; i < m->nsub; i++) {
+		const struct ordo_sub *s = &m->subs[i];
+
+		if (s->tt == ORDO_SUB_NO_TT || s->ntt > m->tt_cap ||
+		    s->tt > m->tt_cap - s->ntt)
+			return -EINVAL;
+	}
+	for (i = 0; i < m->nsub; i += k) {
+		k = min_t(u32, BATCH, m->nsub - i);
+		for (x = 0; x < k; x++)
+			piv[x] = cpu_to_le64(m->pivots[i + x]);
+		rg_copy(rg, ORDO_MODEL_HDR_SIZE + 8ULL * i, piv,
+			sizeof(piv[0]) * k);
+	}
+	rg_copy(rg, piv_end, NULL, desc_off - piv_end);
+	for (i = 0; i < m->nsub; i++) {
+		struct ordo_model_desc d;
+
+		rg_put_slice(rg, tt_off, m, &m->subs[i]);
+		ordo_sub_to_desc(&m->subs[i], &d);
+		rg_put_desc(rg, desc_off + (u64)ORDO_MODEL_DESC_SIZE * i, &d);
+		if (!(i & 1023))
+			ordo_cond_resched();
+	}
+	rg_copy(rg, desc_end, NULL, tt_off - desc_end);
+	hdr_fill(m, &h);
+	/* Everything the header describes is in place before the header. */
+	smp_wmb();
+	rg_copy(rg, 0, &h, sizeof(h));
+	return 0;
+}
+
+/**
+ * ordo_region_patch() - publish one retrained sub-model
+ * @rg: the region holding @m's epoch
+ * @m: the model after ordo_model_retrain_sub()
+ * @sub: sub-model index
+ *
+ * Writes the slice (in place or in fresh slots, as the model placed it),
+ * then the descriptor.  A reader racing with this pairs an old descriptor
+ * with new entries or the reverse, or reads either one torn; the
+ * descriptor's checksum covers both, so it retries.
+ *
+ * Return: 0, -EINVAL, -ENOSPC or -ESTALE (the region holds another epoch
+ * or layout).
+ */
+int ordo_region_patch(const struct ordo_region *rg,
+		      const struct ordo_model *m, u32 sub)
+{
+	const struct ordo_sub *s;
+	struct ordo_model_hdr h;
+	struct ordo_model_desc d;
+	int err;
+
+	if (sub >= m->nsub)
+		return -EINVAL;
+	s = &m->subs[sub];
+	if (s->tt == ORDO_SUB_NO_TT || s->ntt > m->tt_cap ||
+	    s->tt > m->tt_cap - s->ntt)
+		return -EINVAL;
+	err = rg_check(rg, sizeof(h));
+	if (err)
+		return err;
+	rg_read(rg, 0, &h, sizeof(h));
+	if (le64_to_cpu(h.epoch) != m->epoch ||
+	    le32_to_cpu(h.nsub) != m->nsub ||
+	    le32_to_cpu(h.tt_cap) != m->tt_cap)
+		return -ESTALE;
+	err = rg_check(rg, ordo_region_bytes(m));
+	if (err)
+		return err;
+	rg_put_slice(rg, ordo_model_tt_off(m->nsub), m, s);
+	ordo_sub_to_desc(s, &d);
+	/* The slice is in place before the descriptor that names it. */
+	smp_wmb();
+	rg_put_desc(rg, ordo_model_desc_off(m->nsub) +
+		    (u64)ORDO_MODEL_DESC_SIZE * sub, &d);
+	return 0;
+}
+
+/**
+ * ordo_model_export_sub() - encode one sub-model for an RPC reply
+ * @m: model
+ * @sub: sub-model index
+ * @buf: destination: the descriptor, then its TT entries
+ * @len: in: bytes at @buf; out: bytes needed or written
+ *
+ * The client installs it with ordo_model_load_sub(m, sub, buf,
+ * buf + %ORDO_MODEL_DESC_SIZE, *len - %ORDO_MODEL_DESC_SIZE).
+ *
+ * Return: 0, -EINVAL, or -ENOSPC with *@len set to the size needed.
+ */
+int ordo_model_export_sub(const struct ordo_model *m, u32 sub, void *buf,
+			  size_t *len)
+{
+	const struct ordo_sub *s;
+	struct ordo_model_desc d;
+	struct ordo_tt_entry e;
+	u8 *b = buf;
+	u64 need;
+	u32 j;
+
+	if (sub >= m->nsub || m->subs[sub].tt == ORDO_SUB_NO_TT)
+		return -EINVAL;
+	s = &m->subs[sub];
+	need = ORDO_MODEL_DESC_SIZE + (u64)ORDO_TT_ENTRY_SIZE * s->ntt;
+	if (!buf || *len < need) {
+		*len = need;
+		return -ENOSPC;
+	}
+	ordo_sub_to_desc(s, &d);
+	memcpy(b, &d, sizeof(d));
+	b += sizeof(d);
+	for (j = 0; j < s->ntt; j++, b += sizeof(e)) {
+		ordo_tt_to_entry(&m->tt[s->tt + j], &e);
+		memcpy(b, &e, sizeof(e));
+	}
+	*len = need;
+	return 0;
+}

@@ -1,0 +1,663 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ordo learned model, trainer half.  The model is a list of sub-models, one
+ * per run of leaves whose low fences a single line fits within an error
+ * bound eps (a "shrinking cone" anchored at the run's first fence, slopes
+ * kept as exact rationals compared with 128-bit products).  Sub-model
+ * domains are cut at fences, so together they tile the whole key space and
+ * no key falls between two sub-models.  After fitting, the bounds are
+ * measured with the predictor's own arithmetic and stored.
+ */
+#include "compat.h"
+#include "model.h"
+
+#define ERR_TO_POS	(ORDO_MODEL_POS_SHIFT - ORDO_MODEL_ERR_SHIFT)
+
+/* Error bounds (1/256 leaf) tried when training to a sub-model count. */
+static const u32 eps_ladder[] = {
+	16, 32, 64, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072,
+	4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152, 65024,
+};
+
+/**
+ * ordo_model_params_default() - defaults for 16-slot leaves
+ * @p: parameters to fill
+ *
+ * 512 leaves per sub-model keep the model near 0.5% of the inner-node
+ * bytes; the TT's fences make the leaf choice exact regardless.
+ */
+void ordo_model_params_default(struct ordo_model_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->leaf_slots = 16;
+	p->leaves_per_sub = 512;
+	p->max_sub_leaves = 4096;
+	p->eps = 1024;
+	p->tt_slack_pct = 25;
+	p->tt_spare_pct = 25;
+	p->expand_err_x = 4;
+}
+
+static int keys_check(const struct ordo_leaf_info *l, const u64 *k)
+{
+	u32 c;
+
+	for (c = 0; c < l->count; c++) {
+		if (k[c] < l->low || (c && k[c] <= k[c - 1]))
+			return -EINVAL;
+		if (!(l->flags & ORDO_LEAF_LAST) && k[c] >= l->high)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * ordo_leaf_set_check() - validate a leaf snapshot against a key domain
+ * @set: leaves (and optionally keys)
+ * @lo: the domain's inclusive low end
+ * @hi: the domain's exclusive high end, unless @last
+ * @last: the domain runs to U64_MAX inclusive
+ *
+ * Return: 0; -ERANGE if the leaves do not start at @lo or end at @hi;
+ * -EINVAL if fences, flags or keys are inconsistent.
+ */
+int ordo_leaf_set_check(const struct ordo_leaf_set *set, u64 lo, u64 hi,
+			bool last)
+{
+	const struct ordo_leaf_info *lv = set->leaves;
+	const u64 *k = set->keys;
+	u32 i, n = set->nleaves;
+
+	if (!lv || !n || n > ORDO_MODEL_MAX_TT)
+		return -EINVAL;
+	if (lv[0].low != lo)
+		return -ERANGE;
+	for (i = 0; i < n; i++) {
+		const struct ordo_leaf_info *l = &lv[i];
+		bool has_high = !(l->flags & ORDO_LEAF_LAST);
+
+		if (l->flags & ~ORDO_LEAF_LAST)
+			return -EINVAL;
+		if (i + 1 < n) {
+			if (!has_high || l->high <= l->low ||
+			    l->high != lv[i + 1].low)
+				return -EINVAL;
+		} else if (last ? has_high : !has_high || l->high != hi) {
+			return -ERANGE;
+		} else if (has_high && l->high <= l->low) {
+			return -EINVAL;
+		}
+		if (k) {
+			if (keys_check(l, k))
+				return -EINVAL;
+			k += l->count;
+		}
+	}
+	return 0;
+}
+
+/* Slope interval lo_n/lo_d <= s <= hi_n/hi_d; hi_d == 0: no upper bound. */
+struct cone {
+	u64 lo_n, lo_d;
+	u64 hi_n, hi_d;
+};
+
+/* a/b < c/d for positive denominators, exactly. */
+static bool frac_lt(u64 a, u64 b, u64 c, u64 d)
+{
+	return (__uint128_t)a * d < (__uint128_t)c * b;
+}
+
+static void cone_init(struct cone *c)
+{
+	c->lo_n = 0;
+	c->lo_d = 1;
+	c->hi_n = 0;
+	c->hi_d = 0;
+}
+
+/* Narrow the cone to lines within @eps of (dx, y); false if none is left. */
+static bool cone_add(struct cone *c, u64 dx, u64 y, u64 eps)
+{
+	u64 hn = y + eps, ln = y > eps ? y - eps : 0;
+
+	if (c->hi_d && frac_lt(c->hi_n, c->hi_d, ln, dx))
+		return false;
+	if (frac_lt(hn, dx, c->lo_n, c->lo_d))
+		return false;
+	if (frac_lt(c->lo_n, c->lo_d, ln, dx)) {
+		c->lo_n = ln;
+		c->lo_d = dx;
+	}
+	if (!c->hi_d || frac_lt(hn, dx, c->hi_n, c->hi_d)) {
+		c->hi_n = hn;
+		c->hi_d = dx;
+	}
+	return true;
+}
+
+static unsigned int bitlen(u64 v)
+{
+	return v ? 64 - __builtin_clzll(v) : 0;
+}
+
+/* Shift that gives p/q a mantissa just below 2^56. */
+static unsigned int frac_shift(u64 p, u64 q)
+{
+	int sh = ORDO_MODEL_MANT_BITS - 1 - (int)bitlen(p) + (int)bitlen(q);
+
+	return clamp_t(int, sh, 0, ORDO_MODEL_SHIFT_MAX);
+}
+
+/*
+ * floor(p * 2^sh / q) for p/q * 2^sh < 2^56 (sh from frac_shift() of a
+ * ratio >= p/q): one 128-by-64 division whose quotient provably fits.
+ */
+static u64 frac_fix(u64 p, u64 q, unsigned int sh)
+{
+	unsigned int t1, t2;
+
+	if (!p)
+		return 0;
+	t1 = min_t(unsigned int, sh, 64 - bitlen(p));
+	t2 = sh - t1;
+	return mul_u64_u64_div_u64(p << t1, 1ULL << t2, q);
+}
+
+/* The middle of the cone as a fixed-point slope. */
+static void cone_slope(const struct cone *c, struct ordo_sub *s)
+{
+	unsigned int sh;
+	u64 mh, ml;
+
+	s->mant = 0;
+	s->shift = 0;
+	if (!c->hi_d)
+		return;
+	sh = frac_shift(c->hi_n, c->hi_d);
+	mh = frac_fix(c->hi_n, c->hi_d, sh);
+	ml = frac_fix(c->lo_n, c->lo_d, sh);
+	s->mant = (ml + (mh - ml) / 2) & ORDO_MODEL_MANT_MASK;
+	s->shift = sh;
+}
+
+/* The chord from the first fence to the domain end. */
+static void chord_slope(struct ordo_sub *s, u32 n, u64 dx)
+{
+	u64 y = (u64)n << ORDO_MODEL_POS_SHIFT;
+	unsigned int sh;
+
+	s->mant = 0;
+	s->shift = 0;
+	if (!dx)
+		return;
+	sh = frac_shift(y, dx);
+	s->mant = frac_fix(y, dx, sh) & ORDO_MODEL_MANT_MASK;
+	s->shift = sh;
+}
+
+static u16 err_units(u64 e)
+{
+	u64 u = (e >> ERR_TO_POS) + !!(e & ((1ULL << ERR_TO_POS) - 1));
+
+	return u >= ORDO_MODEL_ERR_UNBOUNDED ? ORDO_MODEL_ERR_UNBOUNDED : u;
+}
+
+/*
+ * Measure the bounds at every fence and at the domain's end with the
+ * predictor's arithmetic; ordo_sub_window() relies on exactly these.
+ */
+static void sub_bounds(struct ordo_sub *s, const struct ordo_leaf_info *lv,
+		       u32 n, u64 end)
+{
+	u64 x0 = lv[0].low, over = 0, under = 0;
+	u32 j;
+
+	for (j = 0; j <= n; j++) {
+		u64 x = j < n ? lv[j].low : end;
+		u64 want = (u64)j << ORDO_MODEL_POS_SHIFT, pos;
+
+		if (j == n && x == lv[n - 1].low)
+			break;	/* the last leaf starts at U64_MAX */
+		pos = ordo_sub_pos(s, x - x0);
+		if (pos > want)
+			over = max(over, pos - want);
+		else
+			under = max(under, want - pos);
+	}
+	s->over = err_units(over);
+	s->under = err_units(under);
+}
+
+/*
+ * Leaves [a, b) become one sub-model: the longest run (at most @cap leaves,
+ * 0: no cap) whose fences and end point (the next fence, or @end after the
+ * last leaf) fit one cone of half-width @eps around a line through lv[a].
+ */
+static u32 seg_end(const struct ordo_leaf_info *lv, u32 a, u32 n, u64 end,
+		   u64 eps, u32 cap, struct cone *c)
+{
+	u64 x0 = lv[a].low;
+	u32 b = a + 1, e, lim = cap && cap < n - a ? a + cap : n;
+
+	cone_init(c);
+	for (e = a + 1; e <= lim; e++) {
+		u64 x = e < n ? lv[e].low : end;
+
+		if (x == x0) {
+			b = e;	/* a single leaf at U64_MAX */
+			break;
+		}
+		if (!cone_add(c, x - x0, (u64)(e - a) << ORDO_MODEL_POS_SHIFT,
+			      eps))
+			break;
+		b = e;
+	}
+	return b;
+}
+
+static u32 seg_count(const struct ordo_leaf_info *lv, u32 n, u64 eps,
+		     u32 cap, u32 limit)
+{
+	struct cone c;
+	u32 a = 0, cnt = 0;
+
+	while (a < n && cnt <= limit) {
+		a = seg_end(lv, a, n, U64_MAX, eps, cap, &c);
+		cnt++;
+	}
+	return cnt;
+}
+
+/* Smallest eps of the ladder whose segmentation meets the count target. */
+static u32 pick_eps(const struct ordo_leaf_info *lv, u32 n,
+		    const struct ordo_model_params *p, u32 cap)
+{
+	u32 lo = 0, hi = ARRAY_SIZE(eps_ladder) - 1;
+	u64 target;
+
+	if (p->target_subs)
+		target = p->target_subs;
+	else if (p->leaves_per_sub)
+		target = DIV_ROUND_UP((u64)n, p->leaves_per_sub);
+	else
+		return p->eps ? min_t(u32, p->eps, ORDO_MODEL_ERR_UNBOUNDED - 1) :
+				1024;
+	target = max_t(u64, target, DIV_ROUND_UP((u64)n, cap));
+	target = min_t(u64, target, ORDO_MODEL_MAX_SUBS);
+	while (lo < hi) {
+		u32 mid = (lo + hi) / 2;
+		u64 eps = (u64)eps_ladder[mid] << ERR_TO_POS;
+
+		if (seg_count(lv, n, eps, cap, target) <= target)
+			hi = mid;
+		else
+			lo = mid + 1;
+		ordo_cond_resched();
+	}
+	return eps_ladder[lo];
+}
+
+static u32 slack_slots(u32 n, const struct ordo_model_params *p)
+{
+	u64 slots = n + DIV_ROUND_UP((u64)n * p->tt_slack_pct, 100);
+
+	return min_t(u64, slots, ORDO_MODEL_MAX_SUB_LEAVES);
+}
+
+static void tt_fill(struct ordo_tt *t, const struct ordo_leaf_info *lv,
+		    u32 n)
+{
+	u32 j;
+
+	for (j = 0; j < n; j++) {
+		u32 cnt = min_t(u32, lv[j].count, ORDO_TT_COUNT_MAX);
+
+		t[j].low = lv[j].low;
+		t[j].leaf = lv[j].leaf;
+		t[j].inca_cnt = (lv[j].inca & ORDO_TT_INCA_MASK) |
+				(cnt << ORDO_TT_COUNT_SHIFT);
+	}
+}
+
+/* Compute the published checksum of a sub-model from its native form. */
+static void sub_seal(struct ordo_model *m, u32 sub)
+{
+	struct ordo_sub *s = &m->subs[sub];
+	struct ordo_model_desc d;
+	struct ordo_tt_entry e;
+	u64 h;
+	u32 j;
+
+	ordo_sub_to_desc(s, &d);
+	h = ordo_sub_sum_head(m->epoch, sub, m->pivots[sub], &d);
+	for (j = 0; j < s->ntt; j++) {
+		ordo_tt_to_entry(&m->tt[s->tt + j], &e);
+		h = ordo_sub_sum_entry(h, &e);
+	}
+	s->sum = ordo_model_fmix(h);
+}
+
+/**
+ * ordo_model_train() - train a complete model over the whole leaf level
+ * @mp: the new model
+ * @set: every leaf in key order, the first at 0, the last without a high
+ *	fence
+ * @p: parameters; the sub-model count follows @p->target_subs or
+ *	@p->leaves_per_sub, so expansion and shrinking just change them
+ * @epoch: non-zero generation for the new model
+ *
+ * Runs in O(leaves * passes) with a handful of passes; keys are only read
+ * for validation when @set->keys is given.
+ *
+ * Return: 0, -EINVAL, -ERANGE, -ENOSPC (more leaves than a model can
+ * hold) or -ENOMEM.
+ */
+int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
+		     const struct ordo_model_params *p, u64 epoch)
+{
+	const struct ordo_leaf_info *lv = set->leaves;
+	struct ordo_model *m;
+	struct cone c;
+	u32 n, cap, eps, nsub, a, i;
+	u64 epsf, tt_cap, nkeys = 0;
+	int err;
+
+	*mp = NULL;
+	if (!epoch || !p->leaf_slots)
+		return -EINVAL;
+	err = ordo_leaf_set_check(set, 0, 0, true);
+	if (err)
+		return err;
+	n = set->nleaves;
+	cap = p->max_sub_leaves ?
+	      min_t(u32, p->max_sub_leaves, ORDO_MODEL_MAX_SUB_LEAVES) :
+	      ORDO_MODEL_MAX_SUB_LEAVES;
+	eps = pick_eps(lv, n, p, cap);
+	epsf = (u64)eps << ERR_TO_POS;
+	nsub = seg_count(lv, n, epsf, cap, ORDO_MODEL_MAX_SUBS);
+	if (nsub > ORDO_MODEL_MAX_SUBS)
+		return -ENOSPC;
+	tt_cap = (u64)n + DIV_ROUND_UP((u64)n * p->tt_slack_pct, 100) + nsub +
+		 DIV_ROUND_UP((u64)n * p->tt_spare_pct, 100);
+	if (tt_cap > ORDO_MODEL_MAX_TT)
+		return -ENOSPC;
+	m = ordo_model_alloc(nsub, tt_cap);
+	if (!m)
+		return -ENOMEM;
+	m->epoch = epoch;
+	m->leaf_slots = p->leaf_slots;
+	m->eps = eps;
+	m->nleaves = n;
+	for (a = 0, i = 0; i < nsub; i++) {
+		struct ordo_sub *s = &m->subs[i];
+		u32 b = seg_end(lv, a, n, U64_MAX, epsf, cap, &c);
+
+		m->pivots[i] = lv[a].low;
+		s->ntt = b - a;
+		s->cap = slack_slots(s->ntt, p);
+		s->tt = m->tt_used;
+		m->tt_used += s->cap;
+		cone_slope(&c, s);
+		sub_bounds(s, lv + a, s->ntt, b < n ? lv[b].low : U64_MAX);
+		tt_fill(m->tt + s->tt, lv + a, s->ntt);
+		sub_seal(m, i);
+		a = b;
+		if (!(i & 1023))
+			ordo_cond_resched();
+	}
+	for (i = 0; i < n; i++)
+		nkeys += lv[i].count;
+	m->nkeys = nkeys;
+	*mp = m;
+	return 0;
+}
+
+/**
+ * ordo_model_retrain_sub() - retrain one sub-model after its leaves changed
+ * @m: the trainer's model
+ * @sub: sub-model index, e.g. ordo_model_sub_of() of a split key
+ * @set: a fresh snapshot of exactly the leaves tiling the sub-model's
+ *	domain (splits never move a fence across a domain boundary)
+ * @p: parameters (TT slack)
+ *
+ * Fits one line over the domain (the cone at the model's eps, or the chord
+ * when the cone breaks), measures the bounds and rewrites the TT slice, in
+ * place when it fits its slots.  Retraining an unchanged domain reproduces
+ * the sub-model bit for bit (its generation aside).  On error the model is
+ * unchanged.  Publish with ordo_region_patch().
+ *
+ * Return: 0; -ERANGE if @set does not tile the domain (train a new model);
+ * -EINVAL; -ENOSPC when the TT has no room left (train a new model).
+ */
+int ordo_model_retrain_sub(struct ordo_model *m, u32 sub,
+			   const struct ordo_leaf_set *set,
+			   const struct ordo_model_params *p)
+{
+	const struct ordo_leaf_info *lv = set->leaves;
+	struct ordo_sub *s, t;
+	struct cone c;
+	u64 lo, hi = 0, end;
+	u32 n, old;
+	bool last;
+	int err;
+
+	if (sub >= m->nsub || m->subs[sub].tt == ORDO_SUB_NO_TT)
+		return -EINVAL;
+	last = !ordo_model_sub_domain(m, sub, &lo, &hi);
+	err = ordo_leaf_set_check(set, lo, hi, last);
+	if (err)
+		return err;
+	n = set->nleaves;
+	if (n > ORDO_MODEL_MAX_SUB_LEAVES)
+		return -ENOSPC;
+	end = last ? U64_MAX : hi;
+	memset(&t, 0, sizeof(t));
+	if (seg_end(lv, 0, n, end, (u64)m->eps << ERR_TO_POS, 0, &c) == n)
+		cone_slope(&c, &t);
+	else
+		chord_slope(&t, n, end - lo);
+	sub_bounds(&t, lv, n, end);
+	s = &m->subs[sub];
+	old = s->ntt;
+	err = ordo_model_tt_reserve(m, sub, n, max(n, slack_slots(n, p)));
+	if (err)
+		return err;
+	s->mant = t.mant;
+	s->shift = t.shift;
+	s->over = t.over;
+	s->under = t.under;
+	s->ntt = n;
+	s->gen++;
+	tt_fill(m->tt + s->tt, lv, n);
+	sub_seal(m, sub);
+	m->nleaves = m->nleaves - old + n;
+	return 0;
+}
+
+/**
+ * ordo_model_eval() - measure a model against a leaf snapshot
+ * @m: model
+ * @set: leaves with keys (without keys only the sizes are filled)
+ * @stride: evaluate every @stride-th key; 0: none
+ * @st: result
+ *
+ * Errors are those of stored keys: position = logical leaf * leaf_slots +
+ * slot.  @st->wrong counts keys whose lookup does not name their leaf
+ * (always 0 for a fresh model).
+ *
+ * Return: 0.
+ */
+int ordo_model_eval(const struct ordo_model *m,
+		    const struct ordo_leaf_set *set, u32 stride,
+		    struct ordo_model_stats *st)
+{
+	u64 ki = 0, next = 0;
+	u32 g, c;
+
+	memset(st, 0, sizeof(*st));
+	st->nsub = m->nsub;
+	st->nleaves = m->nleaves;
+	st->model_bytes = ordo_model_bytes(m->nsub);
+	st->tt_bytes = (u64)ORDO_TT_ENTRY_SIZE * m->nleaves;
+	if (!set->keys || !stride)
+		return 0;
+	for (g = 0; g < set->nleaves; g++) {
+		const struct ordo_leaf_info *l = &set->leaves[g];
+
+		for (c = 0; c < l->count; c++, ki++) {
+			struct ordo_pred pr;
+			u64 key = set->keys[ki], pos, tpos, ppos, win, e;
+			u64 pleaf;
+
+			if (ki != next)
+				continue;
+			next += stride;
+			st->nkeys++;
+			if (ordo_model_lookup(m, key, &pr)) {
+				st->wrong++;
+				continue;
+			}
+			win = pr.win_hi - pr.win_lo + 1;
+			st->win_sum += win;
+			st->win_max = max(st->win_max, win);
+			st->win_one += win == 1;
+			if (pr.ent->leaf != l->leaf || pr.ent->low != l->low) {
+				st->wrong++;
+				continue;
+			}
+			pos = ordo_model_pos(m, pr.sub, key);
+			tpos = ((u64)pr.lln * m->leaf_slots + c) <<
+			       ORDO_MODEL_ERR_SHIFT;
+			ppos = mul_u64_u64_shr(pos, m->leaf_slots, ERR_TO_POS);
+			e = ppos > tpos ? ppos - tpos : tpos - ppos;
+			st->err_pos_sum += e;
+			st->err_pos_max = max(st->err_pos_max, e);
+			pleaf = min_t(u64, pos >> ORDO_MODEL_POS_SHIFT,
+				      m->subs[pr.sub].ntt - 1);
+			e = pleaf > pr.lln ? pleaf - pr.lln : pr.lln - pleaf;
+			st->err_leaf_sum += e;
+			st->err_leaf_max = max(st->err_leaf_max, e);
+		}
+	}
+	return 0;
+}
+
+/**
+ * ordo_model_health() - structural figures of a model
+ * @m: model
+ * @h: result
+ */
+void ordo_model_health(const struct ordo_model *m,
+		       struct ordo_model_health *h)
+{
+	u32 i;
+
+	memset(h, 0, sizeof(*h));
+	h->nsub = m->nsub;
+	h->nleaves = m->nleaves;
+	h->tt_cap = m->tt_cap;
+	h->tt_used = m->tt_used;
+	h->eps = m->eps;
+	for (i = 0; i < m->nsub; i++) {
+		const struct ordo_sub *s = &m->subs[i];
+
+		if (s->tt == ORDO_SUB_NO_TT)
+			continue;
+		h->max_sub_leaves = max(h->max_sub_leaves, s->ntt);
+		if (s->over == ORDO_MODEL_ERR_UNBOUNDED ||
+		    s->under == ORDO_MODEL_ERR_UNBOUNDED)
+			h->unbounded++;
+		else
+			h->max_err = max_t(u32, h->max_err,
+					   (u32)s->over + s->under);
+	}
+}
+
+/**
+ * ordo_model_needs_expand() - should a full training add sub-models?
+ * @h: figures from ordo_model_health()
+ * @p: parameters the model was trained with
+ *
+ * True when splits have grown the average sub-model to twice the target,
+ * a sub-model to twice the cap, or an error window beyond expand_err_x
+ * times the trained one (or past any bound).
+ *
+ * Return: the verdict.
+ */
+bool ordo_model_needs_expand(const struct ordo_model_health *h,
+			     const struct ordo_model_params *p)
+{
+	u64 trained = 2ULL * max_t(u32, h->eps, 1U << ORDO_MODEL_ERR_SHIFT);
+
+	if (h->unbounded)
+		return true;
+	if (p->expand_err_x && h->max_err > p->expand_err_x * trained)
+		return true;
+	if (p->leaves_per_sub &&
+	    h->nleaves > 2ULL * p->leaves_per_sub * h->nsub)
+		return true;
+	return p->max_sub_leaves &&
+	       h->max_sub_leaves > 2ULL * p->max_sub_leaves;
+}
+
+/**
+ * ordo_model_needs_shrink() - should a full training drop sub-models?
+ * @h: figures from ordo_model_health()
+ * @p: parameters the model was trained with
+ *
+ * True when the average sub-model has fallen below a quarter of the target
+ * (leaves were reclaimed).
+ *
+ * Return: the verdict.
+ */
+bool ordo_model_needs_shrink(const struct ordo_model_health *h,
+			     const struct ordo_model_params *p)
+{
+	if (!p->leaves_per_sub || h->nsub < 2 ||
+	    ordo_model_needs_expand(h, p))
+		return false;
+	return 4ULL * h->nleaves < (u64)p->leaves_per_sub * h->nsub;
+}
+
+/**
+ * ordo_model_needs_rebuild() - must the next change be a full training?
+ * @h: figures from ordo_model_health()
+ * @p: parameters the model was trained with
+ *
+ * True when the TT area is seven eighths used: patches would soon fail
+ * with -ENOSPC.  The sub-model count may stay.
+ *
+ * Return: the verdict.
+ */
+bool ordo_model_needs_rebuild(const struct ordo_model_health *h,
+			      const struct ordo_model_params *p)
+{
+	return 8ULL * h->tt_used > 7ULL * h->tt_cap ||
+	       ordo_model_needs_expand(h, p) || ordo_model_needs_shrink(h, p);
+}
+
+/**
+ * ordo_model_resize_target() - sub-model count for the next full training
+ * @h: figures from ordo_model_health()
+ * @p: parameters the model was trained with
+ *
+ * Pass the result as ordo_model_params.target_subs.
+ *
+ * Return: at least double the count when expanding, the count that meets
+ * leaves_per_sub when shrinking, else the current count.
+ */
+u32 ordo_model_resize_target(const struct ordo_model_health *h,
+			     const struct ordo_model_params *p)
+{
+	u64 want = p->leaves_per_sub ?
+		   DIV_ROUND_UP((u64)h->nleaves, p->leaves_per_sub) : 0;
+	u64 t = h->nsub;
+
+	if (ordo_model_needs_expand(h, p))
+		t = max_t(u64, 2ULL * h->nsub, want);
+	else if (ordo_model_needs_shrink(h, p))
+		t = want;
+	t = clamp_t(u64, t, 1, ORDO_MODEL_MAX_SUBS);
+	return min_t(u64, t, max_t(u32, h->nleaves, 1));
+}

@@ -1,0 +1,1407 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Property tests of the learned model (kmod/core/model_*.c), native, TAP.
+ *
+ * A small leaf-level simulator (B-link leaves, half splits, incarnation
+ * bumps on both halves of a split, no merges) stands in for the tree.  The
+ * properties: every key, stored or not, is predicted to the leaf whose
+ * fences hold it, before and after per-sub-model retraining; the region
+ * round trip predicts identically; hostile bytes are refused; readers racing
+ * with a patch notice; a stale model never names a wrong leaf with a
+ * matching incarnation.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+#include "model.h"
+
+static int n_tests, n_failed;
+static int fails;	/* failed checks in the current test */
+/* TT counts are a training-time snapshot: only fresh models match them. */
+static bool check_counts = true;
+
+#define CHECK(cond, ...) do {						\
+	if (!(cond)) {							\
+		if (fails++ < 8) {					\
+			printf("#   %s:%d: %s: ", __func__, __LINE__, #cond); \
+			printf(__VA_ARGS__);				\
+			printf("\n");					\
+		}							\
+	}								\
+} while (0)
+
+static void tap(const char *name)
+{
+	n_tests++;
+	if (fails) {
+		n_failed++;
+		printf("not ok %d - %s (%d failed checks)\n", n_tests, name, fails);
+	} else {
+		printf("ok %d - %s\n", n_tests, name);
+	}
+	fflush(stdout);
+	fails = 0;
+}
+
+static u64 rng = 0x9e3779b97f4a7c15ULL;
+
+static u64 rnd(void)
+{
+	u64 z = (rng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* ---- leaf-level simulator ---------------------------------------------- */
+
+struct sim {
+	u32 slots;
+	u32 n, cap;
+	u32 next_no;
+	struct ordo_leaf_info *lv;	/* leaves in key order */
+	u64 *k;				/* slots keys per leaf */
+	/* output of sim_set() */
+	struct ordo_leaf_info *out;
+	u64 *keys;
+};
+
+static void sim_init(struct sim *s, u32 slots)
+{
+	memset(s, 0, sizeof(*s));
+	s->slots = slots;
+	s->cap = 16;
+	s->lv = calloc(s->cap, sizeof(*s->lv));
+	s->k = calloc((size_t)s->cap * slots, sizeof(u64));
+	s->n = 1;
+	s->next_no = 2;
+	s->lv[0].leaf = 1;
+	s->lv[0].inca = 1;
+	s->lv[0].flags = ORDO_LEAF_LAST;
+}
+
+static void sim_free(struct sim *s)
+{
+	free(s->lv);
+	free(s->k);
+	free(s->out);
+	free(s->keys);
+}
+
+/* Index of the leaf whose fences hold key. */
+static u32 sim_find(const struct sim *s, u64 key)
+{
+	u32 lo = 0, hi = s->n - 1;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo + 1) / 2;
+
+		if (s->lv[mid].low <= key)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* Insert key; returns 1 if a leaf split (its index in *split), else 0. */
+static int sim_insert(struct sim *s, u64 key, u32 *split)
+{
+	u32 i = sim_find(s, key), c, pos, half, j;
+	struct ordo_leaf_info *l = &s->lv[i];
+	u64 *k = s->k + (size_t)i * s->slots, tmp[300];
+	int did = 0;
+
+	for (pos = 0; pos < l->count && k[pos] < key; pos++)
+		;
+	if (pos < l->count && k[pos] == key)
+		return 0;
+	if (l->count < s->slots) {
+		memmove(k + pos + 1, k + pos, (l->count - pos) * sizeof(u64));
+		k[pos] = key;
+		l->count++;
+		return 0;
+	}
+	/* Full: split the slots + 1 keys in half, both halves change. */
+	c = l->count;
+	memcpy(tmp, k, pos * sizeof(u64));
+	tmp[pos] = key;
+	memcpy(tmp + pos + 1, k + pos, (c - pos) * sizeof(u64));
+	c++;
+	if (s->n == s->cap) {
+		s->cap *= 2;
+		s->lv = realloc(s->lv, s->cap * sizeof(*s->lv));
+		s->k = realloc(s->k, (size_t)s->cap * s->slots * sizeof(u64));
+	}
+	memmove(s->lv + i + 2, s->lv + i + 1,
+		(s->n - i - 1) * sizeof(*s->lv));
+	memmove(s->k + (size_t)(i + 2) * s->slots,
+		s->k + (size_t)(i + 1) * s->slots,
+		(size_t)(s->n - i - 1) * s->slots * sizeof(u64));
+	s->n++;
+	l = &s->lv[i];
+	k = s->k + (size_t)i * s->slots;
+	half = c / 2;
+	s->lv[i + 1] = *l;
+	s->lv[i + 1].leaf = s->next_no++;
+	s->lv[i + 1].inca = 1;
+	s->lv[i + 1].low = tmp[half];
+	s->lv[i + 1].count = c - half;
+	for (j = 0; j < c - half; j++)
+		s->k[(size_t)(i + 1) * s->slots + j] = tmp[half + j];
+	l->high = tmp[half];
+	l->flags = 0;
+	l->count = half;
+	l->inca++;
+	memcpy(k, tmp, half * sizeof(u64));
+	*split = i;
+	did = 1;
+	return did;
+}
+
+/* Build an ordo_leaf_set of leaves [a, b). */
+static struct ordo_leaf_set sim_set_range(struct sim *s, u32 a, u32 b)
+{
+	struct ordo_leaf_set set;
+	size_t nk = 0;
+	u32 i, j;
+
+	free(s->out);
+	free(s->keys);
+	s->out = calloc(b - a, sizeof(*s->out));
+	for (i = a; i < b; i++)
+		nk += s->lv[i].count;
+	s->keys = calloc(nk + 1, sizeof(u64));
+	nk = 0;
+	for (i = a; i < b; i++) {
+		s->out[i - a] = s->lv[i];
+		for (j = 0; j < s->lv[i].count; j++)
+			s->keys[nk++] = s->k[(size_t)i * s->slots + j];
+	}
+	set.leaves = s->out;
+	set.keys = s->keys;
+	set.nleaves = b - a;
+	return set;
+}
+
+static struct ordo_leaf_set sim_set(struct sim *s)
+{
+	return sim_set_range(s, 0, s->n);
+}
+
+/* The leaves tiling a model's sub-model domain. */
+static struct ordo_leaf_set sim_domain(struct sim *s,
+				       const struct ordo_model *m, u32 sub)
+{
+	u64 lo, hi = 0;
+	bool has_hi = ordo_model_sub_domain(m, sub, &lo, &hi);
+	u32 a = sim_find(s, lo), b = has_hi ? sim_find(s, hi) : s->n;
+
+	return sim_set_range(s, a, b);
+}
+
+/* ---- key generators ----------------------------------------------------- */
+
+enum dist { D_UNIFORM, D_DENSE, D_CLUSTER, D_SKEW, D_EXTREME, D_NDIST };
+
+static u64 gen_key(enum dist d, u64 i)
+{
+	switch (d) {
+	case D_UNIFORM:
+		return rnd();
+	case D_DENSE:
+		return 1000 + i * 2 + (rnd() & 1);
+	case D_CLUSTER:
+		return ((rnd() % 16) << 56) + (rnd() % 5000);
+	case D_SKEW:
+		return (rnd() >> (rnd() % 64));
+	default:
+		switch (rnd() % 6) {
+		case 0: return rnd() % 8;
+		case 1: return U64_MAX - rnd() % 8;
+		case 2: return (1ULL << 63) + rnd() % 8 - 4;
+		default: return rnd();
+		}
+	}
+}
+
+static void sim_fill(struct sim *s, enum dist d, u32 n)
+{
+	u32 i, sp;
+
+	for (i = 0; i < n; i++)
+		sim_insert(s, gen_key(d, rnd() % (4ULL * n)), &sp);
+}
+
+/* ---- the central property ----------------------------------------------- */
+
+/* Index of the entry with this fence in a sub-model's slice. */
+static u32 tt_index(const struct ordo_model *m, u32 sub, u64 low)
+{
+	const struct ordo_sub *s = &m->subs[sub];
+	const struct ordo_tt *t = m->tt + s->tt;
+	u32 lo = 0, hi = s->ntt;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (t[mid].low < low)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->ntt && t[lo].low == low ? lo : U32_MAX;
+}
+
+/* Independent spelling of F for the bit-identity check. */
+static u64 ref_pos(const struct ordo_model *m, u32 sub, u64 key)
+{
+	const struct ordo_sub *s = &m->subs[sub];
+	unsigned __int128 p = (unsigned __int128)(key - m->pivots[sub]) *
+			      s->mant;
+
+	return (u64)(p >> s->shift);
+}
+
+static void check_key(const struct ordo_model *m, const struct sim *s,
+		      u64 key)
+{
+	u32 want = sim_find(s, key), sub, j;
+	const struct ordo_leaf_info *l = &s->lv[want];
+	struct ordo_pred p;
+	int err = ordo_model_lookup(m, key, &p);
+
+	CHECK(!err, "lookup %llx: %d", (unsigned long long)key, err);
+	if (err)
+		return;
+	sub = ordo_model_sub_of(m, key);
+	CHECK(p.sub == sub && p.lln < m->subs[sub].ntt, "sub/lln range");
+	CHECK(p.ent->leaf == l->leaf && p.ent->low == l->low,
+	      "key %llx: leaf %u low %llx, want leaf %u low %llx",
+	      (unsigned long long)key, p.ent->leaf,
+	      (unsigned long long)p.ent->low, l->leaf,
+	      (unsigned long long)l->low);
+	j = tt_index(m, sub, l->low);
+	CHECK(j != U32_MAX && j >= p.win_lo && j <= p.win_hi,
+	      "key %llx: leaf at %u outside window [%u, %u]",
+	      (unsigned long long)key, j, p.win_lo, p.win_hi);
+	CHECK(ordo_model_pos(m, sub, key) == ref_pos(m, sub, key),
+	      "position arithmetic");
+	CHECK(ordo_tt_inca_matches(p.ent, l->inca), "incarnation");
+	CHECK(!check_counts ||
+	      ordo_tt_count(p.ent) == min_t(u32, l->count, 255), "count");
+}
+
+/* Every stored key, every fence and its neighbours, extremes, samples. */
+static void check_model(const struct ordo_model *m, const struct sim *s,
+			u32 samples)
+{
+	static const u64 extremes[] = { 0, 1, 2, U64_MAX, U64_MAX - 1,
+					1ULL << 63, (1ULL << 63) - 1 };
+	u32 i, j;
+
+	for (i = 0; i < ARRAY_SIZE(extremes); i++)
+		check_key(m, s, extremes[i]);
+	for (i = 0; i < s->n; i++) {
+		const struct ordo_leaf_info *l = &s->lv[i];
+
+		check_key(m, s, l->low);
+		if (l->low)
+			check_key(m, s, l->low - 1);
+		if (l->low < U64_MAX)
+			check_key(m, s, l->low + 1);
+		for (j = 0; j < l->count; j++) {
+			u64 k = s->k[(size_t)i * s->slots + j];
+
+			check_key(m, s, k);
+			if (k < U64_MAX)
+				check_key(m, s, k + 1);
+		}
+	}
+	for (i = 0; i < samples; i++)
+		check_key(m, s, rnd());
+}
+
+static struct ordo_model *train(struct sim *s,
+				const struct ordo_model_params *p, u64 epoch)
+{
+	struct ordo_leaf_set set = sim_set(s);
+	struct ordo_model *m = NULL;
+	int err = ordo_model_train(&m, &set, p, epoch);
+
+	CHECK(!err && m, "train: %d", err);
+	return err ? NULL : m;
+}
+
+static void params_variant(struct ordo_model_params *p, int v)
+{
+	ordo_model_params_default(p);
+	switch (v) {
+	case 1:		/* tiny sub-models */
+		p->leaves_per_sub = 2;
+		break;
+	case 2:		/* fixed, very tight error bound */
+		p->leaves_per_sub = 0;
+		p->eps = 16;
+		break;
+	case 3:		/* one leaf per sub-model */
+		p->max_sub_leaves = 1;
+		break;
+	case 4:		/* one huge, loose sub-model */
+		p->leaves_per_sub = 0;
+		p->eps = 0xfffe;
+		p->max_sub_leaves = 0;
+		break;
+	}
+}
+
+#define NVARIANTS 5
+
+/* ---- tests -------------------------------------------------------------- */
+
+static void test_tiny(void)
+{
+	static const u64 sets[][4] = {
+		{ 0 }, { 0 }, { 0, 1 }, { U64_MAX }, { 0, U64_MAX },
+		{ 0, 1, U64_MAX - 1, U64_MAX }, { 5, 7 },
+	};
+	static const u32 sizes[] = { 0, 1, 2, 1, 2, 4, 2 };
+	struct ordo_model_params p;
+	u32 i, j, slots;
+	int v;
+
+	for (slots = 1; slots <= 4; slots *= 2)
+		for (i = 0; i < ARRAY_SIZE(sizes); i++)
+			for (v = 0; v < NVARIANTS; v++) {
+				struct ordo_model *m;
+				struct sim s;
+				u32 sp;
+
+				sim_init(&s, slots);
+				for (j = 0; j < sizes[i]; j++)
+					sim_insert(&s, sets[i][j], &sp);
+				params_variant(&p, v);
+				m = train(&s, &p, 1);
+				if (m)
+					check_model(m, &s, 200);
+				ordo_model_free(m);
+				sim_free(&s);
+			}
+	tap("tiny key sets (0, 1, 2 keys; 0, 1, U64_MAX-1, U64_MAX)");
+}
+
+/* Hand-made leaf levels: width-1 leaves, a leaf starting at U64_MAX. */
+static void test_edges(void)
+{
+	struct ordo_model_params p;
+	struct sim s;
+	u32 i, n = 40;
+	int v;
+
+	sim_init(&s, 4);
+	free(s.lv);
+	s.lv = calloc(n, sizeof(*s.lv));
+	s.cap = n;
+	s.n = n;
+	for (i = 0; i < n; i++) {
+		s.lv[i].low = i < n - 1 ? i : U64_MAX;
+		s.lv[i].high = i < n - 2 ? i + 1 : U64_MAX;
+		s.lv[i].leaf = 100 + i;
+		s.lv[i].inca = i * 3;
+	}
+	s.lv[n - 2].high = U64_MAX;
+	s.lv[n - 1].flags = ORDO_LEAF_LAST;
+	free(s.k);
+	s.k = calloc((size_t)n * s.slots, sizeof(u64));
+	for (v = 0; v < NVARIANTS; v++) {
+		struct ordo_model *m;
+
+		params_variant(&p, v);
+		m = train(&s, &p, 7);
+		if (m)
+			check_model(m, &s, 500);
+		ordo_model_free(m);
+	}
+	sim_free(&s);
+	tap("adjacent width-1 leaves and a leaf starting at U64_MAX");
+}
+
+static void test_distributions(void)
+{
+	static const u32 sizes[] = { 10, 300, 5000, 40000 };
+	struct ordo_model_params p;
+	u32 i, d;
+	int v;
+
+	for (d = 0; d < D_NDIST; d++)
+		for (i = 0; i < ARRAY_SIZE(sizes); i++)
+			for (v = 0; v < NVARIANTS; v++) {
+				struct ordo_model *m;
+				struct sim s;
+
+				if (sizes[i] > 5000 && v)
+					continue;
+				sim_init(&s, v & 1 ? 4 : 16);
+				sim_fill(&s, d, sizes[i]);
+				params_variant(&p, v);
+				m = train(&s, &p, 3);
+				if (m)
+					check_model(m, &s, 2000);
+				ordo_model_free(m);
+				sim_free(&s);
+			}
+	tap("every key, fence +-1 and random absent key is in its predicted leaf");
+}
+
+static bool same_pred(const struct ordo_model *a, const struct ordo_model *b,
+		      u64 key)
+{
+	struct ordo_pred pa, pb;
+
+	if (ordo_model_lookup(a, key, &pa) || ordo_model_lookup(b, key, &pb))
+		return false;
+	return pa.sub == pb.sub && pa.lln == pb.lln &&
+	       pa.win_lo == pb.win_lo && pa.win_hi == pb.win_hi &&
+	       pa.ent->low == pb.ent->low && pa.ent->leaf == pb.ent->leaf &&
+	       pa.ent->inca_cnt == pb.ent->inca_cnt &&
+	       ordo_model_pos(a, pa.sub, key) == ordo_model_pos(b, pb.sub, key);
+}
+
+static void check_same_n(const struct ordo_model *a,
+			 const struct ordo_model *b, const struct sim *s,
+			 u32 samples)
+{
+	u32 i;
+
+	CHECK(a->nsub == b->nsub && a->epoch == b->epoch &&
+	      a->nleaves == b->nleaves, "shape");
+	for (i = 0; i < s->n; i++) {
+		CHECK(same_pred(a, b, s->lv[i].low), "fence %u", i);
+		if (s->lv[i].low)
+			CHECK(same_pred(a, b, s->lv[i].low - 1), "fence-1 %u", i);
+	}
+	for (i = 0; i < samples; i++)
+		CHECK(same_pred(a, b, rnd()), "random key");
+	CHECK(same_pred(a, b, U64_MAX), "U64_MAX");
+}
+
+static void check_same(const struct ordo_model *a,
+		       const struct ordo_model *b, const struct sim *s)
+{
+	check_same_n(a, b, s, 3000);
+}
+
+/* A region made of separate chunks of 1 << shift bytes. */
+struct chunks {
+	void **c;
+	struct ordo_region rg;
+	u8 *flat;	/* contiguous copy for readers */
+	u64 size;
+};
+
+static void chunks_init(struct chunks *ch, u64 size, u32 shift)
+{
+	u32 i, n = (size >> shift) + 1;
+
+	ch->c = calloc(n, sizeof(void *));
+	for (i = 0; i < n; i++)
+		ch->c[i] = calloc(1, 1ULL << shift);
+	ch->rg.chunks = ch->c;
+	ch->rg.nchunks = n;
+	ch->rg.chunk_shift = shift;
+	ch->size = (u64)n << shift;
+	ch->flat = calloc(1, ch->size);
+}
+
+/* What a client sees: the chunks back to back. */
+static u8 *chunks_flat(struct chunks *ch)
+{
+	u64 csize = 1ULL << ch->rg.chunk_shift;
+	u32 i;
+
+	for (i = 0; i < ch->rg.nchunks; i++)
+		memcpy(ch->flat + i * csize, ch->c[i], csize);
+	return ch->flat;
+}
+
+static void chunks_free(struct chunks *ch)
+{
+	u32 i;
+
+	for (i = 0; i < ch->rg.nchunks; i++)
+		free(ch->c[i]);
+	free(ch->c);
+	free(ch->flat);
+}
+
+/* Load through separate reads: top level, then each descriptor + slice. */
+static struct ordo_model *load_parts(const u8 *img, u64 len)
+{
+	struct ordo_model_layout lay;
+	struct ordo_model *m = NULL;
+	u64 off, n;
+	u32 i;
+	int err;
+
+	err = ordo_model_parse_hdr(img, ORDO_MODEL_HDR_SIZE, &lay);
+	CHECK(!err, "parse_hdr %d", err);
+	if (err)
+		return NULL;
+	err = ordo_model_load_top(&m, img, lay.top_size);
+	CHECK(!err, "load_top %d", err);
+	if (err)
+		return NULL;
+	for (i = 0; i < lay.nsub; i++) {
+		const u8 *d = img + lay.desc_off + ORDO_MODEL_DESC_SIZE * i;
+		u8 desc[ORDO_MODEL_DESC_SIZE], *slice;
+
+		/* Copies: a client's reads land in separate buffers. */
+		memcpy(desc, d, sizeof(desc));
+		err = ordo_model_desc_slice(&lay, desc, &off, &n);
+		CHECK(!err && off + n <= len, "desc_slice %d", err);
+		if (err)
+			break;
+		slice = malloc(n);
+		memcpy(slice, img + off, n);
+		err = ordo_model_load_sub(m, i, desc, slice, n);
+		free(slice);
+		CHECK(!err, "load_sub %u: %d", i, err);
+	}
+	return m;
+}
+
+static void test_roundtrip(void)
+{
+	static const u32 shifts[] = { 6, 7, 12, 20 };
+	struct ordo_model_params p;
+	u32 d, si;
+	int v;
+
+	for (d = 0; d < D_NDIST; d++)
+		for (v = 0; v < NVARIANTS; v++) {
+			struct ordo_model *m, *c;
+			struct sim s;
+
+			sim_init(&s, 8);
+			sim_fill(&s, d, 3000);
+			params_variant(&p, v);
+			m = train(&s, &p, 42 + v);
+			if (!m) {
+				sim_free(&s);
+				continue;
+			}
+			for (si = 0; si < ARRAY_SIZE(shifts); si++) {
+				struct chunks ch;
+				u8 *img, *buf;
+				size_t len;
+				u32 i;
+				int err;
+
+				chunks_init(&ch, ordo_region_bytes(m), shifts[si]);
+				err = ordo_region_write(&ch.rg, m);
+				CHECK(!err, "region_write %d", err);
+				img = chunks_flat(&ch);
+				err = ordo_model_from_image(&c, img, ch.size);
+				CHECK(!err, "from_image %d", err);
+				if (!err) {
+					check_same(m, c, &s);
+					check_model(c, &s, 100);
+					ordo_model_free(c);
+				}
+				c = load_parts(img, ch.size);
+				if (c) {
+					check_same(m, c, &s);
+					ordo_model_free(c);
+				}
+				/* RPC path: export every sub-model again. */
+				err = ordo_model_load_top(&c, img, ch.size);
+				for (i = 0; !err && i < m->nsub; i++) {
+					len = 0;
+					ordo_model_export_sub(m, i, NULL, &len);
+					buf = malloc(len);
+					err = ordo_model_export_sub(m, i, buf, &len);
+					if (!err)
+						err = ordo_model_load_sub(c, i, buf,
+							buf + ORDO_MODEL_DESC_SIZE,
+							len - ORDO_MODEL_DESC_SIZE);
+					free(buf);
+				}
+				CHECK(!err, "export/load_sub %d", err);
+				if (!err)
+					check_same(m, c, &s);
+				ordo_model_free(c);
+				chunks_free(&ch);
+			}
+			ordo_model_free(m);
+			sim_free(&s);
+		}
+	tap("region write -> image/partial/RPC load predicts identically");
+}
+
+static void test_determinism(void)
+{
+	struct ordo_model_params p;
+	struct ordo_model *a, *b;
+	struct sim s;
+	u32 i;
+
+	sim_init(&s, 16);
+	sim_fill(&s, D_SKEW, 20000);
+	ordo_model_params_default(&p);
+	p.leaves_per_sub = 8;
+	a = train(&s, &p, 5);
+	b = train(&s, &p, 5);
+	if (a && b) {
+		CHECK(a->nsub == b->nsub && a->tt_used == b->tt_used, "shape");
+		for (i = 0; i < a->nsub; i++)
+			CHECK(!memcmp(&a->subs[i], &b->subs[i],
+				      sizeof(a->subs[i])) &&
+			      a->pivots[i] == b->pivots[i], "sub %u", i);
+		CHECK(!memcmp(a->tt, b->tt, sizeof(*a->tt) * a->tt_used), "tt");
+	}
+	ordo_model_free(a);
+	ordo_model_free(b);
+	sim_free(&s);
+	tap("training is deterministic");
+}
+
+/* Retrain every sub-model touched by the splits of n inserts. */
+static int retrain_after(struct sim *s, struct ordo_model *m,
+			 const struct ordo_model_params *p, enum dist d,
+			 u32 n, struct chunks *ch)
+{
+	u8 *dirty = calloc(m->nsub, 1);
+	int err = 0;
+	u32 i, sp;
+
+	for (i = 0; i < n; i++) {
+		u64 key = gen_key(d, rnd() % (8ULL * n));
+
+		if (sim_insert(s, key, &sp))
+			dirty[ordo_model_sub_of(m, s->lv[sp + 1].low)] = 1;
+	}
+	for (i = 0; i < m->nsub && !err; i++) {
+		struct ordo_leaf_set set;
+
+		if (!dirty[i])
+			continue;
+		set = sim_domain(s, m, i);
+		err = ordo_model_retrain_sub(m, i, &set, p);
+		if (!err && ch)
+			err = ordo_region_patch(&ch->rg, m, i);
+	}
+	free(dirty);
+	return err;
+}
+
+static void test_retrain(void)
+{
+	struct ordo_model_params p;
+	u32 d, round;
+	int v;
+
+	for (d = 0; d < D_NDIST; d++)
+		for (v = 0; v < NVARIANTS; v++) {
+			struct ordo_model *m, *c;
+			struct chunks ch;
+			struct sim s;
+			int err;
+
+			sim_init(&s, 8);
+			sim_fill(&s, d, 2000);
+			params_variant(&p, v);
+			p.tt_spare_pct = 400;
+			m = train(&s, &p, 9);
+			if (!m) {
+				sim_free(&s);
+				continue;
+			}
+			chunks_init(&ch, ordo_region_bytes(m), 9);
+			CHECK(!ordo_region_write(&ch.rg, m), "write");
+			check_counts = false;
+			for (round = 0; round < 3; round++) {
+				err = retrain_after(&s, m, &p, d, 300, &ch);
+				CHECK(!err, "retrain/patch: %d", err);
+				check_model(m, &s, 300);
+				err = ordo_model_from_image(&c, chunks_flat(&ch),
+							    ch.size);
+				CHECK(!err, "from_image after patches %d", err);
+				if (!err) {
+					check_same(m, c, &s);
+					ordo_model_free(c);
+				}
+			}
+			check_counts = true;
+			chunks_free(&ch);
+			ordo_model_free(m);
+			sim_free(&s);
+		}
+	tap("per-sub-model retrain + patch after splits keeps every key");
+}
+
+static void test_retrain_identity(void)
+{
+	struct ordo_model_params p;
+	struct ordo_model *m;
+	struct sim s;
+	u32 i;
+	int v;
+
+	for (v = 0; v < NVARIANTS; v++) {
+		sim_init(&s, 16);
+		sim_fill(&s, D_UNIFORM, 8000);
+		params_variant(&p, v);
+		m = train(&s, &p, 11);
+		for (i = 0; m && i < m->nsub; i++) {
+			struct ordo_sub before = m->subs[i];
+			struct ordo_tt *t = malloc(sizeof(*t) * before.ntt);
+			struct ordo_leaf_set set = sim_domain(&s, m, i);
+			int err;
+
+			memcpy(t, m->tt + before.tt, sizeof(*t) * before.ntt);
+			err = ordo_model_retrain_sub(m, i, &set, &p);
+			CHECK(!err, "retrain %d", err);
+			CHECK(m->subs[i].mant == before.mant &&
+			      m->subs[i].shift == before.shift &&
+			      m->subs[i].over == before.over &&
+			      m->subs[i].under == before.under &&
+			      m->subs[i].tt == before.tt &&
+			      m->subs[i].gen == before.gen + 1 &&
+			      !memcmp(t, m->tt + before.tt,
+				      sizeof(*t) * before.ntt),
+			      "sub %u changed", i);
+			free(t);
+			/* Leaves of the neighbour domain do not tile it. */
+			if (i + 1 < m->nsub) {
+				set = sim_domain(&s, m, i + 1);
+				CHECK(ordo_model_retrain_sub(m, i, &set, &p) ==
+				      -ERANGE, "foreign domain accepted");
+			}
+		}
+		ordo_model_free(m);
+		sim_free(&s);
+	}
+	tap("retraining an unchanged domain reproduces it; foreign leaves refused");
+}
+
+static void test_enospc(void)
+{
+	struct ordo_model_params p;
+	struct ordo_model_health h;
+	struct ordo_model *m;
+	struct sim s;
+	int err = 0;
+	u32 i, sp;
+
+	sim_init(&s, 4);
+	sim_fill(&s, D_DENSE, 400);
+	ordo_model_params_default(&p);
+	p.leaves_per_sub = 0;
+	p.eps = 256;
+	p.tt_slack_pct = 0;
+	p.tt_spare_pct = 10;
+	m = train(&s, &p, 2);
+	for (i = 0; m && i < 100000 && !err; i++) {
+		struct ordo_leaf_set set;
+		u32 sub, used = m->tt_used, ntt;
+
+		if (!sim_insert(&s, 1000 + rnd() % 800, &sp))
+			continue;
+		sub = ordo_model_sub_of(m, s.lv[sp].low);
+		ntt = m->subs[sub].ntt;
+		set = sim_domain(&s, m, sub);
+		err = ordo_model_retrain_sub(m, sub, &set, &p);
+		if (err) {
+			CHECK(err == -ENOSPC, "err %d", err);
+			CHECK(m->tt_used == used && m->subs[sub].ntt == ntt,
+			      "model changed by a failed retrain");
+			ordo_model_health(m, &h);
+			CHECK(ordo_model_needs_rebuild(&h, &p), "no rebuild");
+		}
+	}
+	CHECK(err == -ENOSPC, "never ran out of TT space");
+	ordo_model_free(m);
+	sim_free(&s);
+	tap("a full TT area fails retraining with -ENOSPC, model unchanged");
+}
+
+static void test_stale(void)
+{
+	struct ordo_model_params p;
+	u64 matched = 0, mismatched = 0;
+	u32 d, i, j, sp;
+
+	for (d = 0; d < D_NDIST; d++) {
+		struct ordo_model *m;
+		struct sim s;
+		u32 *byno;
+
+		sim_init(&s, 8);
+		sim_fill(&s, d, 3000);
+		ordo_model_params_default(&p);
+		p.leaves_per_sub = 4;
+		m = train(&s, &p, 13);
+		if (!m) {
+			sim_free(&s);
+			continue;
+		}
+		for (i = 0; i < 3000; i++)
+			sim_insert(&s, gen_key(d, rnd() % 12000), &sp);
+		byno = calloc(s.next_no, sizeof(u32));
+		for (i = 0; i < s.n; i++)
+			byno[s.lv[i].leaf] = i;
+		for (i = 0; i < 20000 + s.n; i++) {
+			struct ordo_pred pr;
+			const struct ordo_leaf_info *l;
+			u64 key;
+
+			if (i < s.n)
+				key = s.lv[i].low;
+			else if (i < 2 * s.n && s.lv[i - s.n].count)
+				key = s.k[(size_t)(i - s.n) * s.slots];
+			else
+				key = gen_key(d, rnd() % 12000);
+			if (ordo_model_lookup(m, key, &pr))
+				continue;
+			l = &s.lv[byno[pr.ent->leaf]];
+			if (!ordo_tt_inca_matches(pr.ent, l->inca)) {
+				mismatched++;
+				continue;
+			}
+			matched++;
+			j = sim_find(&s, key);
+			CHECK(&s.lv[j] == l, "stale TT names leaf %u for %llx",
+			      l->leaf, (unsigned long long)key);
+		}
+		free(byno);
+		ordo_model_free(m);
+		sim_free(&s);
+	}
+	CHECK(matched && mismatched, "%llu/%llu", (unsigned long long)matched,
+	      (unsigned long long)mismatched);
+	printf("# stale model: %llu lookups still valid, %llu detected stale\n",
+	       (unsigned long long)matched, (unsigned long long)mismatched);
+	tap("stale model: matching incarnation always means the right leaf");
+}
+
+/* ---- hostile bytes ------------------------------------------------------ */
+
+/* A model is usable if every lookup stays inside its TT. */
+static void check_sane(const struct ordo_model *m)
+{
+	u32 i;
+
+	for (i = 0; i < 200; i++) {
+		struct ordo_pred p;
+		u64 key = i < 2 ? (i ? U64_MAX : 0) : rnd();
+
+		if (ordo_model_lookup(m, key, &p))
+			continue;
+		CHECK(p.sub < m->nsub && p.lln < m->subs[p.sub].ntt &&
+		      p.win_lo <= p.lln && p.lln <= p.win_hi &&
+		      p.ent == &m->tt[m->subs[p.sub].tt + p.lln] &&
+		      m->subs[p.sub].tt + m->subs[p.sub].ntt <= m->tt_cap,
+		      "lookup out of range");
+	}
+}
+
+static struct ordo_model *small_model(struct sim *s, struct chunks *ch,
+				      u64 *live_end)
+{
+	struct ordo_model_params p;
+	struct ordo_model *m;
+	u32 i;
+
+	sim_init(s, 4);
+	sim_fill(s, D_UNIFORM, 60);
+	ordo_model_params_default(&p);
+	p.leaves_per_sub = 3;
+	m = train(s, &p, 77);
+	chunks_init(ch, ordo_region_bytes(m), 12);
+	CHECK(!ordo_region_write(&ch->rg, m), "write");
+	chunks_flat(ch);
+	*live_end = 0;
+	for (i = 0; i < m->nsub; i++)
+		*live_end = max(*live_end, ordo_model_tt_off(m->nsub) +
+				16ULL * (m->subs[i].tt + m->subs[i].ntt));
+	return m;
+}
+
+static void test_garbage(void)
+{
+	u8 *buf = malloc(1 << 16);
+	struct ordo_model *c;
+	u32 i, j, len;
+	int err;
+
+	for (i = 0; i < 6000; i++) {
+		len = rnd() % (1 << 16);
+		for (j = 0; j < len; j += 8) {
+			u64 w = rnd();
+
+			memcpy(buf + j, &w, min_t(u32, 8, len - j));
+		}
+		if (i & 1 && len >= ORDO_MODEL_HDR_SIZE) {
+			/* Plausible header, garbage elsewhere. */
+			struct ordo_model_hdr *h = (void *)buf;
+			u32 nsub = rnd() % 40 + 1;
+
+			h->magic = cpu_to_le32(ORDO_MODEL_MAGIC);
+			h->version = cpu_to_le16(ORDO_MODEL_VERSION);
+			h->hdr_size = cpu_to_le16(ORDO_MODEL_HDR_SIZE);
+			h->desc_size = cpu_to_le32(ORDO_MODEL_DESC_SIZE);
+			h->tt_entry_size = cpu_to_le32(ORDO_TT_ENTRY_SIZE);
+			h->nsub = cpu_to_le32(nsub);
+			h->tt_cap = cpu_to_le32(nsub + rnd() % 100);
+			h->nleaves = h->nsub;
+			h->flags = 0;
+			memset(h->reserved, 0, sizeof(h->reserved));
+			h->piv_off = cpu_to_le64(ORDO_MODEL_HDR_SIZE);
+			h->desc_off = cpu_to_le64(ordo_model_desc_off(nsub));
+			h->tt_off = cpu_to_le64(ordo_model_tt_off(nsub));
+			h->region_size = cpu_to_le64(ordo_model_region_size(
+				nsub, le32_to_cpu(h->tt_cap)));
+			/* Valid pivots: garbage descriptors and slices. */
+			if (i & 2 && len >= ORDO_MODEL_HDR_SIZE + 8 * nsub) {
+				__le64 *piv = (void *)(buf + ORDO_MODEL_HDR_SIZE);
+
+				for (j = 0; j < nsub; j++)
+					piv[j] = cpu_to_le64((u64)j << 40);
+			}
+			h->top_sum = cpu_to_le64(ordo_model_top_checksum(h,
+				buf + ORDO_MODEL_HDR_SIZE,
+				min_t(u32, nsub, (len - 128) / 8)));
+		}
+		err = ordo_model_from_image(&c, buf, len);
+		if (!err) {
+			check_sane(c);
+			ordo_model_free(c);
+		}
+	}
+	free(buf);
+	tap("random garbage is refused or yields an in-range model");
+}
+
+static void test_truncated(void)
+{
+	struct ordo_model *m, *c;
+	struct chunks ch;
+	struct sim s;
+	u64 live, len;
+	int err;
+
+	m = small_model(&s, &ch, &live);
+	for (len = 0; m && len <= ch.size; len++) {
+		err = ordo_model_from_image(&c, ch.flat, len);
+		if (len < live) {
+			CHECK(err, "truncated at %llu accepted",
+			      (unsigned long long)len);
+		}
+		if (!err) {
+			check_same_n(m, c, &s, 20);
+			ordo_model_free(c);
+		}
+	}
+	chunks_free(&ch);
+	ordo_model_free(m);
+	sim_free(&s);
+	tap("truncated images are refused");
+}
+
+static void test_bitflip(void)
+{
+	struct ordo_model *m, *c;
+	struct chunks ch;
+	struct sim s;
+	u64 live, bit, pad_lo, pad_hi, pad2_lo, pad2_hi;
+	int err;
+
+	m = small_model(&s, &ch, &live);
+	pad_lo = ORDO_MODEL_HDR_SIZE + 8ULL * m->nsub;
+	pad_hi = ordo_model_desc_off(m->nsub);
+	pad2_lo = pad_hi + 32ULL * m->nsub;
+	pad2_hi = ordo_model_tt_off(m->nsub);
+	for (bit = 0; m && bit < live * 8; bit++) {
+		u64 byte = bit / 8;
+		bool unused = (byte >= pad_lo && byte < pad_hi) ||
+			      (byte >= pad2_lo && byte < pad2_hi);
+		u32 i;
+
+		/* Slack slots of the TT are not part of any slice. */
+		if (byte >= pad2_hi) {
+			u64 e = (byte - pad2_hi) / 16;
+
+			unused = true;
+			for (i = 0; i < m->nsub; i++)
+				if (e >= m->subs[i].tt &&
+				    e < m->subs[i].tt + m->subs[i].ntt)
+					unused = false;
+		}
+		ch.flat[byte] ^= 1 << (bit % 8);
+		err = ordo_model_from_image(&c, ch.flat, ch.size);
+		ch.flat[byte] ^= 1 << (bit % 8);
+		if (!unused)
+			CHECK(err, "flip of bit %llu accepted",
+			      (unsigned long long)bit);
+		if (!err) {
+			check_same_n(m, c, &s, 20);
+			ordo_model_free(c);
+		}
+	}
+	chunks_free(&ch);
+	ordo_model_free(m);
+	sim_free(&s);
+	tap("every single bit flip of live bytes is refused");
+}
+
+/* Re-seal a descriptor after tampering, as a hostile server could. */
+static void reseal(u8 *img, const struct ordo_model *m, u32 sub)
+{
+	struct ordo_model_layout lay;
+	u8 *d;
+	u64 off, n;
+
+	if (ordo_model_parse_hdr(img, ORDO_MODEL_HDR_SIZE, &lay))
+		return;
+	d = img + lay.desc_off + ORDO_MODEL_DESC_SIZE * sub;
+	if (ordo_model_desc_slice(&lay, d, &off, &n))
+		return;
+	((struct ordo_model_desc *)d)->sum =
+		cpu_to_le64(ordo_sub_checksum(m->epoch, sub, m->pivots[sub], d,
+					      img + off, n / 16));
+}
+
+static void test_lying_server(void)
+{
+	struct ordo_model *m, *c;
+	struct chunks ch;
+	struct sim s;
+	u64 live;
+	u32 i, refused = 0;
+	int err;
+
+	m = small_model(&s, &ch, &live);
+	for (i = 0; m && i < 4000; i++) {
+		u8 *img = malloc(ch.size);
+		u32 sub = rnd() % m->nsub;
+		struct ordo_model_desc *d;
+		u8 *e;
+
+		memcpy(img, ch.flat, ch.size);
+		d = (void *)(img + ordo_model_desc_off(m->nsub) + 32 * sub);
+		e = img + ordo_model_tt_off(m->nsub) +
+		    16ULL * le32_to_cpu(d->tt_start);
+		switch (rnd() % 7) {
+		case 0:
+			d->ntt = cpu_to_le32(rnd() % 8);
+			break;
+		case 1:
+			d->tt_start = cpu_to_le32(rnd() % 64);
+			break;
+		case 2:
+			d->slope = cpu_to_le64(rnd());
+			break;
+		case 3:
+			d->err_over = cpu_to_le16(rnd() % 3);
+			d->err_under = cpu_to_le16(rnd() % 3);
+			break;
+		case 4:
+			((struct ordo_tt_entry *)e)[rnd() % 3].low =
+				cpu_to_le64(rnd());
+			break;
+		case 5:
+			d->slope = cpu_to_le64(le64_to_cpu(d->slope) ^
+					       (1ULL << (rnd() % 64)));
+			break;
+		default:
+			d->ntt = cpu_to_le32(le32_to_cpu(d->ntt) + 1);
+			break;
+		}
+		reseal(img, m, sub);
+		err = ordo_model_from_image(&c, img, ch.size);
+		if (err) {
+			refused++;
+		} else {
+			check_sane(c);
+			ordo_model_free(c);
+		}
+		free(img);
+	}
+	CHECK(refused > 1000, "only %u refused", refused);
+	chunks_free(&ch);
+	ordo_model_free(m);
+	sim_free(&s);
+	tap("consistent-but-wrong descriptors are refused or stay in range");
+}
+
+/*
+ * A reader fetches the descriptor and the slice with separate reads, each
+ * possibly torn, while a patch rewrites both: any mix is either one
+ * consistent version or refused.
+ */
+static void patch_race(u32 inserts)
+{
+	struct ordo_model_params p;
+	struct ordo_model *m, *c;
+	struct chunks ch;
+	struct sim s;
+	u8 *old, *new;
+	u32 t, sub, sp, i;
+	int err;
+
+	sim_init(&s, 4);
+	sim_fill(&s, D_UNIFORM, 300);
+	ordo_model_params_default(&p);
+	p.leaves_per_sub = 6;
+	m = train(&s, &p, 21);
+	chunks_init(&ch, ordo_region_bytes(m), 12);
+	CHECK(!ordo_region_write(&ch.rg, m), "write");
+	old = malloc(ch.size);
+	new = malloc(ch.size);
+	memcpy(old, chunks_flat(&ch), ch.size);
+	/* Split leaves of one sub-model, retrain and patch it. */
+	sub = m->nsub / 2;
+	for (i = 0; i < inserts; i++) {
+		u64 lo, hi = U64_MAX;
+
+		ordo_model_sub_domain(m, sub, &lo, &hi);
+		sim_insert(&s, lo + rnd() % (hi - lo), &sp);
+	}
+	{
+		struct ordo_leaf_set set = sim_domain(&s, m, sub);
+
+		CHECK(!ordo_model_retrain_sub(m, sub, &set, &p), "retrain");
+		CHECK(!ordo_region_patch(&ch.rg, m, sub), "patch");
+	}
+	memcpy(new, chunks_flat(&ch), ch.size);
+	err = ordo_model_load_top(&c, old, ch.size);
+	CHECK(!err, "load_top");
+	for (t = 0; !err && t < 20000; t++) {
+		u64 doff = ordo_model_desc_off(m->nsub) + 32ULL * sub;
+		u8 desc[32], *slice;
+		struct ordo_model_layout lay;
+		u64 off, n, j;
+		int e;
+
+		/* Torn descriptor: each 8-byte word from old or new. */
+		for (j = 0; j < 4; j++)
+			memcpy(desc + 8 * j, (rnd() & 1 ? new : old) + doff + 8 * j,
+			       8);
+		ordo_model_parse_hdr(old, ch.size, &lay);
+		if (ordo_model_desc_slice(&lay, desc, &off, &n))
+			continue;
+		/* Torn slice: each 8-byte word from old or new. */
+		slice = malloc(n);
+		for (j = 0; j < n; j += 8)
+			memcpy(slice + j, (rnd() % 3 ? new : old) + off + j, 8);
+		e = ordo_model_load_sub(c, sub, desc, slice, n);
+		if (!e) {
+			bool is_new = !memcmp(desc, new + doff, 32) &&
+				      !memcmp(slice, new + off, n);
+			bool is_old = !memcmp(desc, old + doff, 32) &&
+				      !memcmp(slice, old + off, n);
+
+			CHECK(is_new || is_old, "torn read accepted");
+		} else {
+			CHECK(e == -EBADMSG, "torn read: %d", e);
+		}
+		free(slice);
+	}
+	/* Another epoch's descriptor is refused too. */
+	if (!err) {
+		struct ordo_model *m2 = train(&s, &p, 22);
+		struct chunks ch2;
+		u64 off, n;
+		struct ordo_model_layout lay;
+		u8 *img;
+
+		chunks_init(&ch2, ordo_region_bytes(m2), 12);
+		ordo_region_write(&ch2.rg, m2);
+		img = chunks_flat(&ch2);
+		ordo_model_parse_hdr(img, ch2.size, &lay);
+		if (!ordo_model_desc_slice(&lay, img + lay.desc_off, &off, &n))
+			CHECK(ordo_model_load_sub(c, 0, img + lay.desc_off,
+						  img + off, n) == -EBADMSG,
+			      "other epoch accepted");
+		CHECK(ordo_region_patch(&ch2.rg, m, 0) == -ESTALE,
+		      "patch into another epoch's region");
+		chunks_free(&ch2);
+		ordo_model_free(m2);
+	}
+	ordo_model_free(c);
+	free(old);
+	free(new);
+	chunks_free(&ch);
+	ordo_model_free(m);
+	sim_free(&s);
+}
+
+static void test_patch_race(void)
+{
+	patch_race(2);
+	patch_race(40);
+	tap("reads racing with a patch are consistent or refused (-EBADMSG)");
+}
+
+static void test_leaf_set_check(void)
+{
+	struct ordo_leaf_info lv[3] = {
+		{ .low = 0, .high = 10, .leaf = 1, .count = 2 },
+		{ .low = 10, .high = 20, .leaf = 2, .count = 1 },
+		{ .low = 20, .leaf = 3, .count = 1, .flags = ORDO_LEAF_LAST },
+	};
+	u64 keys[4] = { 1, 5, 15, 25 };
+	struct ordo_leaf_set set = { lv, keys, 3 };
+	struct ordo_model_params p;
+	struct ordo_model *m;
+
+	ordo_model_params_default(&p);
+	CHECK(!ordo_leaf_set_check(&set, 0, 0, true), "valid set");
+	CHECK(ordo_leaf_set_check(&set, 0, 30, false) == -ERANGE, "end");
+	CHECK(ordo_leaf_set_check(&set, 5, 0, true) == -ERANGE, "start");
+	keys[1] = 11;
+	CHECK(ordo_leaf_set_check(&set, 0, 0, true) == -EINVAL, "key > high");
+	keys[1] = 1;
+	CHECK(ordo_leaf_set_check(&set, 0, 0, true) == -EINVAL, "dup key");
+	keys[1] = 5;
+	lv[1].low = 11;
+	CHECK(ordo_leaf_set_check(&set, 0, 0, true) == -EINVAL, "fence gap");
+	CHECK(ordo_model_train(&m, &set, &p, 1) == -EINVAL && !m, "train");
+	lv[1].low = 10;
+	lv[1].flags = ORDO_LEAF_LAST;
+	CHECK(ordo_leaf_set_check(&set, 0, 0, true) == -EINVAL, "early last");
+	lv[1].flags = 0x80;
+	CHECK(ordo_leaf_set_check(&set, 0, 0, true) == -EINVAL, "flags");
+	lv[1].flags = 0;
+	set.nleaves = 0;
+	CHECK(ordo_leaf_set_check(&set, 0, 0, true) == -EINVAL, "empty");
+	set.nleaves = 3;
+	CHECK(ordo_model_train(&m, &set, &p, 0) == -EINVAL, "epoch 0");
+	tap("inconsistent leaf snapshots are refused");
+}
+
+static void test_thresholds(void)
+{
+	struct ordo_model_params p;
+	struct ordo_model_health h = {
+		.nsub = 100, .nleaves = 51200, .tt_cap = 100000,
+		.tt_used = 60000, .max_sub_leaves = 900, .max_err = 2048,
+		.eps = 1024,
+	};
+	struct ordo_model *m, *m2;
+	struct sim s;
+	u32 t;
+
+	ordo_model_params_default(&p);
+	CHECK(!ordo_model_needs_expand(&h, &p) &&
+	      !ordo_model_needs_shrink(&h, &p) &&
+	      !ordo_model_needs_rebuild(&h, &p), "healthy model");
+	CHECK(ordo_model_resize_target(&h, &p) == 100, "steady target");
+	h.nleaves = 2 * 512 * 100 + 1;
+	CHECK(ordo_model_needs_expand(&h, &p), "avg leaves per sub");
+	CHECK(ordo_model_resize_target(&h, &p) >= 200, "doubling");
+	h.nleaves = 51200;
+	h.max_err = 4 * 2 * 1024 + 1;
+	CHECK(ordo_model_needs_expand(&h, &p), "error growth");
+	h.max_err = 2048;
+	h.unbounded = 1;
+	CHECK(ordo_model_needs_expand(&h, &p), "unbounded");
+	h.unbounded = 0;
+	h.max_sub_leaves = 2 * 4096 + 1;
+	CHECK(ordo_model_needs_expand(&h, &p), "oversized sub-model");
+	h.max_sub_leaves = 900;
+	h.nleaves = 100 * 512 / 4 - 1;
+	CHECK(ordo_model_needs_shrink(&h, &p), "shrink");
+	t = ordo_model_resize_target(&h, &p);
+	CHECK(t < 100 && t >= 1, "shrink target %u", t);
+	h.nleaves = 51200;
+	h.tt_used = 100000 * 7 / 8 + 1;
+	CHECK(ordo_model_needs_rebuild(&h, &p) &&
+	      !ordo_model_needs_expand(&h, &p), "spare exhausted");
+
+	/* Expansion: a complete new model with another count, same input. */
+	sim_init(&s, 16);
+	sim_fill(&s, D_SKEW, 20000);
+	p.leaves_per_sub = 16;
+	m = train(&s, &p, 1);
+	p.leaves_per_sub = 0;
+	p.target_subs = m ? 2 * m->nsub : 2;
+	m2 = train(&s, &p, 2);
+	if (m && m2) {
+		CHECK(m2->nsub > m->nsub && m2->nsub <= 2 * m->nsub,
+		      "expanded %u -> %u", m->nsub, m2->nsub);
+		CHECK(m2->eps <= m->eps, "eps did not shrink");
+		check_model(m2, &s, 1000);
+	}
+	ordo_model_free(m);
+	ordo_model_free(m2);
+	sim_free(&s);
+	tap("expand/shrink/rebuild thresholds and resized training");
+}
+
+static void test_navigation(void)
+{
+	struct ordo_model_params p;
+	struct ordo_model *m;
+	struct sim s;
+	u32 sub = 0, lln = 0, i = 0;
+	int err = 0;
+
+	sim_init(&s, 8);
+	sim_fill(&s, D_CLUSTER, 3000);
+	ordo_model_params_default(&p);
+	p.leaves_per_sub = 5;
+	m = train(&s, &p, 4);
+	while (m && !err) {
+		const struct ordo_tt *t = ordo_model_tt(m, sub, lln);
+
+		CHECK(t && i < s.n && t->leaf == s.lv[i].leaf, "leaf %u", i);
+		i++;
+		err = ordo_model_next(m, &sub, &lln);
+	}
+	CHECK(err == -ENOENT && i == s.n, "walked %u of %u leaves", i, s.n);
+	CHECK(!ordo_model_tt(m, m->nsub, 0) && !ordo_model_tt(m, 0, 1 << 30),
+	      "out of range");
+	ordo_model_free(m);
+	sim_free(&s);
+	tap("ordo_model_next walks every leaf in key order (SCAN)");
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+#define RUN(t) do {							\
+	double t0 = now();						\
+	t();								\
+	printf("#   %.2fs\n", now() - t0);				\
+} while (0)
+
+int main(void)
+{
+	printf("1..17\n");
+	RUN(test_tiny);
+	RUN(test_edges);
+	RUN(test_distributions);
+	RUN(test_roundtrip);
+	RUN(test_determinism);
+	RUN(test_retrain);
+	RUN(test_retrain_identity);
+	RUN(test_enospc);
+	RUN(test_stale);
+	RUN(test_garbage);
+	RUN(test_truncated);
+	RUN(test_bitflip);
+	RUN(test_lying_server);
+	RUN(test_patch_race);
+	RUN(test_leaf_set_check);
+	RUN(test_thresholds);
+	RUN(test_navigation);
+	printf("# %d passed, %d failed\n", n_tests - n_failed, n_failed);
+	return n_failed ? 1 : 0;
+}

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * ordo model region byte layout: the single source of truth for the learned
+ * model and translation table (TT) that the kernel publishes and clients
+ * cache.  Documentation/model.rst describes the model, the training and the
+ * publication protocol.
+ *
+ * The region is a zero-based address space (an array of chunks, like the
+ * node pool); nothing in it is a pointer.  All fields are little-endian:
+ *
+ *	0		struct ordo_model_hdr
+ *	piv_off		__le64 pivot[nsub]		(sorted, pivot[0] == 0)
+ *	desc_off	struct ordo_model_desc desc[nsub]
+ *	tt_off		struct ordo_tt_entry tt[tt_cap]
+ *
+ * The header and the pivots ("top level") are immutable for one epoch and
+ * are read together; each descriptor and each TT slice can be read alone.
+ *
+ * Sub-model i owns the key domain [pivot[i], pivot[i + 1]) (the last one
+ * up to and including U64_MAX) and the leaves that tile it: its TT slice
+ * tt[tt_start, tt_start + ntt) lists them in key order.  Its logical
+ * position of a key k is
+ *
+ *	F(k) = ((k - pivot[i]) * mant) >> shift	(128-bit product)
+ *
+ * in units of 2^-32 logical leaf.  For every key of the domain the leaf
+ * holding it lies in the logical leaves
+ *
+ *	[ (F - over - 1) >> 32 (or 0 if F <= over),  (F + under) >> 32 ]
+ *
+ * with over = err_over << 24 and under = err_under << 24, clamped to
+ * [0, ntt - 1]; the TT entries' low fences then pick the exact leaf.
+ */
+#ifndef _UAPI_LINUX_ORDO_MODEL_H
+#define _UAPI_LINUX_ORDO_MODEL_H
+
+#include <linux/types.h>
+
+/* "OMDL" read as a little-endian 32-bit word. */
+#define ORDO_MODEL_MAGIC		0x4c444d4f
+#define ORDO_MODEL_VERSION		1
+
+#define ORDO_MODEL_HDR_SIZE		128
+#define ORDO_MODEL_DESC_SIZE		32
+#define ORDO_TT_ENTRY_SIZE		16
+/* Descriptor and TT areas start on this boundary. */
+#define ORDO_MODEL_ALIGN		64
+
+#define ORDO_MODEL_MAX_SUBS		0x1000000
+#define ORDO_MODEL_MAX_SUB_LEAVES	0x1000000
+#define ORDO_MODEL_MAX_TT		0x40000000
+
+/* Logical positions are fixed point: logical leaf << 32. */
+#define ORDO_MODEL_POS_SHIFT		32
+/* Error bounds are in 1/256 logical leaf. */
+#define ORDO_MODEL_ERR_SHIFT		8
+/* An error bound this large means "search the whole slice". */
+#define ORDO_MODEL_ERR_UNBOUNDED	0xffff
+
+/* ordo_model_desc.slope: mantissa in bits 0-55, shift in bits 56-63. */
+#define ORDO_MODEL_MANT_BITS		56
+#define ORDO_MODEL_MANT_MASK		((1ULL << ORDO_MODEL_MANT_BITS) - 1)
+#define ORDO_MODEL_SHIFT_MAX		127
+
+/* ordo_tt_entry.inca_cnt: low 24 bits of the incarnation, then the count. */
+#define ORDO_TT_INCA_BITS		24
+#define ORDO_TT_INCA_MASK		((1U << ORDO_TT_INCA_BITS) - 1)
+#define ORDO_TT_COUNT_SHIFT		24
+#define ORDO_TT_COUNT_MAX		255
+
+/* Seeds of the two checksums (see ordo_model_hdr.top_sum, desc.sum). */
+#define ORDO_MODEL_SUM_TOP		0x6f72646f2d746f70ULL
+#define ORDO_MODEL_SUM_SUB		0x6f72646f2d737562ULL
+
+/**
+ * struct ordo_model_hdr - first 128 bytes of the model region
+ * @magic: %ORDO_MODEL_MAGIC.
+ * @version: %ORDO_MODEL_VERSION.
+ * @hdr_size: %ORDO_MODEL_HDR_SIZE.
+ * @desc_size: %ORDO_MODEL_DESC_SIZE.
+ * @tt_entry_size: %ORDO_TT_ENTRY_SIZE.
+ * @epoch: generation of the whole model; a full (re)training writes a new
+ *	epoch, per-sub-model patches keep it.  Never 0.
+ * @region_size: bytes of the region covered by this layout.
+ * @piv_off: byte offset of the pivot array (%ORDO_MODEL_HDR_SIZE).
+ * @desc_off: byte offset of the descriptor array, %ORDO_MODEL_ALIGN aligned.
+ * @tt_off: byte offset of the TT area, %ORDO_MODEL_ALIGN aligned.
+ * @nsub: number of sub-models (>= 1).
+ * @tt_cap: TT entries the area holds, including room for patches.
+ * @nleaves: TT entries in use after the full training.
+ * @leaf_slots: key slots per leaf of the tree the model describes.
+ * @nkeys: keys in the leaves at training time (informational).
+ * @eps: error target of the training, in 1/256 leaf (informational).
+ * @flags: zero.
+ * @reserved: zero.
+ * @top_sum: checksum of the top level: seed %ORDO_MODEL_SUM_TOP, then the
+ *	first 15 little-endian 64-bit words of this header, then every
+ *	pivot.  See ordo_model_desc.sum for the mixing function.
+ */
+struct ordo_model_hdr {
+	__le32 magic;
+	__le16 version;
+	__le16 hdr_size;
+	__le32 desc_size;
+	__le32 tt_entry_size;
+	__le64 epoch;
+	__le64 region_size;
+	__le64 piv_off;
+	__le64 desc_off;
+	__le64 tt_off;
+	__le32 nsub;
+	__le32 tt_cap;
+	__le32 nleaves;
+	__le32 leaf_slots;
+	__le64 nkeys;
+	__le32 eps;
+	__le32 flags;
+	__le64 reserved[4];
+	__le64 top_sum;
+};
+
+/**
+ * struct ordo_model_desc - one sub-model
+ * @sum: checksum binding this descriptor to its TT slice and epoch.  The
+ *	words, in order: seed %ORDO_MODEL_SUM_SUB, the epoch, the sub-model
+ *	index, its pivot, bytes 8-31 of this descriptor as three
+ *	little-endian 64-bit words, then each TT entry of the slice as two
+ *	little-endian 64-bit words.  Each word w is mixed as
+ *	``h ^= w; h *= 0x9e3779b97f4a7c15; h ^= h >> 32;`` and the result is
+ *	finished with the MurmurHash3 fmix64 step.  A reader that fetched
+ *	the descriptor and the slice with separate reads accepts them only
+ *	if the checksum matches, whatever order the bytes were read in.
+ * @slope: mantissa (bits 0-55) and shift (bits 56-63, at most
+ *	%ORDO_MODEL_SHIFT_MAX) of F(k) = ((k - pivot) * mant) >> shift.
+ * @tt_start: index of the first TT entry of the slice.
+ * @ntt: leaves in the slice (>= 1); logical leaf j is tt[tt_start + j].
+ * @gen: bumped by each patch of this sub-model within an epoch.
+ * @err_over: how far F may run ahead of a leaf's logical position, in
+ *	1/256 leaf; %ORDO_MODEL_ERR_UNBOUNDED: no bound.
+ * @err_under: how far F may lag behind, same units.
+ */
+struct ordo_model_desc {
+	__le64 sum;
+	__le64 slope;
+	__le32 tt_start;
+	__le32 ntt;
+	__le32 gen;
+	__le16 err_over;
+	__le16 err_under;
+};
+
+/**
+ * struct ordo_tt_entry - one logical leaf of a sub-model
+ * @low: the leaf's inclusive low fence key.  Fences increase strictly
+ *	along a slice; the first one equals the sub-model's pivot.
+ * @leaf: node number of the leaf in the node pool.
+ * @inca_cnt: bits 0-23: low 24 bits of the leaf's incarnation at training
+ *	time; bits 24-31: its key count, saturated at %ORDO_TT_COUNT_MAX.
+ *
+ * A client reading the leaf compares its incarnation with these bits and
+ * the key with the leaf's own fences; any mismatch means the entry is
+ * stale (split or reused leaf).
+ */
+struct ordo_tt_entry {
+	__le64 low;
+	__le32 leaf;
+	__le32 inca_cnt;
+};
+
+/**
+ * ordo_model_desc_off() - byte offset of the descriptor array
+ * @nsub: number of sub-models
+ *
+ * Return: the end of the pivots, rounded up to %ORDO_MODEL_ALIGN.
+ */
+static inline __u64 ordo_model_desc_off(__u32 nsub)
+{
+	__u64 end = ORDO_MODEL_HDR_SIZE + 8ULL * nsub;
+
+	return (end + ORDO_MODEL_ALIGN - 1) & ~(__u64)(ORDO_MODEL_ALIGN - 1);
+}
+
+/**
+ * ordo_model_tt_off() - byte offset of the TT area
+ * @nsub: number of sub-models
+ *
+ * Return: the end of the descriptors, rounded up to %ORDO_MODEL_ALIGN.
+ */
+static inline __u64 ordo_model_tt_off(__u32 nsub)
+{
+	__u64 end = ordo_model_desc_off(nsub) +
+		    (__u64)ORDO_MODEL_DESC_SIZE * nsub;
+
+	return (end + ORDO_MODEL_ALIGN - 1) & ~(__u64)(ORDO_MODEL_ALIGN - 1);
+}
+
+/**
+ * ordo_model_region_size() - bytes of a region layout
+ * @nsub: number of sub-models
+ * @tt_cap: TT entries in the area
+ *
+ * Return: the end of the TT area.
+ */
+static inline __u64 ordo_model_region_size(__u32 nsub, __u32 tt_cap)
+{
+	return ordo_model_tt_off(nsub) + (__u64)ORDO_TT_ENTRY_SIZE * tt_cap;
+}
+
+#endif /* _UAPI_LINUX_ORDO_MODEL_H */
