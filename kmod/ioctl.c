@@ -15,6 +15,7 @@
 #include "ordo.h"
 #include "ops.h"
 #include "store.h"
+#include "trainer.h"
 
 /* The ioctl number with its size bits cleared: what identifies a command. */
 #define ORDO_IOC_BASE(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
@@ -24,6 +25,8 @@ union ordo_args {
 	struct ordo_kv kv;
 	struct ordo_scan scan;
 	struct ordo_batch batch;
+	struct ordo_model_info model;
+	struct ordo_retrain retrain;
 };
 
 /**
@@ -49,6 +52,8 @@ static const struct ordo_cmd_desc ordo_cmds[] = {
 	ORDO_CMD(ORDO_IOC_DELETE, ORDO_OP_DELETE, struct ordo_kv),
 	ORDO_CMD(ORDO_IOC_SCAN, 0, struct ordo_scan),
 	ORDO_CMD(ORDO_IOC_BATCH, 0, struct ordo_batch),
+	ORDO_CMD(ORDO_IOC_MODEL_INFO, 0, struct ordo_model_info),
+	ORDO_CMD(ORDO_IOC_RETRAIN, 0, struct ordo_retrain),
 };
 
 static const struct ordo_cmd_desc *ordo_cmd_find(unsigned int cmd)
@@ -100,10 +105,14 @@ long ordo_cmd(struct ordo_dev *od, unsigned int cmd, void *arg, size_t size)
 		ret = ordo_op_scan(od, arg);
 	else if (d->cmd == ORDO_IOC_BATCH)
 		ret = ordo_op_batch(od, arg);
+	else if (d->cmd == ORDO_IOC_RETRAIN)
+		ret = ordo_op_retrain(od, arg);
 	else
 		ret = 0;	/* INFO: filled below for every caller */
 	if (d->cmd == ORDO_IOC_INFO)
 		ordo_store_info(od, arg);
+	if (d->cmd == ORDO_IOC_MODEL_INFO)
+		ordo_trainer_info(od, arg);
 	if (ret < 0)
 		ordo_stat_inc(od, ORDO_STAT_ERRORS);
 	return ret;
@@ -150,7 +159,7 @@ long ordo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
  *
  * The struct is copied once before it is looked at, since @payload may be
  * shared with user space.  There is nowhere to write output structs back,
- * so INFO is not available here.
+ * so INFO and MODEL_INFO are not available here.
  *
  * Return: pairs returned by SCAN, entries done by BATCH, else 0; or -errno.
  */
@@ -169,7 +178,7 @@ long ordo_cmd_payload(struct ordo_dev *od, unsigned int cmd,
 		goto err;
 	}
 	ret = -EOPNOTSUPP;
-	if (d->cmd == ORDO_IOC_INFO)
+	if (d->cmd == ORDO_IOC_INFO || d->cmd == ORDO_IOC_MODEL_INFO)
 		goto err;
 	ret = -EINVAL;
 	if (usize > len || usize > sizeof(raw))

@@ -10,6 +10,7 @@
 
 #include "ordo.h"
 #include "store.h"
+#include "trainer.h"
 
 struct ordo_dev *ordo;
 
@@ -77,10 +78,13 @@ static int __init ordo_init(void)
 	if (ret)
 		goto err_stats;
 	ordo = od;
+	ret = ordo_trainer_start(od);
+	if (ret)
+		goto err_store;
 
 	ret = ordo_chardev_register(od);
 	if (ret)
-		goto err_store;
+		goto err_trainer;
 	ret = ordo_ib_register();
 	if (ret)
 		goto err_chardev;
@@ -92,6 +96,8 @@ static int __init ordo_init(void)
 
 err_chardev:
 	ordo_chardev_unregister(od);
+err_trainer:
+	ordo_trainer_stop(od);
 err_store:
 	ordo_store_destroy(od);
 err_stats:
@@ -108,6 +114,7 @@ static void __exit ordo_exit(void)
 
 	ordo_ib_unregister();
 	ordo_chardev_unregister(od);
+	ordo_trainer_stop(od);
 	ordo_store_destroy(od);
 	free_percpu(od->stats);
 	ordo = NULL;

@@ -1,22 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Read-only mapping of the node pool: a local process runs the same
- * one-sided read path as a remote client, without a syscall per GET.
+ * Read-only mappings of the node pool (offset ORDO_MMAP_POOL) and of the
+ * model region (ORDO_MMAP_MODEL): a local process runs the same one-sided
+ * read path as a remote client, without a syscall per GET.
  * Writable mappings are refused, and VM_MAYWRITE is cleared so mprotect()
  * cannot add write access later.  Pages are inserted on fault because the
- * pool grows while mapped; a page of a chunk not yet allocated is SIGBUS.
+ * regions grow while mapped; a page of a chunk not yet allocated is SIGBUS.
  */
 #include <linux/fs.h>
 #include <linux/mm.h>
 
+#include <linux/ordo.h>
+
 #include "ordo.h"
+#include "trainer.h"
+
+#define ORDO_MODEL_PGOFF	(ORDO_MMAP_MODEL >> PAGE_SHIFT)
 
 static vm_fault_t ordo_vm_fault(struct vm_fault *vmf)
 {
 	struct ordo_dev *od = vmf->vma->vm_private_data;
 	struct page *page;
 
-	page = ordo_chunks_page(&od->pool_mem, vmf->pgoff);
+	if (vmf->pgoff >= ORDO_MODEL_PGOFF)
+		page = ordo_chunks_page(&od->trainer->mem.chunks,
+					vmf->pgoff - ORDO_MODEL_PGOFF);
+	else
+		page = ordo_chunks_page(&od->pool_mem, vmf->pgoff);
 	if (!page)
 		return VM_FAULT_SIGBUS;
 	get_page(page);

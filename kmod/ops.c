@@ -11,6 +11,7 @@
 #include "ordo.h"
 #include "ops.h"
 #include "store.h"
+#include "trainer.h"
 
 /* Pairs copied per round of a SCAN: bounds the kernel bounce buffer. */
 #define ORDO_SCAN_ROUND	256
@@ -231,5 +232,26 @@ int ordo_op_batch(struct ordo_dev *od, struct ordo_batch *b)
 out:
 	kvfree(ops);
 	kvfree(vals);
+	return ret;
+}
+
+/**
+ * ordo_op_retrain - RETRAIN: a full training, waited for
+ * @od: the device
+ * @r: arguments; @r->version is set on success
+ *
+ * Return: 0, -EINVAL (flags), -ENODATA (empty store), -EINTR, or the
+ * training's error.
+ */
+int ordo_op_retrain(struct ordo_dev *od, struct ordo_retrain *r)
+{
+	u64 version = 0;
+	int ret;
+
+	if (r->flags || r->reserved)
+		return -EINVAL;
+	ret = ordo_trainer_retrain(od, &version);
+	if (!ret)
+		r->version = version;
 	return ret;
 }

@@ -16,6 +16,8 @@
 
 #define ORDO_VERSION	"0.1.0"
 
+struct ordo_trainer;
+
 /* Per-CPU operation counters; summed when sysfs reads them. */
 enum ordo_stat {
 	ORDO_STAT_GETS,
@@ -38,12 +40,14 @@ struct ordo_stats {
  * @stats: per-CPU operation counters
  * @pool_mem: the chunks behind the node pool
  * @tree: the B-link tree (and its node pool)
+ * @trainer: the learned-model trainer (kmod/model/)
  */
 struct ordo_dev {
 	struct miscdevice misc;
 	struct ordo_stats __percpu *stats;
 	struct ordo_chunks pool_mem;
 	struct ordo_tree tree;
+	struct ordo_trainer *trainer;
 };
 
 extern struct ordo_dev *ordo;

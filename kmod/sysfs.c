@@ -6,6 +6,7 @@
 #include <linux/sysfs.h>
 
 #include "ordo.h"
+#include "trainer.h"
 
 u64 ordo_stat_sum(struct ordo_dev *od, enum ordo_stat s)
 {
@@ -94,5 +95,6 @@ static const struct attribute_group ordo_stats_group = {
 const struct attribute_group *ordo_sysfs_groups[] = {
 	&ordo_group,
 	&ordo_stats_group,
+	&ordo_model_group,
 	NULL,
 };

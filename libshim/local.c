@@ -62,6 +62,22 @@ static int local_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
 	return ret ? ret : (int)b.done;
 }
 
+static int local_model_info(struct ordo *o, struct ordo_model_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	return xioctl(o, ORDO_IOC_MODEL_INFO, info);
+}
+
+static int local_retrain(struct ordo *o, uint64_t *version)
+{
+	struct ordo_retrain r = { 0 };
+	int ret = xioctl(o, ORDO_IOC_RETRAIN, &r);
+
+	if (!ret && version)
+		*version = r.version;
+	return ret;
+}
+
 static void local_close(struct ordo *o)
 {
 	close(o->fd);
@@ -72,6 +88,8 @@ static const struct ordo_backend local_backend = {
 	.kv = local_kv,
 	.scan = local_scan,
 	.batch = local_batch,
+	.model_info = local_model_info,
+	.retrain = local_retrain,
 	.close = local_close,
 };
 

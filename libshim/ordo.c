@@ -91,3 +91,13 @@ int ordo_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
 {
 	return o->be->batch(o, ops, n);
 }
+
+int ordo_model_info(struct ordo *o, struct ordo_model_info *info)
+{
+	return o->be->model_info(o, info);
+}
+
+int ordo_retrain(struct ordo *o, uint64_t *version)
+{
+	return o->be->retrain(o, version);
+}

@@ -47,6 +47,11 @@ int ordo_delete(struct ordo *o, uint64_t key);
 int ordo_scan(struct ordo *o, uint64_t start, uint32_t n, uint64_t *keys,
 	      void *vals, int *more, uint64_t *next);
 
+/* The learned model's figures (struct ordo_model_info). */
+int ordo_model_info(struct ordo *o, struct ordo_model_info *info);
+/* Full retraining of the model, waited for; *@version: its epoch. */
+int ordo_retrain(struct ordo *o, uint64_t *version);
+
 /* Several point operations in one call; see struct ordo_batch. */
 int ordo_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n);
 

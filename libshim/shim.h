@@ -15,6 +15,8 @@ struct ordo_backend {
 	int (*scan)(struct ordo *o, uint64_t start, uint32_t n,
 		    uint64_t *keys, void *vals, int *more, uint64_t *next);
 	int (*batch)(struct ordo *o, struct ordo_batch_op *ops, uint32_t n);
+	int (*model_info)(struct ordo *o, struct ordo_model_info *info);
+	int (*retrain)(struct ordo *o, uint64_t *version);
 	void (*close)(struct ordo *o);
 };
 

@@ -22,6 +22,7 @@ check() {
 }
 
 echo "TAP version 13"
+check "retrain of an empty store is 1" 1 "" $ctl retrain
 check "del of absent key is 1" 1 "" $ctl del 77
 check "put" 0 "" $ctl put 77 hello
 check "get prints the value" 0 "hello" $ctl get 77
@@ -45,6 +46,7 @@ check "load of unknown dist is usage" 2 "" $ctl load --count 10 --dist zipf
 check "bad device is error 3" 3 "" $ctl -s /dev/null get 1
 check "stats" 0 "*" $ctl stats
 check "stats shows keys" 0 "keys                     3" bash -c "$ctl stats | grep '^keys '"
+check "retrain" 0 "*" $ctl retrain
 check "del" 0 "" $ctl del 77
 check "get after del is 1" 1 "" $ctl get 77
 $ctl del 5 >/dev/null; $ctl del 18446744073709551615 >/dev/null

@@ -28,5 +28,6 @@ int ctl_del(struct ordo *o, int argc, char **argv);
 int ctl_scan(struct ordo *o, int argc, char **argv);
 int ctl_stats(struct ordo *o, int argc, char **argv);
 int ctl_load(struct ordo *o, int argc, char **argv);
+int ctl_retrain(struct ordo *o, int argc, char **argv);
 
 #endif /* ORDOCTL_CTL_H */

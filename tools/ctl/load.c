@@ -94,7 +94,7 @@ int ctl_load(struct ordo *o, int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ }
 	};
-	uint64_t count = 0, seed = 1, *keys;
+	uint64_t count = 0, seed = 1, version, *keys;
 	enum ordo_dist dist = ORDO_DIST_COUNT;
 	int c, ret;
 
@@ -131,11 +131,36 @@ int ctl_load(struct ordo *o, int argc, char **argv)
 	free(keys);
 	if (ret)
 		return ctl_fail(ret, "load");
-	printf("loaded %" PRIu64 " %s keys (seed %" PRIu64 ")\n", count,
-	       ordo_dist_name(dist), seed);
+	/* Learn the new key set now rather than when the trainer notices. */
+	ret = ordo_retrain(o, &version);
+	if (ret)
+		return ctl_fail(ret, "load: retrain");
+	printf("loaded %" PRIu64 " %s keys (seed %" PRIu64 "), model version %"
+	       PRIu64 "\n", count, ordo_dist_name(dist), seed, version);
 	return 0;
 usage:
 	fprintf(stderr, "ordoctl: usage: load --count N --dist %s [--seed S]\n",
 		ctl_dist_names());
 	return CTL_EXIT_USAGE;
+}
+
+int ctl_retrain(struct ordo *o, int argc, char **argv)
+{
+	uint64_t version;
+	int ret;
+
+	(void)argv;
+	if (argc != 1) {
+		fprintf(stderr, "ordoctl: usage: retrain\n");
+		return CTL_EXIT_USAGE;
+	}
+	ret = ordo_retrain(o, &version);
+	if (ret == -ENODATA) {
+		fprintf(stderr, "ordoctl: retrain: the store is empty\n");
+		return CTL_EXIT_MISSING;
+	}
+	if (ret)
+		return ctl_fail(ret, "retrain");
+	printf("model version %" PRIu64 "\n", version);
+	return 0;
 }

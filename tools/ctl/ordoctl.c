@@ -29,6 +29,8 @@ static void usage(FILE *f)
 		"  stats                print the store's statistics\n"
 		"  load --count N --dist DIST [--seed S]\n"
 		"                       bulk-load N generated keys (DIST: %s)\n"
+		"                       and train the model over them\n"
+		"  retrain              force a full retrain of the model\n"
 		"KEY: decimal or 0x-hex u64.  Exit: 0 done, 1 not found or\n"
 		"already exists, 2 usage, 3 server or transport error.\n",
 		ctl_dist_names());
@@ -80,6 +82,7 @@ static const struct {
 	{ "scan", ctl_scan },
 	{ "stats", ctl_stats },
 	{ "load", ctl_load },
+	{ "retrain", ctl_retrain },
 };
 
 int main(int argc, char **argv)

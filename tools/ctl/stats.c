@@ -73,7 +73,9 @@ int ctl_stats(struct ordo *o, int argc, char **argv)
 	       (uint64_t)info.pool_bytes_used);
 	printf("pool_bytes_total         %" PRIu64 "\n",
 	       (uint64_t)info.pool_bytes_total);
-	if (ordo_fd(o) >= 0)
+	if (ordo_fd(o) >= 0) {
 		print_dir(ORDO_SYSFS "/stats", "stats.");
+		print_dir(ORDO_SYSFS "/model", "model.");
+	}
 	return 0;
 }

@@ -136,6 +136,86 @@ struct ordo_batch {
 	__u32 reserved;
 };
 
+/**
+ * struct ordo_model_info - the learned model (ORDO_IOC_MODEL_INFO)
+ * @version: epoch of the published model; 0 while there is none
+ * @keys: keys the last full training saw
+ * @sub_models: sub-models of the published model
+ * @tt_entries: translation-table entries in use (one per leaf)
+ * @tt_capacity: translation-table entries the region has room for
+ * @eps: error bound the sub-models were fitted to, in leaves
+ * @model_bytes: bytes of the top level and sub-model descriptors
+ * @tt_bytes: bytes of the translation-table entries in use
+ * @region_bytes: bytes of the model region (offset 0 to end of the TT)
+ * @err_pos_avg_milli: average |predicted - true| position of a stored key,
+ *	in thousandths of a slot (measured at the last full training)
+ * @err_pos_max: maximum of the same, in slots (rounded up)
+ * @err_leaf_avg_milli: average |predicted - true| leaf, in thousandths
+ * @err_leaf_max: maximum of the same, in leaves
+ * @window_avg_milli: average leaves in a stored key's error window, in
+ *	thousandths (before the TT's fences pick the leaf)
+ * @window_max: largest error window, in leaves
+ * @one_leaf_ppm: share of stored keys whose window is exactly one leaf, in
+ *	millionths
+ * @wrong: stored keys the model did not resolve to their leaf (always 0
+ *	for a fresh model; a self-check)
+ * @retrains: sub-model retrains published since load
+ * @pending: sub-model retrains queued (split or retired leaves)
+ * @full_trains: full trainings published since load
+ * @expansions: full trainings that grew the sub-model count
+ * @shrinks: full trainings that reduced it
+ * @last_full_train_us: duration of the last full training, microseconds
+ * @last_full_train_ns: CLOCK_BOOTTIME when it was published
+ */
+struct ordo_model_info {
+	__u64 version;
+	__u64 keys;
+	__u32 sub_models;
+	__u32 tt_entries;
+	__u32 tt_capacity;
+	__u32 eps;
+	__u64 model_bytes;
+	__u64 tt_bytes;
+	__u64 region_bytes;
+	__u64 err_pos_avg_milli;
+	__u64 err_pos_max;
+	__u64 err_leaf_avg_milli;
+	__u64 err_leaf_max;
+	__u64 window_avg_milli;
+	__u64 window_max;
+	__u32 one_leaf_ppm;
+	__u32 pending;
+	__u64 wrong;
+	__u64 retrains;
+	__u64 full_trains;
+	__u64 expansions;
+	__u64 shrinks;
+	__u64 last_full_train_us;
+	__u64 last_full_train_ns;
+};
+
+/**
+ * struct ordo_retrain - force a full training (ORDO_IOC_RETRAIN)
+ * @flags: reserved, must be 0
+ * @reserved: must be 0
+ * @version: out: epoch of the model published by this training
+ *
+ * Waits until the trainer has published the new model.  Fails with
+ * -ENODATA on an empty store (nothing to learn).
+ */
+struct ordo_retrain {
+	__u32 flags;
+	__u32 reserved;
+	__u64 version;
+};
+
+/*
+ * mmap offsets: the node pool starts at 0, the model region (layout in
+ * <linux/ordo_model.h>) at ORDO_MMAP_MODEL.  Both are read-only.
+ */
+#define ORDO_MMAP_POOL		0ULL
+#define ORDO_MMAP_MODEL		0x10000000000ULL	/* 1 TiB */
+
 #define ORDO_IOC_INFO		_IOR(ORDO_IOC_MAGIC, 0x00, struct ordo_info)
 #define ORDO_IOC_GET		_IOWR(ORDO_IOC_MAGIC, 0x01, struct ordo_kv)
 #define ORDO_IOC_PUT		_IOW(ORDO_IOC_MAGIC, 0x02, struct ordo_kv)
@@ -144,5 +224,7 @@ struct ordo_batch {
 #define ORDO_IOC_DELETE		_IOW(ORDO_IOC_MAGIC, 0x05, struct ordo_kv)
 #define ORDO_IOC_SCAN		_IOWR(ORDO_IOC_MAGIC, 0x06, struct ordo_scan)
 #define ORDO_IOC_BATCH		_IOWR(ORDO_IOC_MAGIC, 0x07, struct ordo_batch)
+#define ORDO_IOC_MODEL_INFO	_IOR(ORDO_IOC_MAGIC, 0x08, struct ordo_model_info)
+#define ORDO_IOC_RETRAIN	_IOWR(ORDO_IOC_MAGIC, 0x09, struct ordo_retrain)
 
 #endif /* _UAPI_LINUX_ORDO_H */

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The trainer thread.  Writers never wait for it: a leaf split only queues
+ * its separator key (the split hook runs in the writer's process context,
+ * with no node lock held) and wakes the thread.  The thread
+ *
+ *  - trains the full model when there is none yet and the store has keys
+ *    and has been quiet for a second (after a bulk load), or on RETRAIN;
+ *  - otherwise retrains only the sub-models whose domains hold queued keys
+ *    and patches them into the region (slice first, then descriptor);
+ *  - trains a complete new model with more (or fewer) sub-models when the
+ *    model's health says so (expansion/shrink thresholds);
+ *  - falls back to a full training when the queue overflowed or a patch
+ *    cannot be applied in place.
+ *
+ * Publication never blocks readers: each sub-model's descriptor carries a
+ * checksum over its slice and the model epoch, so a client that reads a
+ * sub-model while it is being patched, or an old header with new entries,
+ * detects it and reads again.  TT entries of older models keep naming real
+ * leaves; a stale client detects changed leaves by incarnation and fences.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kthread.h>
+#include <linux/sort.h>
+#include <linux/timekeeping.h>
+
+#include "ordo.h"
+#include "trainer.h"
+
+static unsigned int ordo_model_max_mb = 64;
+module_param_named(model_max_mb, ordo_model_max_mb, uint, 0444);
+MODULE_PARM_DESC(model_max_mb, "Upper bound of the model region in MiB (default 64)");
+
+static unsigned int ordo_model_leaves_per_sub = 512;
+module_param_named(model_leaves_per_sub, ordo_model_leaves_per_sub, uint, 0444);
+MODULE_PARM_DESC(model_leaves_per_sub, "Target leaves per sub-model of a full training (default 512)");
+
+static unsigned int ordo_model_expand_err_x = 4;
+module_param_named(model_expand_err_x, ordo_model_expand_err_x, uint, 0444);
+MODULE_PARM_DESC(model_expand_err_x, "Expand the model when a sub-model's error window grows this many times past the trained bound (default 4)");
+
+/* A full training that is due waits for a quiet store at most this long. */
+#define ORDO_FULL_EVERY	(5 * HZ)
+
+/* Stored keys evaluated per full training, at most: bounds its cost. */
+#define ORDO_EVAL_KEYS	BIT(20)
+
+static void ordo_queue_key(struct ordo_trainer *tr, u64 key)
+{
+	spin_lock(&tr->lock);
+	if (tr->nqueue < ORDO_TRAIN_QUEUE)
+		tr->queue[tr->nqueue++] = key;
+	else
+		tr->overflow = true;
+	tr->info.pending = tr->nqueue;
+	spin_unlock(&tr->lock);
+	wake_up(&tr->wq);
+}
+
+static void ordo_leaf_split(void *ctx, u32 left, u32 right, u64 sep)
+{
+	ordo_queue_key(ctx, sep);
+}
+
+/* Figures of a freshly trained model, from ordo_model_eval(). */
+static void ordo_info_eval(struct ordo_model_info *info,
+			   const struct ordo_model *m,
+			   const struct ordo_model_stats *st)
+{
+	u64 n = st->nkeys ?: 1;
+
+	info->version = m->epoch;
+	info->keys = m->nkeys;
+	info->sub_models = m->nsub;
+	info->tt_entries = m->nleaves;
+	info->tt_capacity = m->tt_cap;
+	info->eps = m->eps;
+	info->model_bytes = st->model_bytes;
+	info->tt_bytes = st->tt_bytes;
+	info->region_bytes = ordo_region_bytes(m);
+	info->err_pos_avg_milli = div64_u64(st->err_pos_sum * 1000,
+					    n << ORDO_MODEL_ERR_SHIFT);
+	info->err_pos_max = DIV_ROUND_UP_ULL(st->err_pos_max,
+					     1U << ORDO_MODEL_ERR_SHIFT);
+	info->err_leaf_avg_milli = div64_u64(st->err_leaf_sum * 1000, n);
+	info->err_leaf_max = st->err_leaf_max;
+	info->window_avg_milli = div64_u64(st->win_sum * 1000, n);
+	info->window_max = st->win_max;
+	info->one_leaf_ppm = div64_u64(st->win_one * 1000000, n);
+	info->wrong = st->wrong;
+}
+
+/* Evaluate every key of small stores, ORDO_EVAL_KEYS of large ones. */
+static u32 ordo_eval_stride(const struct ordo_leaf_set *set)
+{
+	u64 keys = 0;
+	u32 i;
+
+	for (i = 0; i < set->nleaves; i++)
+		keys += set->leaves[i].count;
+	return max_t(u64, 1, DIV_ROUND_UP_ULL(keys, ORDO_EVAL_KEYS));
+}
+
+/* Train a complete model over the whole leaf level and publish it. */
+static int ordo_full_train(struct ordo_trainer *tr, u32 target_subs)
+{
+	struct ordo_tree *t = &tr->od->tree;
+	struct ordo_model_params p = tr->params;
+	struct ordo_model_stats st;
+	struct ordo_model *m = NULL, *old = tr->model;
+	struct ordo_leaf_set set;
+	struct ordo_region rg;
+	u32 key_cap = min_t(u64, U32_MAX, READ_ONCE(tr->info.keys) + 1024);
+	u64 start = ktime_get_ns(), epoch = old ? old->epoch + 1 : 1;
+	int ret;
+
+	p.target_subs = target_subs;
+	ret = ordo_snapshot_leaves(t, 0, 0, true, &set, &key_cap);
+	if (ret)
+		return ret;
+	ret = ordo_model_train(&m, &set, &p, epoch);
+	if (!ret)
+		ret = ordo_model_mem_fit(&tr->mem, ordo_region_bytes(m), &rg);
+	if (!ret)
+		ret = ordo_region_write(&rg, m);
+	if (ret) {
+		ordo_model_free(m);
+		ordo_snapshot_free(&set);
+		return ret;
+	}
+	tr->model = m;
+	ordo_model_free(old);
+	ordo_model_eval(m, &set, ordo_eval_stride(&set), &st);
+	ordo_snapshot_free(&set);
+
+	spin_lock(&tr->lock);
+	ordo_info_eval(&tr->info, m, &st);
+	tr->info.full_trains++;
+	if (old && m->nsub > old->nsub && target_subs)
+		tr->info.expansions++;
+	if (old && m->nsub < old->nsub && target_subs)
+		tr->info.shrinks++;
+	tr->info.last_full_train_us = div_u64(ktime_get_ns() - start, 1000);
+	tr->info.last_full_train_ns = ktime_get_boottime_ns();
+	spin_unlock(&tr->lock);
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Retrain sub-model @sub from a fresh snapshot of its domain; publish it. */
+static int ordo_retrain_one(struct ordo_trainer *tr, u32 sub)
+{
+	struct ordo_model *m = tr->model;
+	struct ordo_leaf_set set;
+	struct ordo_region rg;
+	u32 key_cap = 1024;
+	u64 lo, hi = 0;
+	bool bounded;
+	int ret;
+
+	bounded = ordo_model_sub_domain(m, sub, &lo, &hi);
+	ret = ordo_snapshot_leaves(&tr->od->tree, lo, hi, !bounded, &set,
+				   &key_cap);
+	if (ret)
+		return ret;
+	ret = ordo_model_retrain_sub(m, sub, &set, &tr->params);
+	ordo_snapshot_free(&set);
+	if (!ret)
+		ret = ordo_model_mem_fit(&tr->mem, ordo_region_bytes(m), &rg);
+	if (!ret)
+		ret = ordo_region_patch(&rg, m, sub);
+	return ret;
+}
+
+/*
+ * Retrain the sub-models that hold the queued keys.  Return: 0, or an
+ * error meaning "train a full model instead".
+ */
+static int ordo_retrain_queued(struct ordo_trainer *tr, const u64 *keys, u32 n)
+{
+	u32 *subs = tr->subs, i, nsubs = 0;
+	int ret = 0;
+
+	for (i = 0; i < n; i++)
+		subs[i] = ordo_model_sub_of(tr->model, keys[i]);
+	sort(subs, n, sizeof(*subs), cmp_u32, NULL);
+	for (i = 0; i < n && !ret; i++) {
+		if (i && subs[i] == subs[i - 1])
+			continue;
+		ret = ordo_retrain_one(tr, subs[i]);
+		nsubs++;
+	}
+	spin_lock(&tr->lock);
+	tr->info.retrains += nsubs - (ret ? 1 : 0);
+	tr->info.tt_entries = tr->model->nleaves;
+	spin_unlock(&tr->lock);
+	return ret;
+}
+
+/* Keys stored now; the quiet-period check compares two readings. */
+static u64 ordo_keys_now(struct ordo_trainer *tr)
+{
+	struct ordo_tree_stats st;
+
+	ordo_tree_get_stats(&tr->od->tree, &st);
+	return st.keys;
+}
+
+static bool ordo_trainer_has_work(struct ordo_trainer *tr)
+{
+	bool work;
+
+	spin_lock(&tr->lock);
+	work = tr->nqueue || tr->overflow ||
+	       tr->full_requests != tr->full_done;
+	spin_unlock(&tr->lock);
+	return work || kthread_should_stop();
+}
+
+/* Train a model of a new size when splits or retirements call for it. */
+static void ordo_resize_if_due(struct ordo_trainer *tr)
+{
+	const struct ordo_model_params *p = &tr->params;
+	struct ordo_model_health h;
+
+	ordo_model_health(tr->model, &h);
+	if (ordo_model_needs_expand(&h, p) || ordo_model_needs_shrink(&h, p) ||
+	    ordo_model_needs_rebuild(&h, p))
+		ordo_full_train(tr, ordo_model_resize_target(&h, p));
+}
+
+static int ordo_trainer_main(void *data)
+{
+	struct ordo_trainer *tr = data;
+	u64 *keys = tr->drained, last_keys = 0;
+
+	while (!kthread_should_stop()) {
+		u64 requests, now_keys;
+		bool full, overflow, quiet;
+		u32 n;
+		int ret = 0;
+
+		wait_event_idle_timeout(tr->wq, ordo_trainer_has_work(tr), HZ);
+		if (kthread_should_stop())
+			break;
+		spin_lock(&tr->lock);
+		n = tr->nqueue;
+		memcpy(keys, tr->queue, n * sizeof(*keys));
+		tr->nqueue = 0;
+		overflow = tr->overflow;
+		tr->overflow = false;
+		requests = tr->full_requests;
+		tr->info.pending = 0;
+		spin_unlock(&tr->lock);
+
+		now_keys = ordo_keys_now(tr);
+		quiet = now_keys == last_keys;
+		last_keys = now_keys;
+		/*
+		 * Too many splits to retrain one by one (a bulk load): train
+		 * afresh once the store is quiet, or every few seconds.
+		 */
+		if (overflow)
+			tr->full_due = true;
+		full = requests != tr->full_done;
+		if (tr->full_due && (quiet || time_after(jiffies,
+				tr->last_full + ORDO_FULL_EVERY)))
+			full = true;
+		/* First model: once a load has settled (keys stopped moving). */
+		if (!tr->model && now_keys && quiet)
+			full = true;
+
+		if (!full && !tr->full_due && tr->model && n &&
+		    ordo_retrain_queued(tr, keys, n))
+			full = true;
+		if (full) {
+			ret = now_keys ? ordo_full_train(tr, 0) : -ENODATA;
+			if (ret != -ENODATA) {
+				tr->full_due = ret != 0;
+				tr->last_full = jiffies;
+			}
+			if (ret && ret != -ENODATA)
+				pr_warn_ratelimited("full training failed: %d\n",
+						    ret);
+		} else if (tr->model) {
+			ordo_resize_if_due(tr);
+		}
+		if (requests != tr->full_done) {
+			spin_lock(&tr->lock);
+			tr->full_done = requests;
+			tr->last_result = ret;
+			spin_unlock(&tr->lock);
+			wake_up_all(&tr->done_wq);
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+/**
+ * ordo_trainer_retrain - force a full training and wait for it
+ * @od: the device
+ * @version: set to the epoch of the published model
+ *
+ * Return: 0, -ENODATA (empty store), -EINTR, or the training's error.
+ */
+int ordo_trainer_retrain(struct ordo_dev *od, u64 *version)
+{
+	struct ordo_trainer *tr = od->trainer;
+	u64 ticket;
+	int ret;
+
+	spin_lock(&tr->lock);
+	ticket = ++tr->full_requests;
+	spin_unlock(&tr->lock);
+	wake_up(&tr->wq);
+	ret = wait_event_interruptible(tr->done_wq,
+				       READ_ONCE(tr->full_done) >= ticket);
+	if (ret)
+		return -EINTR;
+	spin_lock(&tr->lock);
+	ret = tr->last_result;
+	*version = tr->info.version;
+	spin_unlock(&tr->lock);
+	return ret;
+}
+
+void ordo_trainer_info(struct ordo_dev *od, struct ordo_model_info *info)
+{
+	struct ordo_trainer *tr = od->trainer;
+
+	spin_lock(&tr->lock);
+	*info = tr->info;
+	spin_unlock(&tr->lock);
+}
+
+int ordo_trainer_start(struct ordo_dev *od)
+{
+	struct ordo_trainer *tr;
+	int ret;
+
+	tr = kvzalloc(sizeof(*tr), GFP_KERNEL);
+	if (!tr)
+		return -ENOMEM;
+	tr->od = od;
+	init_waitqueue_head(&tr->wq);
+	init_waitqueue_head(&tr->done_wq);
+	spin_lock_init(&tr->lock);
+	ordo_model_params_default(&tr->params);
+	tr->params.leaf_slots = od->tree.geo.leaf_slots;
+	tr->params.leaves_per_sub = max(1U, ordo_model_leaves_per_sub);
+	tr->params.expand_err_x = max(2U, ordo_model_expand_err_x);
+	ret = ordo_model_mem_init(&tr->mem, od->tree.pool.chunk_size,
+				  (u64)max(1U, ordo_model_max_mb) << 20);
+	if (ret)
+		goto err_free;
+	od->trainer = tr;
+	tr->task = kthread_run(ordo_trainer_main, tr, "ordo-trainer");
+	if (IS_ERR(tr->task)) {
+		ret = PTR_ERR(tr->task);
+		goto err_mem;
+	}
+	tr->hooks.leaf_split = ordo_leaf_split;
+	tr->hooks.ctx = tr;
+	ordo_tree_set_hooks(&od->tree, &tr->hooks);
+	return 0;
+
+err_mem:
+	od->trainer = NULL;
+	ordo_model_mem_destroy(&tr->mem);
+err_free:
+	kvfree(tr);
+	return ret;
+}
+
+/* Called once no writer can run any more (the device is gone). */
+void ordo_trainer_stop(struct ordo_dev *od)
+{
+	struct ordo_trainer *tr = od->trainer;
+
+	ordo_tree_set_hooks(&od->tree, NULL);
+	kthread_stop(tr->task);
+	ordo_model_free(tr->model);
+	ordo_model_mem_destroy(&tr->mem);
+	od->trainer = NULL;
+	kvfree(tr);
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The learned-model trainer of ordo.ko: a kernel thread that trains the
+ * model over the tree's leaf level, keeps it fresh as leaves split or are
+ * retired, and publishes it in the model region (chunks mapped read-only to
+ * user space and, later, registered for remote reads).
+ */
+#ifndef ORDO_MODEL_TRAINER_H
+#define ORDO_MODEL_TRAINER_H
+
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/ordo.h>
+
+#include "chunks.h"
+#include "model.h"
+#include "tree.h"
+
+struct ordo_dev;
+struct task_struct;
+
+/* Split keys queued for sub-model retraining; more means a full training. */
+#define ORDO_TRAIN_QUEUE	1024
+
+/**
+ * struct ordo_model_mem - the model region's memory
+ * @chunks: physically contiguous chunks, mapped at ORDO_MMAP_MODEL
+ * @vaddr: kernel address of each allocated chunk, for ordo_region
+ * @nr: chunks allocated (a prefix of @chunks)
+ * @chunk_shift: log2 of the chunk size
+ */
+struct ordo_model_mem {
+	struct ordo_chunks chunks;
+	void **vaddr;
+	u32 nr;
+	u32 chunk_shift;
+};
+
+/**
+ * struct ordo_trainer - trainer state, one per device
+ * @od: the device
+ * @task: the kernel thread
+ * @wq: where the thread waits for work
+ * @done_wq: where RETRAIN callers wait for a full training
+ * @model: the trainer's model; only the thread touches it
+ * @params: training parameters (module parameters applied)
+ * @mem: the model region
+ * @hooks: tree callbacks (leaf split, leaf retired)
+ * @full_due: a full training is needed (queue overflow, failed patch)
+ * @last_full: jiffies of the last full training
+ * @drained: the thread's copy of @queue
+ * @subs: sub-models of the drained keys
+ * @lock: protects the fields below it
+ * @queue: keys of splits and retirements not yet retrained
+ * @nqueue: entries in @queue
+ * @overflow: @queue overflowed: a full training is due
+ * @full_requests: RETRAIN requests so far
+ * @full_done: RETRAIN requests served (with @last_result)
+ * @last_result: result of the latest requested full training
+ * @info: what ORDO_IOC_MODEL_INFO and sysfs report
+ */
+struct ordo_trainer {
+	struct ordo_dev *od;
+	struct task_struct *task;
+	wait_queue_head_t wq;
+	wait_queue_head_t done_wq;
+	struct ordo_model *model;
+	struct ordo_model_params params;
+	struct ordo_model_mem mem;
+	struct ordo_tree_hooks hooks;
+	bool full_due;
+	unsigned long last_full;
+	u64 drained[ORDO_TRAIN_QUEUE];
+	u32 subs[ORDO_TRAIN_QUEUE];
+
+	spinlock_t lock;	/* the queue, requests and info */
+	u64 queue[ORDO_TRAIN_QUEUE];
+	u32 nqueue;
+	bool overflow;
+	u64 full_requests;
+	u64 full_done;
+	int last_result;
+	struct ordo_model_info info;
+};
+
+int ordo_trainer_start(struct ordo_dev *od);
+void ordo_trainer_stop(struct ordo_dev *od);
+int ordo_trainer_retrain(struct ordo_dev *od, u64 *version);
+void ordo_trainer_info(struct ordo_dev *od, struct ordo_model_info *info);
+
+/* region.c */
+int ordo_model_mem_init(struct ordo_model_mem *mm, u64 chunk_size,
+			u64 max_bytes);
+void ordo_model_mem_destroy(struct ordo_model_mem *mm);
+int ordo_model_mem_fit(struct ordo_model_mem *mm, u64 bytes,
+		       struct ordo_region *rg);
+
+/* snapshot.c */
+int ordo_snapshot_leaves(struct ordo_tree *t, u64 lo, u64 hi, bool last,
+			 struct ordo_leaf_set *set, u32 *key_cap);
+void ordo_snapshot_free(struct ordo_leaf_set *set);
+
+extern const struct attribute_group ordo_model_group;
+
+#endif /* ORDO_MODEL_TRAINER_H */

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The learned model in the kernel: a checker reads the model region and the
+ * node pool through the read-only mappings, as a client would, and resolves
+ * keys: model -> TT entry -> leaf, validated by incarnation and fences.
+ * After heavy inserts with splits and concurrent retraining, the current
+ * model resolves every key exactly; models kept from earlier versions
+ * resolve each key or report a mismatch -- never a wrong leaf whose
+ * incarnation matches.
+ */
+#define _GNU_SOURCE
+#include <endian.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/mman.h>
+
+#include "ordo_test.h"
+#include "kselftest_harness.h"
+#include "model.h"
+#include "node.h"
+
+#define POOL_LEN	(256UL << 20)
+#define MODEL_LEN	(64UL << 20)	/* model_max_mb's default */
+
+FIXTURE(model) {
+	int fd;
+	uint32_t vs;
+	const uint8_t *pool, *region;
+	struct ordo_super_info sb;
+};
+
+static int read_super(const uint8_t *pool, struct ordo_super_info *sb)
+{
+	uint8_t buf[8192];
+	size_t len = ORDO_SUPER_SIZE;
+	int i, ret = -EAGAIN;
+
+	for (i = 0; i < 1000 && ret; i++) {
+		memcpy(buf, pool, len);
+		ret = ordo_super_parse(buf, len, sb);
+		if (ret == -EMSGSIZE && sb->geo.node_size <= sizeof(buf) &&
+		    len < sb->geo.node_size) {
+			len = sb->geo.node_size;
+			ret = -EAGAIN;
+		}
+	}
+	return ret;
+}
+
+/* Copy and parse the model region, retrying torn copies. */
+static int read_model(const uint8_t *region, struct ordo_model **m)
+{
+	struct ordo_model_layout lay;
+	uint8_t hdr[ORDO_MODEL_HDR_SIZE];
+	int i, ret = -EAGAIN;
+
+	for (i = 0; i < 200 && ret; i++) {
+		uint8_t *img;
+
+		memcpy(hdr, region, sizeof(hdr));
+		ret = ordo_model_parse_hdr(hdr, sizeof(hdr), &lay);
+		if (ret)
+			continue;
+		if (lay.region_size > MODEL_LEN)
+			return -EFBIG;
+		img = malloc(lay.region_size);
+		memcpy(img, region, lay.region_size);
+		ret = ordo_model_from_image(m, img, lay.region_size);
+		free(img);
+	}
+	return ret;
+}
+
+struct resolve {
+	long match;	/* incarnation matched: the leaf covers the key */
+	long mismatch;	/* stale entry detected by incarnation */
+	long wrong;	/* matched incarnation but the key is not there */
+	long missing;	/* a stored key absent from a matching leaf */
+};
+
+/*
+ * Resolve @key with @m through the pool mapping; @stored: the key is in the
+ * store, so a matching leaf must hold it.
+ */
+static void resolve(const struct ordo_model *m, const uint8_t *pool,
+		    const struct ordo_super_info *sb, uint64_t key,
+		    bool stored, struct resolve *r)
+{
+	const struct ordo_geo *geo = &sb->geo;
+	uint8_t copy[8192];
+	const struct ordo_node_hdr *h = (const void *)copy;
+	struct ordo_pred pr;
+	uint64_t low, high;
+	uint32_t i, n;
+	int ret;
+
+	if (ordo_model_lookup(m, key, &pr)) {
+		r->wrong++;
+		return;
+	}
+	do {
+		ret = ordo_node_copy_validate(copy, pool +
+			ordo_node_offset(pr.ent->leaf, sb->nodes_per_chunk,
+					 sb->chunk_size, geo->node_size), geo);
+	} while (ret == -EAGAIN);
+	if (ret || !ordo_tt_inca_matches(pr.ent,
+					 le32_to_cpu(h->incarnation))) {
+		r->mismatch++;
+		return;
+	}
+	low = le64_to_cpu(h->low_key);
+	high = le64_to_cpu(h->high_key);
+	if (h->level || key < low ||
+	    ((h->flags & ORDO_NODE_F_HAS_HIGH) && key >= high) ||
+	    pr.ent->low != low) {
+		r->wrong++;
+		return;
+	}
+	r->match++;
+	if (!stored)
+		return;
+	n = le16_to_cpu(h->count);
+	for (i = 0; i < n; i++)
+		if (le64_to_cpu(ordo_node_ckeys(h)[i]) == key)
+			return;
+	r->missing++;
+}
+
+static void put_keys(struct __test_metadata *_metadata, int fd, uint32_t vs,
+		     const uint64_t *keys, uint32_t n)
+{
+	struct ordo_batch_op ops[ORDO_BATCH_MAX];
+	uint8_t *vals = calloc(ORDO_BATCH_MAX, vs);
+	uint32_t i, j;
+
+	for (i = 0; i < n; i += ORDO_BATCH_MAX) {
+		uint32_t b = n - i < ORDO_BATCH_MAX ? n - i : ORDO_BATCH_MAX;
+		struct ordo_batch bt = { .ops = (uintptr_t)ops, .count = b };
+
+		memset(ops, 0, sizeof(ops));
+		for (j = 0; j < b; j++) {
+			ops[j].op = ORDO_OP_PUT;
+			ops[j].kv.key = keys[i + j];
+			ops[j].kv.value = (uintptr_t)(vals + j * vs);
+			ops[j].kv.value_len = 8;
+		}
+		ASSERT_EQ(0, t_ioctl(fd, ORDO_IOC_BATCH, &bt));
+	}
+	free(vals);
+}
+
+static int model_info(int fd, struct ordo_model_info *mi)
+{
+	memset(mi, 0, sizeof(*mi));
+	return t_ioctl(fd, ORDO_IOC_MODEL_INFO, mi);
+}
+
+static int retrain(int fd, uint64_t *version)
+{
+	struct ordo_retrain r = { 0 };
+	int ret = t_ioctl(fd, ORDO_IOC_RETRAIN, &r);
+
+	*version = r.version;
+	return ret;
+}
+
+/* Wait until the trainer has caught up with every queued split. */
+static void settle(int fd)
+{
+	struct ordo_model_info a, b;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		usleep(300000);
+		model_info(fd, &a);
+		usleep(1500000);
+		model_info(fd, &b);
+		if (!a.pending && !b.pending && a.retrains == b.retrains &&
+		    a.full_trains == b.full_trains)
+			return;
+	}
+}
+
+FIXTURE_SETUP(model)
+{
+	void *p;
+
+	self->fd = open(ORDO_DEV, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	self->vs = t_value_size(self->fd);
+	ASSERT_EQ(0, t_clear(self->fd));
+	p = mmap(NULL, POOL_LEN, PROT_READ, MAP_SHARED, self->fd,
+		 ORDO_MMAP_POOL);
+	ASSERT_NE(MAP_FAILED, p);
+	self->pool = p;
+	p = mmap(NULL, MODEL_LEN, PROT_READ, MAP_SHARED, self->fd,
+		 ORDO_MMAP_MODEL);
+	ASSERT_NE(MAP_FAILED, p);
+	self->region = p;
+}
+
+FIXTURE_TEARDOWN(model)
+{
+	munmap((void *)self->pool, POOL_LEN);
+	munmap((void *)self->region, MODEL_LEN);
+	t_clear(self->fd);
+	close(self->fd);
+}
+
+TEST_F(model, retrain_errors_and_readonly_region)
+{
+	struct ordo_retrain r = { .flags = 1 };
+	uint64_t v;
+
+	EXPECT_EQ(-ENODATA, retrain(self->fd, &v));
+	EXPECT_EQ(-EINVAL, t_ioctl(self->fd, ORDO_IOC_RETRAIN, &r));
+	EXPECT_EQ(-EINVAL, t_ioctl(self->fd, _IOC(_IOC_READ, ORDO_IOC_MAGIC,
+						  0x08, 16), &r));
+	EXPECT_EQ(-EFAULT, t_ioctl(self->fd, ORDO_IOC_MODEL_INFO, NULL));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, self->fd, ORDO_MMAP_MODEL));
+	EXPECT_EQ(-1, mprotect((void *)self->region, 4096,
+			       PROT_READ | PROT_WRITE));
+}
+
+TEST_F_TIMEOUT(model, fresh_and_stale_models_resolve, 900)
+{
+	uint32_t n0 = 100000, n1 = 150000, i, nstale = 0;
+	uint64_t *keys = malloc((n0 + n1) * 8), v1, v2, x = 88172645463325252ULL;
+	struct ordo_model *stale[8] = { 0 }, *m = NULL;
+	struct ordo_model_info mi;
+	struct resolve r;
+
+	/* A first model over a clustered key set. */
+	for (i = 0; i < n0 + n1; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		keys[i] = (x % 50) * (1ULL << 40) + (x >> 40) % 5000000;
+	}
+	put_keys(_metadata, self->fd, self->vs, keys, n0);
+	ASSERT_EQ(0, retrain(self->fd, &v1));
+	ASSERT_LT(0, v1);
+	ASSERT_EQ(0, model_info(self->fd, &mi));
+	EXPECT_EQ(v1, mi.version);
+	EXPECT_LT(0, mi.sub_models);
+	EXPECT_EQ(t_sysfs_u64("stats/leaves"), mi.tt_entries);
+	EXPECT_EQ(t_sysfs_u64("stats/keys"), mi.keys);
+	EXPECT_EQ(0, mi.wrong);
+	EXPECT_LT(0, mi.one_leaf_ppm + mi.window_avg_milli);
+	EXPECT_EQ(mi.version, t_sysfs_u64("model/version"));
+	ASSERT_EQ(0, read_model(self->region, &stale[nstale]));
+	ASSERT_EQ(v1, stale[nstale]->epoch);
+	nstale++;
+	ASSERT_EQ(0, read_super(self->pool, &self->sb));
+
+	/* The fresh model resolves stored and absent keys exactly. */
+	memset(&r, 0, sizeof(r));
+	for (i = 0; i < n0; i++) {
+		resolve(stale[0], self->pool, &self->sb, keys[i], true, &r);
+		resolve(stale[0], self->pool, &self->sb, keys[i] + 1, false, &r);
+	}
+	resolve(stale[0], self->pool, &self->sb, 0, false, &r);
+	resolve(stale[0], self->pool, &self->sb, UINT64_MAX, false, &r);
+	EXPECT_EQ(2 * n0 + 2, r.match);
+	EXPECT_EQ(0, r.wrong + r.mismatch + r.missing);
+
+	/*
+	 * Heavy inserts with splits while the trainer retrains sub-models;
+	 * the checker keeps the models it sees on the way.
+	 */
+	for (i = n0; i < n0 + n1; i += 10000) {
+		struct ordo_model *seen = NULL;
+
+		put_keys(_metadata, self->fd, self->vs, keys + i, 10000);
+		if (nstale < 8 && !read_model(self->region, &seen)) {
+			if (seen->epoch != stale[nstale - 1]->epoch)
+				stale[nstale++] = seen;
+			else
+				ordo_model_free(seen);
+		}
+	}
+	settle(self->fd);
+	ASSERT_EQ(0, model_info(self->fd, &mi));
+	TH_LOG("after inserts: version %llu, %u sub-models, %llu retrains, %llu full trains, %llu expansions",
+	       (unsigned long long)mi.version, mi.sub_models,
+	       (unsigned long long)mi.retrains,
+	       (unsigned long long)mi.full_trains,
+	       (unsigned long long)mi.expansions);
+	EXPECT_LT(0, mi.retrains + mi.full_trains - 1);
+	EXPECT_EQ(0, mi.pending);
+
+	/* The current model, patched by retrains, resolves every key. */
+	ASSERT_EQ(0, read_model(self->region, &m));
+	ASSERT_EQ(0, read_super(self->pool, &self->sb));
+	memset(&r, 0, sizeof(r));
+	for (i = 0; i < n0 + n1; i++)
+		resolve(m, self->pool, &self->sb, keys[i], true, &r);
+	EXPECT_EQ(n0 + n1, r.match);
+	EXPECT_EQ(0, r.wrong + r.mismatch + r.missing);
+
+	/* Stale models: resolved or detected, never wrong. */
+	for (v2 = 0; v2 < nstale; v2++) {
+		memset(&r, 0, sizeof(r));
+		for (i = 0; i < n0 + n1; i++)
+			resolve(stale[v2], self->pool, &self->sb, keys[i],
+				true, &r);
+		TH_LOG("stale model %llu: %ld resolved, %ld detected stale",
+		       (unsigned long long)stale[v2]->epoch, r.match,
+		       r.mismatch);
+		EXPECT_EQ(0, r.wrong);
+		EXPECT_EQ(0, r.missing);
+		EXPECT_LT(0, r.mismatch);
+		ordo_model_free(stale[v2]);
+	}
+	ordo_model_free(m);
+	free(keys);
+}
+
+TEST_F_TIMEOUT(model, expands_as_leaves_grow, 900)
+{
+	uint32_t n = 20000, i;
+	uint64_t *keys = malloc(8 * n * 8), v;
+	struct ordo_model_info a, b;
+
+	for (i = 0; i < 8 * n; i++)
+		keys[i] = (uint64_t)i * 7919 * 1000003;
+	put_keys(_metadata, self->fd, self->vs, keys, n);
+	ASSERT_EQ(0, retrain(self->fd, &v));
+	ASSERT_EQ(0, model_info(self->fd, &a));
+	put_keys(_metadata, self->fd, self->vs, keys + n, 7 * n);
+	settle(self->fd);
+	ASSERT_EQ(0, model_info(self->fd, &b));
+	TH_LOG("sub-models %u -> %u, expansions %llu -> %llu", a.sub_models,
+	       b.sub_models, (unsigned long long)a.expansions,
+	       (unsigned long long)b.expansions);
+	EXPECT_LT(a.sub_models, b.sub_models);
+	EXPECT_LT(a.expansions + a.full_trains, b.expansions + b.full_trains);
+	free(keys);
+}
+
+TEST_HARNESS_MAIN
