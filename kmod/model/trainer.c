@@ -270,8 +270,8 @@ static int ordo_trainer_main(void *data)
 		if (overflow)
 			tr->full_due = true;
 		full = requests != tr->full_done;
-		if (tr->full_due && (quiet || time_after(jiffies,
-				tr->last_full + ORDO_FULL_EVERY)))
+		if (tr->full_due &&
+		    (quiet || time_after(jiffies, tr->last_full + ORDO_FULL_EVERY)))
 			full = true;
 		/* First model: once a load has settled (keys stopped moving). */
 		if (!tr->model && now_keys && quiet)
