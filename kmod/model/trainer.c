@@ -53,7 +53,6 @@ static void ordo_queue_key(struct ordo_trainer *tr, u64 key)
 		tr->queue[tr->nqueue++] = key;
 	else
 		tr->overflow = true;
-	tr->info.pending = tr->nqueue;
 	spin_unlock(&tr->lock);
 	wake_up(&tr->wq);
 }
@@ -61,6 +60,18 @@ static void ordo_queue_key(struct ordo_trainer *tr, u64 key)
 static void ordo_leaf_split(void *ctx, u32 left, u32 right, u64 sep)
 {
 	ordo_queue_key(ctx, sep);
+}
+
+/* Sizes of the model as published (after a training or a patch). */
+static void ordo_info_sizes(struct ordo_model_info *info,
+			    const struct ordo_model *m)
+{
+	info->sub_models = m->nsub;
+	info->tt_entries = m->nleaves;
+	info->tt_capacity = m->tt_cap;
+	info->model_bytes = ordo_model_bytes(m->nsub);
+	info->tt_bytes = (u64)ORDO_TT_ENTRY_SIZE * m->nleaves;
+	info->region_bytes = ordo_region_bytes(m);
 }
 
 /* Figures of a freshly trained model, from ordo_model_eval(). */
@@ -72,13 +83,8 @@ static void ordo_info_eval(struct ordo_model_info *info,
 
 	info->version = m->epoch;
 	info->keys = m->nkeys;
-	info->sub_models = m->nsub;
-	info->tt_entries = m->nleaves;
-	info->tt_capacity = m->tt_cap;
 	info->eps = m->eps;
-	info->model_bytes = st->model_bytes;
-	info->tt_bytes = st->tt_bytes;
-	info->region_bytes = ordo_region_bytes(m);
+	ordo_info_sizes(info, m);
 	info->err_pos_avg_milli = div64_u64(st->err_pos_sum * 1000,
 					    n << ORDO_MODEL_ERR_SHIFT);
 	info->err_pos_max = DIV_ROUND_UP_ULL(st->err_pos_max,
@@ -199,7 +205,7 @@ static int ordo_retrain_queued(struct ordo_trainer *tr, const u64 *keys, u32 n)
 	}
 	spin_lock(&tr->lock);
 	tr->info.retrains += nsubs - (ret ? 1 : 0);
-	tr->info.tt_entries = tr->model->nleaves;
+	ordo_info_sizes(&tr->info, tr->model);
 	spin_unlock(&tr->lock);
 	return ret;
 }
@@ -240,6 +246,7 @@ static int ordo_trainer_main(void *data)
 {
 	struct ordo_trainer *tr = data;
 	u64 *keys = tr->drained, last_keys = 0;
+	unsigned long last_change = jiffies;
 
 	while (!kthread_should_stop()) {
 		u64 requests, now_keys;
@@ -257,12 +264,14 @@ static int ordo_trainer_main(void *data)
 		overflow = tr->overflow;
 		tr->overflow = false;
 		requests = tr->full_requests;
-		tr->info.pending = 0;
 		spin_unlock(&tr->lock);
 
+		/* Quiet: the key count has not moved for a second. */
 		now_keys = ordo_keys_now(tr);
-		quiet = now_keys == last_keys;
+		if (now_keys != last_keys)
+			last_change = jiffies;
 		last_keys = now_keys;
+		quiet = time_after(jiffies, last_change + HZ);
 		/*
 		 * Too many splits to retrain one by one (a bulk load): train
 		 * afresh once the store is quiet, or every few seconds.
@@ -277,6 +286,8 @@ static int ordo_trainer_main(void *data)
 		if (!tr->model && now_keys && quiet)
 			full = true;
 
+		/* Work taken on counts as pending until it is published. */
+		WRITE_ONCE(tr->inflight, n + full + tr->full_due);
 		if (!full && !tr->full_due && tr->model && n &&
 		    ordo_retrain_queued(tr, keys, n))
 			full = true;
@@ -292,6 +303,7 @@ static int ordo_trainer_main(void *data)
 		} else if (tr->model) {
 			ordo_resize_if_due(tr);
 		}
+		WRITE_ONCE(tr->inflight, tr->full_due);
 		if (requests != tr->full_done) {
 			spin_lock(&tr->lock);
 			tr->full_done = requests;
@@ -338,6 +350,7 @@ void ordo_trainer_info(struct ordo_dev *od, struct ordo_model_info *info)
 
 	spin_lock(&tr->lock);
 	*info = tr->info;
+	info->pending = tr->nqueue + tr->overflow + READ_ONCE(tr->inflight);
 	spin_unlock(&tr->lock);
 }
 

@@ -49,6 +49,7 @@ struct ordo_model_mem {
  * @hooks: tree callbacks (leaf split, leaf retired)
  * @full_due: a full training is needed (queue overflow, failed patch)
  * @last_full: jiffies of the last full training
+ * @inflight: work the thread has taken on but not published yet
  * @drained: the thread's copy of @queue
  * @subs: sub-models of the drained keys
  * @lock: protects the fields below it
@@ -71,6 +72,7 @@ struct ordo_trainer {
 	struct ordo_tree_hooks hooks;
 	bool full_due;
 	unsigned long last_full;
+	u32 inflight;
 	u64 drained[ORDO_TRAIN_QUEUE];
 	u32 subs[ORDO_TRAIN_QUEUE];
 

@@ -160,7 +160,8 @@ struct ordo_batch {
  * @wrong: stored keys the model did not resolve to their leaf (always 0
  *	for a fresh model; a self-check)
  * @retrains: sub-model retrains published since load
- * @pending: sub-model retrains queued (split or retired leaves)
+ * @pending: work the trainer has not published yet: queued splits and
+ *	retired leaves, and a full training that is due or running
  * @full_trains: full trainings published since load
  * @expansions: full trainings that grew the sub-model count
  * @shrinks: full trainings that reduced it
