@@ -41,6 +41,7 @@ struct ordo_stats {
  * @pool_mem: the chunks behind the node pool
  * @tree: the B-link tree (and its node pool)
  * @trainer: the learned-model trainer (kmod/model/)
+ * @deletes_unretired: deletes since the trainer last retired empty leaves
  */
 struct ordo_dev {
 	struct miscdevice misc;
@@ -48,6 +49,7 @@ struct ordo_dev {
 	struct ordo_chunks pool_mem;
 	struct ordo_tree tree;
 	struct ordo_trainer *trainer;
+	atomic64_t deletes_unretired;
 };
 
 extern struct ordo_dev *ordo;

@@ -97,7 +97,12 @@ int ordo_store_write(struct ordo_dev *od, u32 op, u64 key, const void *val)
 
 int ordo_store_delete(struct ordo_dev *od, u64 key)
 {
-	return ordo_tree_delete(&od->tree, key);
+	int ret = ordo_tree_delete(&od->tree, key);
+
+	/* The trainer retires leaves that deletes may have emptied. */
+	if (!ret)
+		atomic64_inc(&od->deletes_unretired);
+	return ret;
 }
 
 int ordo_store_scan(struct ordo_dev *od, u64 start, u32 n, u64 *keys,

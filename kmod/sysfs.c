@@ -66,6 +66,7 @@ ORDO_TREE_ATTR(leaves, st.leaves);
 ORDO_TREE_ATTR(inner_nodes, st.inner_nodes);
 ORDO_TREE_ATTR(height, st.height);
 ORDO_TREE_ATTR(splits, st.leaf_splits + st.inner_splits);
+ORDO_TREE_ATTR(leaves_retired, st.leaves_retired);
 ORDO_TREE_ATTR(pool_bytes_used, st.pool_bytes_used);
 ORDO_TREE_ATTR(pool_bytes_total, st.pool_bytes_total);
 
@@ -75,6 +76,7 @@ static struct attribute *ordo_stats_attrs[] = {
 	&dev_attr_inner_nodes.attr,
 	&dev_attr_height.attr,
 	&dev_attr_splits.attr,
+	&dev_attr_leaves_retired.attr,
 	&dev_attr_pool_bytes_used.attr,
 	&dev_attr_pool_bytes_total.attr,
 	&dev_attr_gets.attr,

@@ -7,7 +7,15 @@
  * be corrected by moving right.  Readers never lock; writers lock the leaf,
  * and a split posts its separator to the parent level afterwards with no
  * lock held (Sagiv's variant), so at most two nodes are locked at once: a
- * full node and the new right node it is splitting into.
+ * full node and the new right node it is splitting into.  Empty leaves are
+ * unlinked by ordo_tree_retire_empty() (see the comment above it), which
+ * locks up to three neighbouring leaves and then their parent.
+ *
+ * Every reader accepts a node only after checking, on one consistent
+ * publication of it, that it is a live node (not FREE, not the superblock)
+ * of the level expected whose fences cover the key; otherwise it moves
+ * right (key at or past the high fence) or restarts from the root.  That is
+ * what makes node reuse safe: see "Why immediate reuse is safe" below.
  */
 #include "compat.h"
 #include "tree.h"
@@ -77,6 +85,48 @@ static inline u32 hsnap_count(const struct ordo_tree *t, const struct hsnap *s)
 static inline void keys_add(struct ordo_tree *t, u32 leaf, s64 delta)
 {
 	atomic64_add(delta, &t->keys[leaf % ORDO_TREE_KEY_STRIPES].n);
+}
+
+static inline atomic_t *post_slot(struct ordo_tree *t, u32 leaf)
+{
+	return &t->posting[leaf % ORDO_TREE_POST_SLOTS];
+}
+
+/*
+ * A leaf split is about to publish new leaf @leaf, whose separator it will
+ * post to the parent level later.  The release store that publishes the
+ * leaf (ordo_node_unlock()) orders this increment before it, so whoever
+ * locks the leaf, or its left neighbour once linked to it, sees the count.
+ */
+static inline void post_begin(struct ordo_tree *t, u32 leaf)
+{
+	atomic_inc(post_slot(t, leaf));
+}
+
+/* The split that created @leaf has finished posting its separator. */
+static inline void post_end(struct ordo_tree *t, u32 leaf)
+{
+	/*
+	 * Full barrier: the parent's publication (or the failed attempt)
+	 * precedes the decrement; pairs with the barrier in post_idle().
+	 */
+	smp_mb();
+	atomic_dec(post_slot(t, leaf));
+}
+
+/*
+ * No separator of @leaf (locked by the caller) is on its way to the parent
+ * level: the split that created it has posted it, so no later post can add
+ * an entry for it back once the retirer removed it.  False negatives (slot
+ * shared with another leaf's split) only postpone a retirement.
+ */
+static inline bool post_idle(struct ordo_tree *t, u32 leaf)
+{
+	bool idle = !atomic_read(post_slot(t, leaf));
+
+	/* Pairs with post_end(): the post is complete before we go on. */
+	smp_mb();
+	return idle;
 }
 
 /*
@@ -247,6 +297,18 @@ static void inner_put_at(const struct ordo_geo *g, struct ordo_node_hdr *h,
 	h->count = cpu_to_le16(cnt + 1);
 }
 
+/* Remove entry @pos (> 0) of an inner node holding @cnt entries. */
+static void inner_remove_at(const struct ordo_geo *g, struct ordo_node_hdr *h,
+			    u32 pos, u32 cnt)
+{
+	__le64 *k = ordo_node_keys(h);
+	__le32 *c = ordo_inner_children(h, g);
+
+	memmove(k + pos, k + pos + 1, 8 * (cnt - pos - 1));
+	memmove(c + pos, c + pos + 1, 4 * (cnt - pos - 1));
+	h->count = cpu_to_le16(cnt - 1);
+}
+
 /*
  * Entries a full node keeps when a new entry lands at @pos.  Appending past
  * the last key of a level's rightmost node keeps it full, so ascending
@@ -290,6 +352,7 @@ static u32 split_leaf(struct ordo_tree *t, struct ordo_node_hdr *l, u32 pos,
 	u32 from = pos < m ? m - 1 : m, rn = ordo_pool_take(&t->pool);
 	struct ordo_node_hdr *r = tnode(t, rn);
 
+	post_begin(t, rn);
 	ordo_node_lock(r);
 	node_reinit(r, rn, 0);
 	leaf_move(g, r, l, from, cap - from);
@@ -530,6 +593,7 @@ static int tree_write(struct ordo_tree *t, u64 key, const void *val, int mode)
 		atomic64_inc(&t->leaf_splits);
 		atomic64_inc(&t->leaves);
 		propagate(t, path, top, sep, rn, &nres);
+		post_end(t, rn);
 		call_split_hook(t, n, rn, sep);
 		err = 0;
 		break;
@@ -582,7 +646,8 @@ int ordo_tree_update(struct ordo_tree *t, u64 key, const void *value)
 }
 
 /**
- * ordo_tree_delete() - remove a key; leaves are never merged
+ * ordo_tree_delete() - remove a key; leaves are not merged (an empty leaf
+ * stays until ordo_tree_retire_empty() retires it)
  * @t: tree
  * @key: any u64
  *
@@ -734,6 +799,7 @@ int ordo_leaf_iter_start(struct ordo_leaf_iter *it, struct ordo_tree *t,
 	it->tree = t;
 	it->next_key = start;
 	it->next_node = 0;
+	it->clip = false;
 	it->keys = ordo_malloc(sizeof(*it->keys) * t->geo.leaf_slots);
 	if (!it->keys)
 		return -ENOMEM;
@@ -748,9 +814,13 @@ int ordo_leaf_iter_start(struct ordo_leaf_iter *it, struct ordo_tree *t,
  * @it: iterator
  * @snap: filled in; snap->keys stays valid until the next call
  *
- * Leaves are visited in key order; a leaf that splits meanwhile is seen
- * either before the split (its right half is then skipped, being covered
- * by this snapshot) or after it (the new right leaf comes next).
+ * Leaves are visited in key order and the snapshots tile the key space:
+ * each one's low fence is the previous one's high fence.  A leaf that splits
+ * meanwhile is seen either before the split (its right half is then
+ * skipped, being covered by this snapshot) or after it (the new right leaf
+ * comes next).  A leaf that absorbed a retired neighbour after the iterator
+ * passed its left part is reported clipped: from the previous high fence,
+ * with its keys from there (snap->clipped).
  *
  * Return: 1 with @snap filled, 0 past the last leaf, -EIO.
  */
@@ -793,12 +863,24 @@ int ordo_leaf_iter_next(struct ordo_leaf_iter *it, struct ordo_leaf_snap *snap)
 		snap->node_no = n;
 		snap->incarnation = inc;
 		snap->low_key = s.low;
+		snap->clipped = false;
+		if (it->clip && s.low < it->next_key) {
+			/* Keys below next_key belonged to an earlier snapshot. */
+			i = 0;
+			while (i < cnt && it->keys[i] < it->next_key)
+				i++;
+			cnt -= i;
+			memmove(it->keys, it->keys + i, sizeof(*it->keys) * cnt);
+			snap->low_key = it->next_key;
+			snap->clipped = true;
+		}
 		snap->has_high = s.flags & ORDO_NODE_F_HAS_HIGH;
 		snap->high_key = snap->has_high ? s.high : 0;
 		snap->count = cnt;
 		snap->keys = it->keys;
 		it->next_node = snap->has_high ? s.right : 0;
 		it->next_key = s.high;
+		it->clip = true;
 		return 1;
 	}
 	return err;
@@ -813,6 +895,338 @@ void ordo_leaf_iter_end(struct ordo_leaf_iter *it)
 	ordo_free(it->keys);
 	it->keys = NULL;
 	it->next_node = 0;
+}
+
+/*
+ * Retiring empty leaves
+ *
+ * ordo_tree_retire_empty() walks the leaf level and unlinks empty leaves.
+ * One empty leaf L (never the leftmost, so its low fence is above 0) goes
+ * in one step, with every node involved locked, leaves left to right and
+ * then their parent:
+ *
+ *   Lp  L's left neighbour (Lp.right == L), found by the key L.low - 1;
+ *   L   checked again under its lock: a live, empty leaf;
+ *   R   L's right neighbour, only when L is its parent's first child;
+ *   P   the level-1 node covering L.low.
+ *
+ * P must hold L's entry (key L.low, child L); if it does not, L's separator
+ * is still on its way up (or could not be posted for lack of memory) and L
+ * stays for a later pass.  Then:
+ *
+ *   - L is not P's first child: the entry leaves P, and Lp takes L's range
+ *     (high fence, HAS_HIGH, right link) and a new incarnation;
+ *   - L is P's first child: P's next entry must be R's (key L.high); it
+ *     leaves P, child[0] becomes R, and R takes L's range (low fence L.low)
+ *     and a new incarnation, while Lp's right link skips L.  If P has no
+ *     other entry, L stays: inner nodes are never retired;
+ *   - L is marked FREE with a new incarnation.
+ *
+ * Everything is published, and L goes to the pool's free list at once.
+ * This keeps the invariants the readers rely on: the live leaves are the
+ * chain of right links from the leftmost one and their ranges tile the key
+ * space; every level-1 entry (k, c) has c.low == k, so a leaf has at most
+ * one entry, in the level-1 node covering its low fence; no entry and no
+ * right link names a FREE node.
+ *
+ * No late separator.  A split posts its separator with no lock held
+ * (Sagiv), and when the root grows from a leaf the new root lists every
+ * leaf, so the split's own post may come later and find its entry there.
+ * Had the retirer removed that entry meanwhile, the late post would add
+ * back an entry naming a retired node.  So each leaf split counts its new
+ * leaf in posting[] from before publishing it until its post is done, and
+ * the retirer leaves a leaf alone while that slot is non-zero (see
+ * post_begin(), post_idle()).  The retirer needs height >= 2 (read with
+ * acquire), so no root growth that lists leaves is still running.
+ *
+ * No deadlock.  Retirements are serialised by retire_lock.  Leaf locks are
+ * taken left to right, as a split takes them, and the parent's only while
+ * holding leaves (the first-child case drops P before locking R).  Nobody
+ * takes a leaf lock while holding an inner node's, and holders of inner
+ * locks (posts, inner splits, root growth) never wait for a leaf.
+ *
+ * Why immediate reuse is safe (no grace period).  A reader may hold L's
+ * number from a parent entry or right link read before the retirement, and
+ * L may be free or reused (as a leaf or an inner node) when it gets there.
+ * Chunks are never unmapped and version words never go back, so the reader
+ * still gets exactly one publication of node L (a seqlock read, or a copy
+ * validated by checksum), and it accepts it only if it is a live node of
+ * the level expected whose fences cover its key.  Claim: during one
+ * publication of a live leaf, the leaf is the only place where the keys in
+ * its fences live.  Leaf ranges only change with every leaf involved
+ * locked (a split keeps the left leaf locked until the new right leaf holds
+ * its part; a retirement keeps the empty L locked until it is FREE and its
+ * range belongs to the heir), and a writer of key k must lock the live
+ * leaf covering k.  So a reader that accepts a reused L answers correctly.
+ * Otherwise it sees FREE, another level or a low fence above its key and
+ * restarts from the root, from which no entry and no right link lead to a
+ * retired node any more; or it moves right from a live leaf along a chain
+ * that covers every key above it.  A restart needs a concurrent
+ * retirement, so no reader loops forever.  Remote readers and TT holders
+ * make the same checks on validated copies, and L's incarnation changes
+ * when it is freed and again when it is reused, so a stale {node,
+ * incarnation} does not match (and were the TT's 24 bits to wrap, the
+ * fences still decide).
+ */
+
+/* Nodes a retirement holds, in lock order; NULL when not held. */
+struct retire_locks {
+	struct ordo_node_hdr *lp;
+	struct ordo_node_hdr *l;
+	struct ordo_node_hdr *r;
+	struct ordo_node_hdr *p;
+};
+
+static void retire_unlock_clean(struct retire_locks *lk)
+{
+	if (lk->p)
+		ordo_node_unlock_clean(lk->p);
+	if (lk->r)
+		ordo_node_unlock_clean(lk->r);
+	if (lk->l)
+		ordo_node_unlock_clean(lk->l);
+	if (lk->lp)
+		ordo_node_unlock_clean(lk->lp);
+}
+
+/* A locked node is live leaf @n with low fence @low. */
+static bool leaf_is(const struct ordo_node_hdr *h, u32 n, u64 low)
+{
+	return !h->level &&
+	       !(h->flags & (ORDO_NODE_F_FREE | ORDO_NODE_F_SUPER)) &&
+	       le32_to_cpu(h->node_no) == n && le64_to_cpu(h->low_key) == low;
+}
+
+/* Lock the node at @level covering @key, starting at @n (0: descend). */
+static int lock_at(struct ordo_tree *t, u32 n, u64 key, u32 level,
+		   u32 *np, struct ordo_node_hdr **hp)
+{
+	int err = 0;
+
+	if (!n)
+		err = descend(t, key, level, NULL, NULL, &n);
+	while (!err) {
+		err = lock_covering(t, &n, key, level, hp);
+		if (err != -EAGAIN)
+			break;
+		err = descend(t, key, level, NULL, NULL, &n);
+	}
+	*np = n;
+	return err;
+}
+
+/* Index of the entry (@key, @child) in a locked inner node, or -1. */
+static int inner_find(const struct ordo_tree *t, struct ordo_node_hdr *h,
+		      u64 key, u32 child)
+{
+	u32 cnt = min_t(u32, le16_to_cpu(h->count), t->geo.inner_fanout);
+	u32 pos = ordo_keys_upper_bound(ordo_node_keys(h), cnt, key);
+
+	if (!pos || le64_to_cpu(ordo_node_keys(h)[pos - 1]) != key ||
+	    le32_to_cpu(ordo_inner_children(h, &t->geo)[pos - 1]) != child)
+		return -1;
+	return pos - 1;
+}
+
+/*
+ * Retire empty leaf @n whose low fence is @low (> 0).  @hint: a leaf at or
+ * left of @n's left neighbour, or 0.
+ * Return: 1 when retired (*heir then covers its range), 0 when left alone,
+ * -EIO if the tree is corrupt.
+ */
+static int retire_leaf(struct ordo_tree *t, u32 n, u64 low, u32 hint,
+		       u32 *heir)
+{
+	const struct ordo_geo *g = &t->geo;
+	struct retire_locks lk = { NULL, NULL, NULL, NULL };
+	u32 lpn, pn, rn, cnt;
+	u64 high;
+	int err, idx;
+
+	err = lock_at(t, hint, low - 1, 0, &lpn, &lk.lp);
+	if (err)
+		return err;
+	if (!(lk.lp->flags & ORDO_NODE_F_HAS_HIGH) ||
+	    le64_to_cpu(lk.lp->high_key) != low ||
+	    le32_to_cpu(lk.lp->right) != n)
+		goto skip;
+	lk.l = tnode(t, n);
+	ordo_node_lock(lk.l);
+	if (!leaf_is(lk.l, n, low) || lk.l->count || !post_idle(t, n))
+		goto skip;
+	high = le64_to_cpu(lk.l->high_key);
+	rn = (lk.l->flags & ORDO_NODE_F_HAS_HIGH) ?
+	     le32_to_cpu(lk.l->right) : 0;
+	for (;;) {
+		err = lock_at(t, 0, low, 1, &pn, &lk.p);
+		if (err)
+			goto out;
+		idx = inner_find(t, lk.p, low, n);
+		if (idx < 0)
+			goto skip;
+		if (idx > 0)
+			break;
+		/* First child: R's entry must come next; R is locked first. */
+		if (!rn || inner_find(t, lk.p, high, rn) != 1)
+			goto skip;
+		if (lk.r)
+			break;
+		ordo_node_unlock_clean(lk.p);
+		lk.p = NULL;
+		lk.r = tnode(t, rn);
+		if (!lk.r) {
+			err = -EIO;
+			goto out;
+		}
+		ordo_node_lock(lk.r);
+		if (!leaf_is(lk.r, rn, high) || !post_idle(t, rn))
+			goto skip;
+	}
+	cnt = le16_to_cpu(lk.p->count);
+	if (idx > 0) {
+		inner_remove_at(g, lk.p, idx, cnt);
+		lk.lp->high_key = lk.l->high_key;
+		lk.lp->flags = (lk.lp->flags & ~ORDO_NODE_F_HAS_HIGH) |
+			       (lk.l->flags & ORDO_NODE_F_HAS_HIGH);
+		lk.lp->right = lk.l->right;
+		lk.lp->incarnation =
+			cpu_to_le32(le32_to_cpu(lk.lp->incarnation) + 1);
+		*heir = lpn;
+	} else {
+		ordo_inner_children(lk.p, g)[0] = cpu_to_le32(rn);
+		inner_remove_at(g, lk.p, 1, cnt);
+		lk.r->low_key = cpu_to_le64(low);
+		lk.r->incarnation =
+			cpu_to_le32(le32_to_cpu(lk.r->incarnation) + 1);
+		lk.lp->right = cpu_to_le32(rn);
+		*heir = rn;
+	}
+	lk.l->flags = ORDO_NODE_F_FREE;
+	lk.l->count = 0;
+	lk.l->incarnation = cpu_to_le32(le32_to_cpu(lk.l->incarnation) + 1);
+	ordo_node_unlock(lk.p, g->node_size);
+	ordo_node_unlock(lk.l, g->node_size);
+	if (lk.r && idx == 0)
+		ordo_node_unlock(lk.r, g->node_size);
+	else if (lk.r)
+		ordo_node_unlock_clean(lk.r);
+	ordo_node_unlock(lk.lp, g->node_size);
+	/* Unreachable now; readers still holding its number see FREE. */
+	ordo_pool_free(&t->pool, n);
+	atomic64_dec(&t->leaves);
+	atomic64_inc(&t->leaves_retired);
+	return 1;
+skip:
+	err = 0;
+out:
+	retire_unlock_clean(&lk);
+	return err;
+}
+
+static void call_retire_hook(struct ordo_tree *t, u32 heir, u32 gone,
+			     u64 low)
+{
+	/* Acquire pairs with ordo_tree_set_hooks(). */
+	const struct ordo_tree_hooks *hk = smp_load_acquire(&t->hooks);
+
+	if (hk && hk->leaf_retired)
+		hk->leaf_retired(hk->ctx, heir, gone, low);
+}
+
+/**
+ * ordo_tree_retire_empty() - unlink up to @max empty leaves and free them
+ * @t: tree
+ * @max: most leaves to retire in this call
+ * @retired: receives the number retired; may be NULL
+ *
+ * Walks the leaf level from where the previous call stopped, wrapping
+ * around once, and retires empty leaves while readers and writers go on
+ * (see the comment above retire_leaf() for the protocol).  Each retired
+ * leaf's range goes to a neighbour, its node to the pool's free list for
+ * later splits, and the leaf_retired hook is called.  The leftmost leaf
+ * stays, and so does a leaf that is the only child of its parent (inner
+ * nodes are never retired), or whose separator has not reached its parent
+ * yet.  Concurrent calls are serialised.
+ *
+ * May sleep: call it in process context with no node lock held.
+ *
+ * Return: 0, or -EIO if the tree is corrupt.
+ */
+int ordo_tree_retire_empty(struct ordo_tree *t, u32 max, u32 *retired)
+{
+	u32 done = 0, prev = 0, n, heir = 0;
+	u64 start, from;
+	bool wrapped;
+	int err;
+
+	if (retired)
+		*retired = 0;
+	/* Acquire pairs with grow_root(): no growth from a leaf root runs. */
+	if (!max || smp_load_acquire(&t->height) < 2)
+		return 0;
+	ordo_mutex_lock(&t->retire_lock);
+	start = t->retire_from;
+	from = start;
+	wrapped = !start;
+	err = descend(t, from, 0, NULL, NULL, &n);
+	while (!err) {
+		struct ordo_node_hdr *h = tnode(t, n);
+		int route, ret = 0;
+		struct hsnap s;
+		u64 v;
+
+		if (!h) {
+			err = -EIO;
+			break;
+		}
+		v = ordo_node_read_begin(h);
+		hsnap_read(h, &s);
+		if (ordo_node_read_retry(h, v))
+			continue;
+		route = hsnap_route(&s, from, 0);
+		if (route == ROUTE_STALE) {
+			prev = 0;
+			err = descend(t, from, 0, NULL, NULL, &n);
+			continue;
+		}
+		if (route == ROUTE_RIGHT) {
+			prev = n;
+			n = s.right;
+			continue;
+		}
+		if (!s.count && s.low && n != t->leftmost) {
+			ret = retire_leaf(t, n, s.low, prev, &heir);
+			if (ret < 0) {
+				err = ret;
+				break;
+			}
+			if (ret) {
+				done++;
+				call_retire_hook(t, heir, n, s.low);
+			}
+		}
+		prev = ret ? 0 : n;
+		if (!(s.flags & ORDO_NODE_F_HAS_HIGH)) {
+			/* End of the leaf level: wrap around once. */
+			from = 0;
+			if (wrapped)
+				break;
+			wrapped = true;
+			prev = 0;
+			n = t->leftmost;
+			continue;
+		}
+		from = s.high;
+		n = s.right;
+		if (done >= max || (wrapped && start && from > start))
+			break;
+		ordo_cond_resched();
+	}
+	t->retire_from = from;
+	ordo_mutex_unlock(&t->retire_lock);
+	if (retired)
+		*retired = done;
+	return err;
 }
 
 /**
@@ -849,6 +1263,7 @@ void ordo_tree_get_stats(struct ordo_tree *t, struct ordo_tree_stats *st)
 	st->root_growths = atomic64_read(&t->root_growths);
 	st->retries = atomic64_read(&t->retries);
 	st->unlinked_splits = atomic64_read(&t->unlinked_splits);
+	st->leaves_retired = atomic64_read(&t->leaves_retired);
 	st->pool_bytes_used = ordo_pool_nodes_used(&t->pool) *
 			      t->geo.node_size;
 	st->pool_bytes_total = (u64)ordo_pool_nr_chunks(&t->pool) *
@@ -908,6 +1323,7 @@ int ordo_tree_init(struct ordo_tree *t, const struct ordo_tree_params *params)
 	t->height = 1;
 	atomic64_set(&t->leaves, 1);
 	ordo_mutex_init(&t->root_lock);
+	ordo_mutex_init(&t->retire_lock);
 	ordo_pool_set_root(&t->pool, n, 1, n);
 	return 0;
 }
@@ -920,4 +1336,5 @@ void ordo_tree_destroy(struct ordo_tree *t)
 {
 	ordo_pool_destroy(&t->pool);
 	ordo_mutex_destroy(&t->root_lock);
+	ordo_mutex_destroy(&t->retire_lock);
 }

@@ -6,9 +6,10 @@
  * inline in leaves.  Readers (GET, SCAN, leaf iteration) take no lock and
  * validate every node with its seqlock.  Writers lock one node at a time
  * (two while a split links the new right node) and never allocate while
- * holding a node lock.  Deletes never merge nodes.
+ * holding a node lock.  Deletes never merge nodes; ordo_tree_retire_empty()
+ * unlinks empty leaves and gives their nodes back to the pool.
  *
- * Writers may sleep (chunk allocation, the root-growth mutex): call them in
+ * Writers and the retirer may sleep (chunk allocation, mutexes): call them in
  * process context.  Readers never sleep but spin while a writer holds a
  * node, so they must not run in a context that may interrupt a writer on
  * the same CPU.
@@ -22,6 +23,9 @@
 
 /* Key-count stripes: spread the hottest counter over cache lines. */
 #define ORDO_TREE_KEY_STRIPES	16
+
+/* Counters of leaf separators on their way to the parent, by node number. */
+#define ORDO_TREE_POST_SLOTS	64
 
 /**
  * struct ordo_tree_params - shape and bounds of a tree
@@ -46,17 +50,26 @@ struct ordo_tree_params {
  * @leaf_split: called after leaf @left split off @right at @sep (the lowest
  *	key of @right), once the split is linked into the tree, from the
  *	writer's context with no node lock held.  May be NULL.
+ * @leaf_retired: called after empty leaf @retired (whose low fence was
+ *	@low_key) left the tree and its node went back to the pool; @heir now
+ *	covers its key range: its left neighbour, whose high fence grew, or,
+ *	when @retired was its parent's first child, its right neighbour, whose
+ *	low fence became @low_key.  The incarnations of both changed, so TT
+ *	entries naming either are stale.  Called from ordo_tree_retire_empty()
+ *	with no node lock held but its mutex held: must not retire in turn.
+ *	May be NULL.
  * @ctx: passed to the callbacks
  */
 struct ordo_tree_hooks {
 	void (*leaf_split)(void *ctx, u32 left, u32 right, u64 sep);
+	void (*leaf_retired)(void *ctx, u32 heir, u32 retired, u64 low_key);
 	void *ctx;
 };
 
 /**
  * struct ordo_tree_stats - counters, each read without locking
  * @keys: keys stored
- * @leaves: leaf nodes
+ * @leaves: leaf nodes in the tree (retired ones excluded)
  * @inner_nodes: inner nodes
  * @height: levels (1: the root is a leaf)
  * @leaf_splits: leaf splits so far
@@ -65,7 +78,9 @@ struct ordo_tree_hooks {
  * @retries: reads and lock attempts that had to restart or move right
  * @unlinked_splits: splits whose separator could not be posted to the
  *	parent for lack of memory; still reachable through right links
- * @pool_bytes_used: bytes of nodes handed out (node 0 included)
+ * @leaves_retired: empty leaves retired so far
+ * @pool_bytes_used: bytes of nodes handed out and not freed (node 0
+ *	included)
  * @pool_bytes_total: bytes of chunks allocated
  * @pool_bytes_max: bound on chunk bytes
  */
@@ -79,6 +94,7 @@ struct ordo_tree_stats {
 	u64 root_growths;
 	u64 retries;
 	u64 unlinked_splits;
+	u64 leaves_retired;
 	u64 pool_bytes_used;
 	u64 pool_bytes_total;
 	u64 pool_bytes_max;
@@ -98,7 +114,11 @@ struct ordo_stripe {
  * @height: levels; changes only under @root_lock
  * @leftmost: first leaf; fixed for the tree's life
  * @root_lock: serialises root growth
+ * @retire_lock: serialises ordo_tree_retire_empty()
+ * @retire_from: where the next retirement pass starts; under @retire_lock
  * @hooks: trainer callbacks, published with release
+ * @posting: leaf splits whose separator is being posted, counted in slot
+ *	(new leaf's number % %ORDO_TREE_POST_SLOTS)
  * @keys: striped key count
  * @leaves: see struct ordo_tree_stats
  * @inner_nodes: see struct ordo_tree_stats
@@ -107,6 +127,7 @@ struct ordo_stripe {
  * @root_growths: see struct ordo_tree_stats
  * @retries: see struct ordo_tree_stats
  * @unlinked_splits: see struct ordo_tree_stats
+ * @leaves_retired: see struct ordo_tree_stats
  */
 struct ordo_tree {
 	struct ordo_pool pool;
@@ -115,7 +136,10 @@ struct ordo_tree {
 	u32 height;
 	u32 leftmost;
 	ordo_mutex_t root_lock;
+	ordo_mutex_t retire_lock;
+	u64 retire_from;
 	const struct ordo_tree_hooks *hooks;
+	atomic_t posting[ORDO_TREE_POST_SLOTS];
 	struct ordo_stripe keys[ORDO_TREE_KEY_STRIPES];
 	atomic64_t leaves;
 	atomic64_t inner_nodes;
@@ -124,15 +148,19 @@ struct ordo_tree {
 	atomic64_t root_growths;
 	atomic64_t retries;
 	atomic64_t unlinked_splits;
+	atomic64_t leaves_retired;
 };
 
 /**
  * struct ordo_leaf_snap - consistent copy of one leaf's routing data
  * @node_no: leaf number
  * @incarnation: its incarnation when copied
- * @low_key: inclusive lower fence
+ * @low_key: inclusive lower fence; above the leaf's own one if @clipped
  * @high_key: exclusive upper fence, if @has_high
  * @has_high: false for the rightmost leaf
+ * @clipped: the leaf absorbed a retired neighbour after the iterator had
+ *	passed the leaf's left part, so only its part from @low_key (the
+ *	previous snapshot's high fence) is reported, with its keys from there
  * @count: keys in @keys
  * @keys: the leaf's keys in order (iterator-owned buffer)
  */
@@ -142,6 +170,7 @@ struct ordo_leaf_snap {
 	u64 low_key;
 	u64 high_key;
 	bool has_high;
+	bool clipped;
 	u32 count;
 	const u64 *keys;
 };
@@ -152,12 +181,14 @@ struct ordo_leaf_snap {
  * @next_node: leaf to read next, 0 when done
  * @next_key: lowest key the next leaf must cover
  * @keys: buffer of leaf_slots keys
+ * @clip: a leaf was reported: clip later leaves to start at @next_key
  */
 struct ordo_leaf_iter {
 	struct ordo_tree *tree;
 	u32 next_node;
 	u64 next_key;
 	u64 *keys;
+	bool clip;
 };
 
 void ordo_tree_default_params(struct ordo_tree_params *params);
@@ -170,6 +201,7 @@ int ordo_tree_update(struct ordo_tree *t, u64 key, const void *value);
 int ordo_tree_delete(struct ordo_tree *t, u64 key);
 int ordo_tree_scan(struct ordo_tree *t, u64 start, u32 n, u64 *keys,
 		   void *values);
+int ordo_tree_retire_empty(struct ordo_tree *t, u32 max, u32 *retired);
 void ordo_tree_set_hooks(struct ordo_tree *t,
 			 const struct ordo_tree_hooks *hooks);
 void ordo_tree_get_stats(struct ordo_tree *t, struct ordo_tree_stats *st);

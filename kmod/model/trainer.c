@@ -11,7 +11,10 @@
  *  - trains a complete new model with more (or fewer) sub-models when the
  *    model's health says so (expansion/shrink thresholds);
  *  - falls back to a full training when the queue overflowed or a patch
- *    cannot be applied in place.
+ *    cannot be applied in place;
+ *  - after deletes, retires empty leaves (their nodes are reused by later
+ *    splits; stale TT entries see the changed incarnations) and retrains
+ *    the sub-models that named them.
  *
  * Publication never blocks readers: each sub-model's descriptor carries a
  * checksum over its slice and the model epoch, so a client that reads a
@@ -43,6 +46,9 @@ MODULE_PARM_DESC(model_expand_err_x, "Expand the model when a sub-model's error 
 /* A full training that is due waits for a quiet store at most this long. */
 #define ORDO_FULL_EVERY	(5 * HZ)
 
+/* Empty leaves retired per trainer round, at most. */
+#define ORDO_RETIRE_ROUND	4096
+
 /* Stored keys evaluated per full training, at most: bounds its cost. */
 #define ORDO_EVAL_KEYS	BIT(20)
 
@@ -60,6 +66,35 @@ static void ordo_queue_key(struct ordo_trainer *tr, u64 key)
 static void ordo_leaf_split(void *ctx, u32 left, u32 right, u64 sep)
 {
 	ordo_queue_key(ctx, sep);
+}
+
+/*
+ * The heir's TT entry may sit in the sub-model before the retired leaf's
+ * (a left merge), so queue both sides of the old fence.
+ */
+static void ordo_leaf_retired(void *ctx, u32 heir, u32 retired, u64 low_key)
+{
+	ordo_queue_key(ctx, low_key);
+	if (low_key)
+		ordo_queue_key(ctx, low_key - 1);
+}
+
+/*
+ * Retire empty leaves after deletes, a bounded number per round; their
+ * nodes go back to the pool for later splits.
+ */
+static void ordo_retire_if_due(struct ordo_trainer *tr)
+{
+	struct ordo_dev *od = tr->od;
+	u32 retired = 0;
+
+	if (!atomic64_xchg(&od->deletes_unretired, 0))
+		return;
+	if (ordo_tree_retire_empty(&od->tree, ORDO_RETIRE_ROUND, &retired))
+		return;
+	/* A full round may have left more: look again next time. */
+	if (retired == ORDO_RETIRE_ROUND)
+		atomic64_inc(&od->deletes_unretired);
 }
 
 /* Sizes of the model as published (after a training or a patch). */
@@ -303,6 +338,7 @@ static int ordo_trainer_main(void *data)
 		} else if (tr->model) {
 			ordo_resize_if_due(tr);
 		}
+		ordo_retire_if_due(tr);
 		WRITE_ONCE(tr->inflight, tr->full_due);
 		if (requests != tr->full_done) {
 			spin_lock(&tr->lock);
@@ -381,6 +417,7 @@ int ordo_trainer_start(struct ordo_dev *od)
 		goto err_mem;
 	}
 	tr->hooks.leaf_split = ordo_leaf_split;
+	tr->hooks.leaf_retired = ordo_leaf_retired;
 	tr->hooks.ctx = tr;
 	ordo_tree_set_hooks(&od->tree, &tr->hooks);
 	return 0;

@@ -3,7 +3,9 @@
  * Randomized differential test of the B-link tree against a simple
  * reference (a sorted key universe with a presence bitmap), single-threaded
  * with several key distributions, leaf shapes and a tiny memory bound, then
- * multithreaded: writers on disjoint key partitions and lock-free readers.
+ * multithreaded: writers on disjoint key partitions, lock-free readers and
+ * a thread retiring empty leaves.  Empty leaves are retired periodically in
+ * the single-threaded runs too.
  *
  * Usage: tree_diff [-s SEED]... [-n OPS] [-m] [-M]
  *   -s SEED  run with this seed (repeatable; default: 1 2 3)
@@ -211,6 +213,34 @@ static u32 ref_next(const struct ref *r, u32 i)
 	return i < r->n ? i : r->n;
 }
 
+/* The leaf iterator's snapshots tile the key space, one per leaf. */
+static int check_leaves(struct ordo_tree *t, const struct ordo_tree_stats *st)
+{
+	struct ordo_leaf_iter it;
+	struct ordo_leaf_snap s;
+	u64 prev = 0, leaves = 0, keys = 0;
+	int r;
+
+	if (ordo_leaf_iter_start(&it, t, 0))
+		FAIL("leaf iterator");
+	while ((r = ordo_leaf_iter_next(&it, &s)) == 1) {
+		if (s.low_key != prev || s.clipped)
+			FAIL("leaf %u: low fence %" PRIx64 ", previous high %"
+			     PRIx64, s.node_no, s.low_key, prev);
+		prev = s.high_key;
+		leaves++;
+		keys += s.count;
+	}
+	ordo_leaf_iter_end(&it);
+	if (r || leaves != st->leaves || keys != st->keys)
+		FAIL("%" PRIu64 " leaves and %" PRIu64 " keys iterated, stats %"
+		     PRIu64 " and %" PRIu64, leaves, keys, st->leaves, st->keys);
+	if (st->leaves != st->leaf_splits + 1 - st->leaves_retired)
+		FAIL("leaves %" PRIu64 " != splits %" PRIu64 " + 1 - retired %"
+		     PRIu64, st->leaves, st->leaf_splits, st->leaves_retired);
+	return 0;
+}
+
 /* The whole tree must equal the reference. */
 static int compare_all(struct ordo_tree *t, const struct ref *r)
 {
@@ -242,6 +272,8 @@ static int compare_all(struct ordo_tree *t, const struct ref *r)
 		       r->present);
 		goto out;
 	}
+	if (check_leaves(t, &st))
+		goto out;
 	ret = 0;
 out:
 	free(keys);
@@ -278,6 +310,8 @@ static int run_single(const struct cfg *c, u64 seed, u32 ops)
 	u32 vs = c->vs, i, idx, seq = 0, n;
 	u8 *val = malloc(vs), *vals = malloc((size_t)vs * 128);
 	u64 rs = seed * 0x51ed2701 + c->dist, key, keys[128], nomem = 0;
+	u64 retired = 0;
+	u32 got;
 	struct ordo_tree_params p;
 	struct ordo_tree_stats st;
 	struct ordo_tree t;
@@ -368,6 +402,12 @@ static int run_single(const struct cfg *c, u64 seed, u32 ops)
 				FAIL("op %u", i);
 			break;
 		}
+		if (i % 1000 == 999) {
+			/* Retire a few empty leaves now and then. */
+			if (ordo_tree_retire_empty(&t, 1 + rnd(&rs) % 64, &got))
+				FAIL("op %u: retire", i);
+			retired += got;
+		}
 		if (i % 25000 == 24999 && compare_all(&t, &r))
 			FAIL("after op %u", i);
 	}
@@ -378,11 +418,16 @@ static int run_single(const struct cfg *c, u64 seed, u32 ops)
 		FAIL("unlinked splits without concurrency");
 	if (c->max_bytes < (1 << 22) && !nomem)
 		FAIL("the memory bound was never reached");
+	/* Small leaves empty out in the shrink phases; big ones rarely do. */
+	if (st.leaves_retired != retired ||
+	    (c->slots <= 8 && ops >= 100000 && !retired))
+		FAIL("%" PRIu64 " leaves retired, stats %" PRIu64, retired,
+		     st.leaves_retired);
 	printf("# slots %u vs %u %s seed %" PRIu64 ": %" PRIu64
 	       " keys, height %u, %" PRIu64 " leaves, %" PRIu64
-	       " splits, %" PRIu64 " ENOMEM\n", c->slots, vs,
-	       dist_name[c->dist], seed, st.keys, st.height, st.leaves,
-	       st.leaf_splits, nomem);
+	       " splits, %" PRIu64 " retired, %" PRIu64 " ENOMEM\n", c->slots,
+	       vs, dist_name[c->dist], seed, st.keys, st.height, st.leaves,
+	       st.leaf_splits, st.leaves_retired, nomem);
 	ordo_tree_destroy(&t);
 	ref_free(&r);
 	free(val);
@@ -399,8 +444,12 @@ struct mt {
 	u32 writers;
 	u32 ops;
 	int stop;
+	int stop_retirer;
 	int errors;
 	u64 hook_calls;
+	u64 retire_calls;
+	u64 retire_hook_calls;
+	u64 retired;
 };
 
 struct mt_arg {
@@ -417,6 +466,16 @@ static void mt_hook(void *ctx, u32 left, u32 right, u64 sep)
 	(void)right;
 	(void)sep;
 	__atomic_fetch_add(&m->hook_calls, 1, __ATOMIC_RELAXED);
+}
+
+static void mt_retire_hook(void *ctx, u32 heir, u32 gone, u64 low)
+{
+	struct mt *m = ctx;
+
+	(void)heir;
+	(void)gone;
+	(void)low;
+	__atomic_fetch_add(&m->retire_hook_calls, 1, __ATOMIC_RELAXED);
 }
 
 #define MT_ERR(m, ...) do {						\
@@ -466,6 +525,24 @@ static void *mt_writer(void *p)
 			r->seq[idx] = seq;
 	}
 	free(val);
+	return NULL;
+}
+
+/* Retires empty leaves all along, in passes of random size. */
+static void *mt_retirer(void *p)
+{
+	struct mt *m = p;
+	u64 rs = 999;
+	u32 got;
+
+	while (!__atomic_load_n(&m->stop_retirer, __ATOMIC_ACQUIRE)) {
+		if (ordo_tree_retire_empty(&m->t, 1 + rnd(&rs) % 32, &got))
+			MT_ERR(m, "retire failed");
+		m->retire_calls++;
+		m->retired += got;
+		if (!got)
+			sched_yield();
+	}
 	return NULL;
 }
 
@@ -562,8 +639,9 @@ static void *mt_reader(void *p)
 static int run_mt(u32 writers, u32 readers, u32 slots, u32 vs, int dist,
 		  u32 universe, u32 ops)
 {
-	struct ordo_tree_hooks hooks = { .leaf_split = mt_hook };
-	pthread_t th[MT_MAX_THREADS];
+	struct ordo_tree_hooks hooks = { .leaf_split = mt_hook,
+					 .leaf_retired = mt_retire_hook };
+	pthread_t th[MT_MAX_THREADS], rt;
 	struct mt_arg args[MT_MAX_THREADS];
 	struct ordo_tree_params p;
 	struct ordo_tree_stats st;
@@ -586,6 +664,8 @@ static int run_mt(u32 writers, u32 readers, u32 slots, u32 vs, int dist,
 	m->writers = writers;
 	if (writers + readers > MT_MAX_THREADS)
 		FAIL("too many threads");
+	if (pthread_create(&rt, NULL, mt_retirer, m))
+		FAIL("pthread_create");
 	for (i = 0; i < writers + readers; i++) {
 		args[i] = (struct mt_arg){ .m = m, .id = i < writers ?
 					   i : i - writers };
@@ -595,6 +675,8 @@ static int run_mt(u32 writers, u32 readers, u32 slots, u32 vs, int dist,
 	}
 	for (w = 0; w < writers; w++)
 		pthread_join(th[w], NULL);
+	__atomic_store_n(&m->stop_retirer, 1, __ATOMIC_RELEASE);
+	pthread_join(rt, NULL);
 	__atomic_store_n(&m->stop, 1, __ATOMIC_RELEASE);
 	for (i = writers; i < writers + readers; i++) {
 		pthread_join(th[i], NULL);
@@ -618,12 +700,19 @@ static int run_mt(u32 writers, u32 readers, u32 slots, u32 vs, int dist,
 	if (st.leaf_splits != m->hook_calls)
 		FAIL("hook calls %" PRIu64 " != leaf splits %" PRIu64,
 		     m->hook_calls, st.leaf_splits);
+	/* Small leaves empty out as the second half deletes; big ones rarely. */
+	if (st.leaves_retired != m->retired ||
+	    m->retire_hook_calls != m->retired || (slots <= 8 && !m->retired))
+		FAIL("%" PRIu64 " leaves retired, %" PRIu64 " hook calls, "
+		     "stats %" PRIu64, m->retired, m->retire_hook_calls,
+		     st.leaves_retired);
 	printf("# mt %uw+%ur slots %u vs %u %s: %" PRIu64 " keys, height %u, %" PRIu64
-	       " splits, %" PRIu64 " gets, %" PRIu64 " scans, %" PRIu64
+	       " splits, %" PRIu64 " retired in %" PRIu64 " passes, %" PRIu64
+	       " gets, %" PRIu64 " scans, %" PRIu64
 	       " raw copies (%" PRIu64 " torn), %" PRIu64 " retries\n", writers,
 	       readers, slots, vs, dist_name[dist],
-	       st.keys, st.height, st.leaf_splits, reads, scans, copies, torn,
-	       st.retries);
+	       st.keys, st.height, st.leaf_splits, m->retired, m->retire_calls,
+	       reads, scans, copies, torn, st.retries);
 	ordo_tree_set_hooks(&m->t, NULL);
 	ordo_tree_destroy(&m->t);
 	ref_free(&m->r);

@@ -432,9 +432,10 @@ static int t_scan_bounds(void)
 static int t_deep_splits(void)
 {
 	const u32 n = 30000;
-	struct ordo_tree_stats st;
+	struct ordo_tree_stats st, st2;
 	struct ordo_tree t;
 	u64 *keys = malloc(sizeof(u64) * n), v, i;
+	u32 got;
 
 	CHECK(keys);
 	CHECK(!tree_new(&t, 4, 8, 1 << 16, 64 << 20));
@@ -456,9 +457,31 @@ static int t_deep_splits(void)
 	for (i = 0; i < n; i++)
 		CHECK(!ordo_tree_delete(&t, keys[i]));
 	CHECK(!check_tree(&t, 0));
+	ordo_tree_get_stats(&t, &st);
+	CHECK_EQ(st.leaves_retired, 0);
 	for (i = 0; i < n; i += 3)
 		CHECK(!ordo_tree_insert(&t, keys[i], &v));
 	CHECK(!check_tree(&t, (n + 2) / 3));
+	/* Empty again; now retire the empty leaves and refill. */
+	for (i = 0; i < n; i += 3)
+		CHECK(!ordo_tree_delete(&t, keys[i]));
+	do {
+		CHECK(!ordo_tree_retire_empty(&t, 1000, &got));
+	} while (got);
+	ordo_tree_get_stats(&t, &st2);
+	CHECK(st2.leaves_retired > 0);
+	CHECK_EQ(st2.leaves + st2.leaves_retired, st.leaves + st2.leaf_splits -
+		 st.leaf_splits);
+	CHECK_EQ(st2.pool_bytes_used + st2.leaves_retired * t.geo.node_size,
+		 st.pool_bytes_used + (st2.leaf_splits - st.leaf_splits +
+				       st2.inner_nodes - st.inner_nodes) *
+		 t.geo.node_size);
+	CHECK(!check_tree(&t, 0));
+	for (i = 0; i < n; i++) {
+		CHECK(!ordo_tree_insert(&t, keys[i], &v));
+		CHECK(!ordo_tree_get(&t, keys[i], &v));
+	}
+	CHECK(!check_tree(&t, n));
 	ordo_tree_destroy(&t);
 	free(keys);
 	return 0;
@@ -753,7 +776,7 @@ static int client_get(struct ordo_tree *t, u64 key, u64 *val)
 	struct ordo_super_info si;
 	u8 *buf = malloc(t->geo.node_size);
 	u8 sb[ORDO_SUPER_SIZE];
-	u32 n, i;
+	u32 n, i, lvl;
 	int ret = -EIO;
 
 	/* First read: enough to learn node_size, then the whole node 0. */
@@ -765,7 +788,7 @@ static int client_get(struct ordo_tree *t, u64 key, u64 *val)
 	if (ordo_node_copy_validate(buf, ordo_pool_super(&t->pool), &si.geo) ||
 	    ordo_super_parse(buf, si.geo.node_size, &si))
 		goto out;
-	for (n = si.root;;) {
+	for (n = si.root, lvl = si.height - 1;;) {
 		const struct ordo_node_hdr *h = (void *)buf;
 		const __le64 *k = (const __le64 *)(buf + ordo_leaf_key_off(0));
 		u32 cnt;
@@ -776,8 +799,11 @@ static int client_get(struct ordo_tree *t, u64 key, u64 *val)
 			printf("# bad copy of node %u\n", n);
 			goto out;
 		}
-		if (le32_to_cpu(h->node_no) != n || key < le64_to_cpu(h->low_key)) {
-			printf("# node %u: wrong node or range\n", n);
+		/* A retired or reused node fails one of these: restart. */
+		if (le32_to_cpu(h->node_no) != n || h->level != lvl ||
+		    (h->flags & (ORDO_NODE_F_FREE | ORDO_NODE_F_SUPER)) ||
+		    key < le64_to_cpu(h->low_key)) {
+			printf("# node %u: wrong node, level or range\n", n);
 			goto out;
 		}
 		if ((h->flags & ORDO_NODE_F_HAS_HIGH) &&
@@ -792,6 +818,7 @@ static int client_get(struct ordo_tree *t, u64 key, u64 *val)
 			memcpy(&n, buf + ordo_inner_child_off(si.geo.inner_fanout,
 							      i - 1), 4);
 			n = le32_to_cpu(n);
+			lvl--;
 			continue;
 		}
 		ret = -ENOENT;

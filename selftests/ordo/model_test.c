@@ -110,9 +110,8 @@ static void resolve(const struct ordo_model *m, const uint8_t *pool,
 	}
 	low = le64_to_cpu(h->low_key);
 	high = le64_to_cpu(h->high_key);
-	if (h->level || key < low ||
-	    ((h->flags & ORDO_NODE_F_HAS_HIGH) && key >= high) ||
-	    pr.ent->low != low) {
+	if (h->level || (h->flags & ORDO_NODE_F_FREE) || key < low ||
+	    ((h->flags & ORDO_NODE_F_HAS_HIGH) && key >= high)) {
 		r->wrong++;
 		return;
 	}
@@ -337,6 +336,56 @@ TEST_F_TIMEOUT(model, expands_as_leaves_grow, 900)
 	EXPECT_LT(a.sub_models, b.sub_models);
 	EXPECT_LT(a.expansions + a.full_trains, b.expansions + b.full_trains);
 	free(keys);
+}
+
+/*
+ * Mass deletes: the trainer retires the emptied leaves (their nodes go back
+ * to the pool) and the retrained model still resolves every key.
+ */
+TEST_F_TIMEOUT(model, retires_empty_leaves, 900)
+{
+	uint32_t n = 60000, i, kept = 0;
+	uint64_t *keys = malloc(n * 8), *rest = malloc(n * 8), v;
+	unsigned long long leaves0, leaves1, retired0;
+	struct ordo_model *m = NULL;
+	struct resolve r = { 0 };
+
+	for (i = 0; i < n; i++)
+		keys[i] = 1000000 + (uint64_t)i * 16;
+	put_keys(_metadata, self->fd, self->vs, keys, n);
+	ASSERT_EQ(0, retrain(self->fd, &v));
+	leaves0 = t_sysfs_u64("stats/leaves");
+	retired0 = t_sysfs_u64("stats/leaves_retired");
+	for (i = 0; i < n; i++) {
+		if (i % 500 == 0) {
+			rest[kept++] = keys[i];
+			continue;
+		}
+		ASSERT_EQ(0, t_kv(self->fd, ORDO_IOC_DELETE, keys[i], NULL, 0));
+	}
+	settle(self->fd);
+	leaves1 = t_sysfs_u64("stats/leaves");
+	TH_LOG("leaves %llu -> %llu, %llu retired", leaves0, leaves1,
+	       t_sysfs_u64("stats/leaves_retired"));
+	/* Inner nodes are not retired, and each keeps at least one leaf. */
+	EXPECT_GE(kept + t_sysfs_u64("stats/inner_nodes"), leaves1);
+	EXPECT_LE(retired0 + leaves0 - leaves1,
+		  t_sysfs_u64("stats/leaves_retired"));
+
+	/* What is left is still found, by GET and through the model. */
+	ASSERT_EQ(0, read_model(self->region, &m));
+	ASSERT_EQ(0, read_super(self->pool, &self->sb));
+	for (i = 0; i < kept; i++) {
+		ASSERT_EQ(0, t_kv(self->fd, ORDO_IOC_GET, rest[i], keys,
+				  self->vs));
+		resolve(m, self->pool, &self->sb, rest[i], true, &r);
+	}
+	EXPECT_EQ(kept, r.match);
+	EXPECT_EQ(0, r.wrong + r.missing);
+	ordo_model_free(m);
+
+	free(keys);
+	free(rest);
 }
 
 TEST_HARNESS_MAIN
