@@ -85,7 +85,7 @@ static int __init ordo_init(void)
 	ret = ordo_chardev_register(od);
 	if (ret)
 		goto err_trainer;
-	ret = ordo_ib_register();
+	ret = ordo_rdma_init(od);
 	if (ret)
 		goto err_chardev;
 
@@ -112,7 +112,7 @@ static void __exit ordo_exit(void)
 {
 	struct ordo_dev *od = ordo;
 
-	ordo_ib_unregister();
+	ordo_rdma_exit(od);
 	ordo_chardev_unregister(od);
 	ordo_trainer_stop(od);
 	ordo_store_destroy(od);

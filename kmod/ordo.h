@@ -16,6 +16,7 @@
 
 #define ORDO_VERSION	"0.1.0"
 
+struct ordo_rdma;
 struct ordo_trainer;
 
 /* Per-CPU operation counters; summed when sysfs reads them. */
@@ -40,6 +41,7 @@ struct ordo_stats {
  * @stats: per-CPU operation counters
  * @pool_mem: the chunks behind the node pool
  * @tree: the B-link tree (and its node pool)
+ * @rdma: the RDMA server (kmod/rdma/), NULL when not running
  * @trainer: the learned-model trainer (kmod/model/)
  * @deletes_unretired: deletes since the trainer last retired empty leaves
  */
@@ -48,6 +50,7 @@ struct ordo_dev {
 	struct ordo_stats __percpu *stats;
 	struct ordo_chunks pool_mem;
 	struct ordo_tree tree;
+	struct ordo_rdma *rdma;
 	struct ordo_trainer *trainer;
 	atomic64_t deletes_unretired;
 };
@@ -75,7 +78,8 @@ int ordo_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags);
 
 extern const struct attribute_group *ordo_sysfs_groups[];
 
-int ordo_ib_register(void);
-void ordo_ib_unregister(void);
+/* The RDMA server (kmod/rdma/): after the misc device, before the store goes. */
+int ordo_rdma_init(struct ordo_dev *od);
+void ordo_rdma_exit(struct ordo_dev *od);
 
 #endif /* ORDO_KMOD_H */

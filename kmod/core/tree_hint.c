@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * UPDATE at a hinted leaf.
+ *
+ * The hint is trusted only after it is checked under the leaf's lock: the
+ * node must be a live leaf (not free, not the superblock, level 0) that
+ * still carries the hinted number and incarnation, and its fences must
+ * cover the key.  Leaves partition the key space, so such a leaf is the
+ * only place the key can be; anything else sends the caller back to the
+ * ordinary descent.
+ */
+#include "compat.h"
+#include "tree_hint.h"
+
+/**
+ * ordo_tree_update_hint() - replace a key's value at a hinted leaf
+ * @t: tree
+ * @leaf: node number of the leaf believed to hold @key
+ * @incarnation: that leaf's incarnation when it was read
+ * @key: any u64
+ * @value: value_size bytes
+ *
+ * Never sleeps and never allocates; spins on the leaf's lock like any
+ * writer.
+ *
+ * Return: 0 when the value was replaced at @leaf; -ENOENT when @leaf is
+ * the leaf covering @key and @key is absent; -ESTALE when the hint does
+ * not hold (the caller then uses ordo_tree_update()).
+ */
+int ordo_tree_update_hint(struct ordo_tree *t, u32 leaf, u32 incarnation,
+			  u64 key, const void *value)
+{
+	const struct ordo_geo *g = &t->geo;
+	struct ordo_node_hdr *h;
+	u32 cnt, pos;
+	u8 flags;
+
+	if (leaf == ORDO_NODE_NONE)
+		return -ESTALE;
+	/* NULL for numbers past the published chunks. */
+	h = ordo_pool_node(&t->pool, leaf);
+	if (!h)
+		return -ESTALE;
+	ordo_node_lock(h);
+	flags = h->flags;
+	/* A never-used node is all zeroes: its node_no is 0, not @leaf. */
+	if (le32_to_cpu(h->node_no) != leaf ||
+	    le32_to_cpu(h->incarnation) != incarnation || h->level ||
+	    (flags & (ORDO_NODE_F_FREE | ORDO_NODE_F_SUPER)) ||
+	    key < le64_to_cpu(h->low_key) ||
+	    ((flags & ORDO_NODE_F_HAS_HIGH) &&
+	     key >= le64_to_cpu(h->high_key))) {
+		ordo_node_unlock_clean(h);
+		return -ESTALE;
+	}
+	cnt = min_t(u32, le16_to_cpu(h->count), g->leaf_slots);
+	pos = ordo_keys_lower_bound(ordo_node_keys(h), cnt, key);
+	if (pos >= cnt || le64_to_cpu(ordo_node_keys(h)[pos]) != key) {
+		ordo_node_unlock_clean(h);
+		return -ENOENT;
+	}
+	memcpy(ordo_leaf_value(h, g, pos), value, g->value_size);
+	ordo_node_unlock(h, g->node_size);
+	return 0;
+}

@@ -1,0 +1,659 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One client connection: its queue pair, buffers, completions, the work
+ * item that executes its requests, and its teardown.
+ *
+ * Flow control is by credits: queue_depth receive buffers are posted
+ * before the accept, a client may have at most that many requests
+ * outstanding, and each reply returns one credit because the receive
+ * buffer is posted again before the reply is sent.  A client that sends
+ * more gets receiver-not-ready NAKs; the server never allocates for it.
+ *
+ * Completion handlers (IB_POLL_WORKQUEUE) only queue requests and recycle
+ * buffers.  Requests run in process context, in order, in the
+ * connection's RPC work item; it may sleep (tree writes do) and waits for a
+ * free reply buffer when all are in flight.
+ *
+ * Teardown (release work, queued once by ordo_conn_close()): disconnect,
+ * stop the RPC work, drain the QP (one extra send and receive slot are
+ * reserved for the drain), destroy QP, CQ and id, then the MRs, buffers and
+ * PD.  Flushed completions (IB_WC_WR_FLUSH_ERR) are expected then and
+ * ignored.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "ordo.h"
+#include "rdma.h"
+
+static void ordo_conn_queue_rpc(struct ordo_rdma_conn *c)
+{
+	lockdep_assert_held(&c->lock);
+	queue_work(c->srv->wq, &c->rpc_work);
+}
+
+static void ordo_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ordo_rdma_rx *rx = container_of(wc->wr_cqe, struct ordo_rdma_rx,
+					       cqe);
+	struct ordo_rdma_conn *c = rx->conn;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_info_ratelimited("connection %u: receive failed: %s\n",
+					    c->id, ib_wc_status_msg(wc->status));
+		ordo_conn_close(c);
+		return;
+	}
+	if (unlikely(wc->opcode != IB_WC_RECV)) {
+		pr_info_ratelimited("connection %u: unexpected receive opcode %d\n",
+				    c->id, wc->opcode);
+		ordo_conn_close(c);
+		return;
+	}
+	rx->len = wc->byte_len;
+	spin_lock_bh(&c->lock);
+	if (c->state != ORDO_CONN_CLOSING) {
+		list_add_tail(&rx->node, &c->rx_ready);
+		/* Requests that beat ESTABLISHED wait for it. */
+		if (c->state == ORDO_CONN_LIVE)
+			ordo_conn_queue_rpc(c);
+	}
+	spin_unlock_bh(&c->lock);
+}
+
+static void ordo_conn_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ordo_rdma_tx *tx = container_of(wc->wr_cqe, struct ordo_rdma_tx,
+					       cqe);
+	struct ordo_rdma_conn *c = tx->conn;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_info_ratelimited("connection %u: send failed: %s\n",
+					    c->id, ib_wc_status_msg(wc->status));
+		ordo_conn_close(c);
+	}
+	spin_lock_bh(&c->lock);
+	list_add(&tx->node, &c->tx_free);
+	c->sq_avail++;
+	spin_unlock_bh(&c->lock);
+	wake_up(&c->wait);
+}
+
+/**
+ * ordo_mr_reg_done - completion of a REG_MR work request
+ * @cq: the connection's CQ
+ * @wc: the completion
+ *
+ * Registration is signalled so its send-queue slot comes back here; a
+ * failure closes the connection before the reply announcing the key
+ * (posted behind it) can reach the client.
+ */
+void ordo_mr_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ordo_rdma_conn *c = container_of(wc->wr_cqe,
+						struct ordo_rdma_conn, reg_cqe);
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_warn_ratelimited("connection %u: memory registration failed: %s\n",
+					    c->id, ib_wc_status_msg(wc->status));
+		ordo_conn_close(c);
+	}
+	spin_lock_bh(&c->lock);
+	c->sq_avail++;
+	spin_unlock_bh(&c->lock);
+	wake_up(&c->wait);
+}
+
+static int ordo_conn_post_recv(struct ordo_rdma_conn *c,
+			       struct ordo_rdma_rx *rx)
+{
+	struct ib_sge sge = {
+		.addr = rx->dma,
+		.length = c->msg_size,
+		.lkey = c->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &rx->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	ib_dma_sync_single_for_device(c->cm_id->device, rx->dma, c->msg_size,
+				      DMA_FROM_DEVICE);
+	return ib_post_recv(c->qp, &wr, NULL);
+}
+
+/*
+ * Take a free reply buffer and the send-queue slots of a reply with the
+ * largest registration chain; NULL once the connection closes.
+ */
+static bool ordo_conn_tx_ready(struct ordo_rdma_conn *c,
+			       struct ordo_rdma_tx **txp)
+{
+	bool ready = true;
+
+	spin_lock_bh(&c->lock);
+	if (c->state == ORDO_CONN_CLOSING) {
+		*txp = NULL;
+	} else if (!list_empty(&c->tx_free) &&
+		   c->sq_avail >= 1 + ORDO_RDMA_REG_BATCH) {
+		*txp = list_first_entry(&c->tx_free, struct ordo_rdma_tx, node);
+		list_del(&(*txp)->node);
+		c->sq_avail -= 1 + ORDO_RDMA_REG_BATCH;
+	} else {
+		ready = false;
+	}
+	spin_unlock_bh(&c->lock);
+	return ready;
+}
+
+/*
+ * A reply buffer for the next request.  All are in flight only if the
+ * client does not take its replies (it chose how often we retry when it
+ * has no receive posted, possibly forever): after ORDO_RDMA_STALL it is
+ * treated as gone, so it cannot hold the work item.
+ */
+static struct ordo_rdma_tx *ordo_conn_get_tx(struct ordo_rdma_conn *c)
+{
+	struct ordo_rdma_tx *tx = NULL;
+
+	if (!wait_event_timeout(c->wait, ordo_conn_tx_ready(c, &tx),
+				ORDO_RDMA_STALL)) {
+		pr_info_ratelimited("connection %u: client takes no replies, disconnecting\n",
+				    c->id);
+		return NULL;
+	}
+	return tx;
+}
+
+/* Post the reply in @tx, behind @nreg REG_MR requests. */
+static int ordo_conn_post_reply(struct ordo_rdma_conn *c,
+				struct ordo_rdma_tx *tx, u32 len, int nreg)
+{
+	struct ib_reg_wr reg[ORDO_RDMA_REG_BATCH];
+	struct ib_sge sge = {
+		.addr = tx->dma,
+		.length = len,
+		.lkey = c->pd->local_dma_lkey,
+	};
+	struct ib_send_wr send = {
+		.wr_cqe = &tx->cqe,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	/* Slots reserved for registrations this reply does not carry. */
+	spin_lock_bh(&c->lock);
+	c->sq_avail += ORDO_RDMA_REG_BATCH - nreg;
+	spin_unlock_bh(&c->lock);
+	ib_dma_sync_single_for_device(c->cm_id->device, tx->dma, len,
+				      DMA_TO_DEVICE);
+	/*
+	 * One post: the keys the reply may announce are registered before
+	 * the SEND leaves (work requests of a send queue run in order).
+	 */
+	return ib_post_send(c->qp, ordo_mr_chain(c, reg, &send), NULL);
+}
+
+/* Execute one request; false when the connection must close. */
+static bool ordo_conn_rpc_one(struct ordo_rdma_conn *c,
+			      struct ordo_rdma_rx *rx)
+{
+	struct ordo_rdma_tx *tx;
+	int len, nreg, ret;
+
+	tx = ordo_conn_get_tx(c);
+	if (!tx)
+		return false;
+	ib_dma_sync_single_for_cpu(c->cm_id->device, rx->dma, rx->len,
+				   DMA_FROM_DEVICE);
+	/* Register what the regions grew by; the reply then counts it. */
+	ordo_rpc_peek(c, rx->buf, rx->len);
+	nreg = ordo_mr_prepare(c);
+	len = ordo_rpc_handle(c, rx->buf, rx->len, tx->buf);
+	/* The request is consumed: its credit goes back before the reply. */
+	ret = ordo_conn_post_recv(c, rx);
+	if (len < 0 || ret) {
+		if (len < 0)
+			pr_info_ratelimited("connection %u: garbled request (%u bytes), disconnecting\n",
+					    c->id, rx->len);
+		return false;
+	}
+	ret = ordo_conn_post_reply(c, tx, len, nreg);
+	if (ret) {
+		pr_warn_ratelimited("connection %u: cannot post reply: %d\n",
+				    c->id, ret);
+		return false;
+	}
+	return true;
+}
+
+static void ordo_conn_rpc_work(struct work_struct *work)
+{
+	struct ordo_rdma_conn *c = container_of(work, struct ordo_rdma_conn,
+						rpc_work);
+	struct ordo_rdma_rx *rx;
+	int budget;
+
+	for (budget = ORDO_RDMA_RPC_BUDGET; budget; budget--) {
+		spin_lock_bh(&c->lock);
+		if (c->state != ORDO_CONN_LIVE || list_empty(&c->rx_ready)) {
+			spin_unlock_bh(&c->lock);
+			return;
+		}
+		rx = list_first_entry(&c->rx_ready, struct ordo_rdma_rx, node);
+		list_del(&rx->node);
+		spin_unlock_bh(&c->lock);
+		if (!ordo_conn_rpc_one(c, rx)) {
+			ordo_conn_close(c);
+			return;
+		}
+	}
+	/* Let other connections run; come back for the rest. */
+	spin_lock_bh(&c->lock);
+	if (c->state == ORDO_CONN_LIVE && !list_empty(&c->rx_ready))
+		ordo_conn_queue_rpc(c);
+	spin_unlock_bh(&c->lock);
+}
+
+static void ordo_conn_release_work(struct work_struct *work);
+
+static void ordo_conn_free_bufs(struct ordo_rdma_conn *c)
+{
+	struct ib_device *ibdev = c->cm_id->device;
+	u32 i;
+
+	for (i = 0; c->rx && i < c->qd; i++) {
+		if (c->rx[i].dma)
+			ib_dma_unmap_single(ibdev, c->rx[i].dma, c->msg_size,
+					    DMA_FROM_DEVICE);
+		kfree(c->rx[i].buf);
+	}
+	for (i = 0; c->tx && i < c->nr_tx; i++) {
+		if (c->tx[i].dma)
+			ib_dma_unmap_single(ibdev, c->tx[i].dma, c->msg_size,
+					    DMA_TO_DEVICE);
+		kfree(c->tx[i].buf);
+	}
+	kfree(c->rx);
+	kfree(c->tx);
+	kfree(c->scan_keys);
+	kfree(c->value);
+	c->rx = NULL;
+	c->tx = NULL;
+}
+
+static void *ordo_conn_buf(struct ordo_rdma_conn *c, u64 *dma,
+			   enum dma_data_direction dir)
+{
+	struct ib_device *ibdev = c->cm_id->device;
+	void *buf = kzalloc(c->msg_size, GFP_KERNEL);
+
+	if (!buf)
+		return NULL;
+	*dma = ib_dma_map_single(ibdev, buf, c->msg_size, dir);
+	if (ib_dma_mapping_error(ibdev, *dma)) {
+		*dma = 0;
+		kfree(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int ordo_conn_alloc_bufs(struct ordo_rdma_conn *c)
+{
+	u32 i;
+
+	c->rx = kcalloc(c->qd, sizeof(*c->rx), GFP_KERNEL);
+	c->tx = kcalloc(c->nr_tx, sizeof(*c->tx), GFP_KERNEL);
+	c->scan_keys = kmalloc(c->msg_size, GFP_KERNEL);
+	c->value = kzalloc(c->srv->od->tree.geo.value_size, GFP_KERNEL);
+	if (!c->rx || !c->tx || !c->scan_keys || !c->value)
+		return -ENOMEM;
+	for (i = 0; i < c->qd; i++) {
+		struct ordo_rdma_rx *rx = &c->rx[i];
+
+		rx->conn = c;
+		rx->cqe.done = ordo_conn_recv_done;
+		rx->buf = ordo_conn_buf(c, &rx->dma, DMA_FROM_DEVICE);
+		if (!rx->buf)
+			return -ENOMEM;
+	}
+	for (i = 0; i < c->nr_tx; i++) {
+		struct ordo_rdma_tx *tx = &c->tx[i];
+
+		tx->conn = c;
+		tx->cqe.done = ordo_conn_send_done;
+		tx->buf = ordo_conn_buf(c, &tx->dma, DMA_TO_DEVICE);
+		if (!tx->buf)
+			return -ENOMEM;
+		list_add_tail(&tx->node, &c->tx_free);
+	}
+	return 0;
+}
+
+static void ordo_conn_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct ordo_rdma_conn *c = ctx;
+
+	switch (ev->event) {
+	case IB_EVENT_COMM_EST:
+		/* A request arrived before the CM's RTU: tell the CM. */
+		rdma_notify(c->cm_id, ev->event);
+		break;
+	case IB_EVENT_SQ_DRAINED:
+	case IB_EVENT_PATH_MIG:
+		break;
+	default:
+		pr_info_ratelimited("connection %u: QP event %s\n", c->id,
+				    ib_event_msg(ev->event));
+		ordo_conn_close(c);
+		break;
+	}
+}
+
+static int ordo_conn_create_qp(struct ordo_rdma_conn *c)
+{
+	struct ib_device *ibdev = c->cm_id->device;
+	struct ib_qp_init_attr attr = {};
+	/* Replies, a registration chain, and one slot for ib_drain_qp(). */
+	u32 sq = c->nr_tx + ORDO_RDMA_REG_BATCH;
+	u32 rq = c->qd;
+	int ret;
+
+	c->cq_size = sq + 1 + rq + 1;
+	c->cq = ib_cq_pool_get(ibdev, c->cq_size, -1, IB_POLL_WORKQUEUE);
+	if (IS_ERR(c->cq)) {
+		ret = PTR_ERR(c->cq);
+		c->cq = NULL;
+		return ret;
+	}
+	attr.event_handler = ordo_conn_qp_event;
+	attr.qp_context = c;
+	attr.send_cq = c->cq;
+	attr.recv_cq = c->cq;
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr.qp_type = IB_QPT_RC;
+	attr.cap.max_send_wr = sq + 1;
+	attr.cap.max_recv_wr = rq + 1;
+	attr.cap.max_send_sge = 1;
+	attr.cap.max_recv_sge = 1;
+	ret = rdma_create_qp(c->cm_id, c->pd, &attr);
+	if (ret)
+		return ret;
+	c->qp = c->cm_id->qp;
+	c->sq_avail = sq;
+	return 0;
+}
+
+/**
+ * ordo_conn_create - build a connection for a connect request
+ * @srv: the server
+ * @dev: the device of @cm_id, admitted
+ * @cm_id: the new connection's id (inside its CONNECT_REQUEST handler)
+ * @qd: credits granted
+ *
+ * Everything is allocated and every receive is posted; nothing is visible
+ * to other threads yet.
+ *
+ * Return: the connection or an ERR_PTR.
+ */
+struct ordo_rdma_conn *ordo_conn_create(struct ordo_rdma *srv,
+					struct ordo_rdma_dev *dev,
+					struct rdma_cm_id *cm_id, u32 qd)
+{
+	const struct ib_device_attr *a = &cm_id->device->attrs;
+	struct ordo_rdma_conn *c;
+	int ret;
+	u32 i;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return ERR_PTR(-ENOMEM);
+	ordo_rdma_conn_kobj_init(c);
+	c->srv = srv;
+	c->dev = dev;
+	c->cm_id = cm_id;
+	/* Keep within what the device offers for two send slots per credit. */
+	c->qd = min_t(u32, qd, (a->max_qp_wr - ORDO_RDMA_REG_BATCH - 1) / 2);
+	c->nr_tx = 2 * c->qd;
+	c->msg_size = ordo_rdma_msg_size;
+	c->state = ORDO_CONN_CONNECTING;
+	c->reg_cqe.done = ordo_mr_reg_done;
+	spin_lock_init(&c->lock);
+	INIT_LIST_HEAD(&c->rx_ready);
+	INIT_LIST_HEAD(&c->tx_free);
+	INIT_LIST_HEAD(&c->srv_node);
+	INIT_LIST_HEAD(&c->dev_node);
+	init_waitqueue_head(&c->wait);
+	INIT_WORK(&c->rpc_work, ordo_conn_rpc_work);
+	INIT_WORK(&c->release_work, ordo_conn_release_work);
+	memcpy(&c->peer, &cm_id->route.addr.dst_addr, sizeof(c->peer));
+	spin_lock(&srv->lock);
+	c->id = ++srv->next_conn_id;
+	spin_unlock(&srv->lock);
+
+	c->pd = ib_alloc_pd(cm_id->device, 0);
+	if (IS_ERR(c->pd)) {
+		ret = PTR_ERR(c->pd);
+		c->pd = NULL;
+		goto err;
+	}
+	ret = ordo_conn_alloc_bufs(c);
+	if (ret)
+		goto err;
+	ret = ordo_conn_create_qp(c);
+	if (ret)
+		goto err;
+	for (i = 0; i < c->qd; i++) {
+		ret = ordo_conn_post_recv(c, &c->rx[i]);
+		if (ret)
+			goto err;
+	}
+	cm_id->context = c;
+	return c;
+err:
+	ordo_conn_destroy_unlisted(c);
+	return ERR_PTR(ret);
+}
+
+/* Stop the RPC work and the QP; every completion has run afterwards. */
+static void ordo_conn_quiesce(struct ordo_rdma_conn *c)
+{
+	cancel_work_sync(&c->rpc_work);
+	if (c->qp)
+		ib_drain_qp(c->qp);
+}
+
+static void ordo_conn_free(struct ordo_rdma_conn *c)
+{
+	if (c->qp) {
+		rdma_destroy_qp(c->cm_id);
+		c->qp = NULL;
+	}
+	if (c->cq)
+		ib_cq_pool_put(c->cq, c->cq_size);
+	c->cq = NULL;
+	ordo_mr_release_all(c);
+	ordo_conn_free_bufs(c);
+	if (c->pd)
+		ib_dealloc_pd(c->pd);
+	c->pd = NULL;
+}
+
+/**
+ * ordo_conn_destroy_unlisted - undo ordo_conn_create()
+ * @c: a connection never published; its id stays to the CM to destroy
+ */
+void ordo_conn_destroy_unlisted(struct ordo_rdma_conn *c)
+{
+	spin_lock_bh(&c->lock);
+	c->state = ORDO_CONN_CLOSING;
+	spin_unlock_bh(&c->lock);
+	ordo_conn_quiesce(c);
+	ordo_conn_free(c);
+	c->cm_id->context = NULL;
+	ordo_rdma_conn_put(c);
+}
+
+static int ordo_conn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct ordo_rdma_conn *c = id->context;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		spin_lock_bh(&c->lock);
+		if (c->state == ORDO_CONN_CONNECTING) {
+			c->state = ORDO_CONN_LIVE;
+			if (!list_empty(&c->rx_ready))
+				ordo_conn_queue_rpc(c);
+		}
+		spin_unlock_bh(&c->lock);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		ordo_conn_close(c);
+		break;
+	default:
+		break;
+	}
+	/* Never destroy a connection's id here: its release work does. */
+	return 0;
+}
+
+/**
+ * ordo_conn_accept - accept the connect request, from its handler
+ * @c: a connection built by ordo_conn_create()
+ * @ev: the CONNECT_REQUEST event
+ *
+ * Return: 0 or the error of rdma_accept().
+ */
+int ordo_conn_accept(struct ordo_rdma_conn *c, struct rdma_cm_event *ev)
+{
+	const struct ib_device_attr *a = &c->cm_id->device->attrs;
+	const struct ordo_tree *t = &c->srv->od->tree;
+	struct ordo_wire_conn_rep rep = {
+		.magic = cpu_to_le32(ORDO_WIRE_MAGIC),
+		.version = cpu_to_le16(ORDO_WIRE_VERSION),
+		.queue_depth = cpu_to_le16(c->qd),
+		.max_msg = cpu_to_le32(c->msg_size),
+		.flags = cpu_to_le32(ordo_rdma_token_required() ?
+				     ORDO_WIRE_CONN_F_TOKEN : 0),
+		.server_id = cpu_to_le64(c->srv->server_id),
+		.chunk_size = cpu_to_le64(t->pool.chunk_size),
+		.node_size = cpu_to_le32(t->geo.node_size),
+		.value_size = cpu_to_le32(t->geo.value_size),
+		.leaf_slots = cpu_to_le32(t->geo.leaf_slots),
+		.inner_fanout = cpu_to_le32(t->geo.inner_fanout),
+		.nodes_per_chunk = cpu_to_le32(t->pool.nodes_per_chunk),
+		.max_chunks = cpu_to_le32(t->pool.max_chunks),
+		.nr_chunks = cpu_to_le32(ordo_pool_nr_chunks(&t->pool)),
+		.conn_id = cpu_to_le32(c->id),
+		.batch_max = cpu_to_le32(ORDO_WIRE_BATCH_MAX),
+	};
+	struct rdma_conn_param param = {
+		.private_data = &rep,
+		.private_data_len = sizeof(rep),
+		/*
+		 * The client's RDMA READs in flight (its initiator depth; the
+		 * CM already swapped the REQ's fields to our point of view).
+		 */
+		.responder_resources = min_t(u8, ev->param.conn.responder_resources,
+					     a->max_qp_rd_atom),
+		/* The server itself never reads remotely. */
+		.initiator_depth = 0,
+		/* The client's sends wait for our receives (credits). */
+		.rnr_retry_count = 7,
+		.flow_control = 1,
+	};
+
+	c->cm_id->event_handler = ordo_conn_cm_handler;
+	return rdma_accept(c->cm_id, &param);
+}
+
+/**
+ * ordo_conn_publish - make an accepted connection visible
+ * @c: the connection, accepted (inside its CONNECT_REQUEST handler)
+ *
+ * From now on ordo_conn_close() queues its teardown.  A close that came
+ * earlier (a failed completion, device removal, module unload) is carried
+ * out now.
+ */
+void ordo_conn_publish(struct ordo_rdma_conn *c)
+{
+	struct ordo_rdma *srv = c->srv;
+	bool dying, closing;
+
+	ordo_rdma_sysfs_conn_add(c);
+	spin_lock(&srv->lock);
+	list_add_tail(&c->srv_node, &srv->conns);
+	list_add_tail(&c->dev_node, &c->dev->conns);
+	dying = srv->stopping || c->dev->dying;
+	spin_unlock(&srv->lock);
+
+	spin_lock_bh(&c->lock);
+	c->listed = true;
+	closing = c->state == ORDO_CONN_CLOSING;
+	if (closing)
+		queue_work(srv->wq, &c->release_work);
+	spin_unlock_bh(&c->lock);
+	if (dying)
+		ordo_conn_close(c);
+}
+
+/**
+ * ordo_conn_close - start tearing a connection down; idempotent
+ * @c: the connection
+ *
+ * Safe from completion handlers, CM handlers and under srv->lock.
+ */
+void ordo_conn_close(struct ordo_rdma_conn *c)
+{
+	bool first;
+
+	spin_lock_bh(&c->lock);
+	first = c->state != ORDO_CONN_CLOSING;
+	c->state = ORDO_CONN_CLOSING;
+	if (first && c->listed)
+		queue_work(c->srv->wq, &c->release_work);
+	spin_unlock_bh(&c->lock);
+	if (first)
+		wake_up_all(&c->wait);
+}
+
+static void ordo_conn_release_work(struct work_struct *work)
+{
+	struct ordo_rdma_conn *c = container_of(work, struct ordo_rdma_conn,
+						release_work);
+	struct ordo_rdma *srv = c->srv;
+
+	/* Moves the QP to the error state: no more remote access. */
+	rdma_disconnect(c->cm_id);
+	ordo_conn_quiesce(c);
+	ordo_conn_free(c);
+	/* No CM event may run after this; then the id is ours to free. */
+	rdma_destroy_id(c->cm_id);
+	ordo_rdma_sysfs_conn_del(c);
+
+	spin_lock(&srv->lock);
+	list_del(&c->srv_node);
+	list_del(&c->dev_node);
+	srv->nr_conns--;
+	c->dev->nr_conns--;
+	spin_unlock(&srv->lock);
+	wake_up_all(&srv->conns_wait);
+	ordo_rdma_conn_put(c);
+}

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_client: the RDMA devices connections may live on, including devices
+ * added after load ("rdma link add") and removed while serving ("rdma
+ * link delete").
+ *
+ * Removal closes every connection on the device and waits until each is
+ * released (QP drained and destroyed, MRs freed, CQs back in the pool),
+ * because the device is gone when remove() returns.  The rdma_cm client
+ * registered before ours, so its remove() runs after ours and finds no id
+ * of ours left on the device except an address-bound listener, which it
+ * reports with DEVICE_REMOVAL (listener.c).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+
+#include "ordo.h"
+#include "rdma.h"
+
+/* The server the client serves; set before ib_register_client(). */
+static struct ordo_rdma *ordo_ib_srv;
+static struct ib_client ordo_ib_client;
+
+/* With srv->lock held. */
+struct ordo_rdma_dev *ordo_rdma_dev_find(struct ordo_rdma *srv,
+					 struct ib_device *ibdev)
+{
+	struct ordo_rdma_dev *dev;
+
+	list_for_each_entry(dev, &srv->devs, node)
+		if (dev->ibdev == ibdev)
+			return dev;
+	return NULL;
+}
+
+/**
+ * ordo_rdma_mr_geometry - how chunks of @chunk bytes are cut into MRs
+ * @ibdev: the device
+ * @chunk: chunk size, a power of two
+ * @page_size: out: MR page size
+ *
+ * Chunks are physically contiguous and aligned to their size, so a device
+ * that takes the chunk size as MR page size needs one page-list entry per
+ * chunk (rxe: 512 entries, 1 GiB of 2 MiB chunks); others get PAGE_SIZE.
+ *
+ * Return: chunks one MR may cover, 0 if not even one.
+ */
+u32 ordo_rdma_mr_geometry(struct ib_device *ibdev, u64 chunk, u32 *page_size)
+{
+	const struct ib_device_attr *a = &ibdev->attrs;
+
+	*page_size = (a->page_size_cap & chunk) ? chunk : PAGE_SIZE;
+	return a->max_fast_reg_page_list_len / (u32)(chunk / *page_size);
+}
+
+static void ordo_rdma_dev_caps(struct ordo_rdma *srv, struct ordo_rdma_dev *dev)
+{
+	const struct ib_device_attr *a = &dev->ibdev->attrs;
+	u32 page_size;
+
+	dev->usable = (a->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) &&
+		      ordo_rdma_mr_geometry(dev->ibdev,
+					    srv->od->tree.pool.chunk_size,
+					    &page_size);
+}
+
+static int ordo_ib_add(struct ib_device *ibdev)
+{
+	struct ordo_rdma *srv = ordo_ib_srv;
+	struct ordo_rdma_dev *dev;
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return -ENOMEM;
+	dev->ibdev = ibdev;
+	INIT_LIST_HEAD(&dev->conns);
+	ordo_rdma_dev_caps(srv, dev);
+	spin_lock(&srv->lock);
+	list_add_tail(&dev->node, &srv->devs);
+	spin_unlock(&srv->lock);
+	ib_set_client_data(ibdev, &ordo_ib_client, dev);
+	if (dev->usable)
+		pr_info("RDMA device %s: serving\n", dev_name(&ibdev->dev));
+	else
+		pr_info("RDMA device %s: no fast memory registration, not serving\n",
+			dev_name(&ibdev->dev));
+	return 0;
+}
+
+static void ordo_ib_remove(struct ib_device *ibdev, void *client_data)
+{
+	struct ordo_rdma *srv = ordo_ib_srv;
+	struct ordo_rdma_dev *dev = client_data;
+	struct ordo_rdma_conn *c;
+	u32 n = 0;
+
+	spin_lock(&srv->lock);
+	dev->dying = true;
+	list_for_each_entry(c, &dev->conns, dev_node) {
+		ordo_conn_close(c);
+		n++;
+	}
+	spin_unlock(&srv->lock);
+	if (n)
+		pr_info("RDMA device %s removed: closing %u connection(s)\n",
+			dev_name(&ibdev->dev), n);
+	/* Also waits for connections still being set up on it. */
+	wait_event(srv->conns_wait, !READ_ONCE(dev->nr_conns));
+	spin_lock(&srv->lock);
+	list_del(&dev->node);
+	spin_unlock(&srv->lock);
+	kfree(dev);
+}
+
+static struct ib_client ordo_ib_client = {
+	.name	= "ordo",
+	.add	= ordo_ib_add,
+	.remove	= ordo_ib_remove,
+};
+
+int ordo_rdma_ib_register(struct ordo_rdma *srv)
+{
+	int ret;
+
+	ordo_ib_srv = srv;
+	ret = ib_register_client(&ordo_ib_client);
+	if (ret) {
+		ordo_ib_srv = NULL;
+		return ret;
+	}
+	srv->client_registered = true;
+	return 0;
+}
+
+void ordo_rdma_ib_unregister(struct ordo_rdma *srv)
+{
+	if (!srv->client_registered)
+		return;
+	ib_unregister_client(&ordo_ib_client);
+	srv->client_registered = false;
+	ordo_ib_srv = NULL;
+}

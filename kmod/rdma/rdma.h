@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The RDMA server of ordo.ko (kmod/rdma/), split by job as RTRS is:
+ *
+ * server.c	start and stop, access token and limit parameters, counters
+ * listener.c	listen address, rdma_cm listener, connect request checks
+ * ib.c		ib_client: the RDMA devices connections may live on
+ * conn.c	one connection: QP, CQ, buffers, completions, RPC loop, teardown
+ * mr.c		fast registration of pool chunks and the region table
+ * rpc.c	RPC decoding, validation and execution
+ * sysfs.c	/sys/class/misc/ordo/rdma/
+ *
+ * Locking: srv->lock (a spinlock) protects the device and connection lists,
+ * the connection count, the listener pointer and srv->stopping; a
+ * connection's c->lock protects its state, its ready-request and free-reply
+ * lists and its send-queue budget.  srv->lock nests outside c->lock.  Memory
+ * registration and the region table belong to the connection's RPC work
+ * item, and to its release work once the RPC work has stopped.
+ */
+#ifndef ORDO_RDMA_H
+#define ORDO_RDMA_H
+
+#include <linux/kobject.h>
+#include <linux/list.h>
+#include <linux/scatterlist.h>
+#include <linux/socket.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+#include <linux/ordo_wire.h>
+
+struct ordo_dev;
+
+/* REG_MR work requests one reply may carry in front of its SEND. */
+#define ORDO_RDMA_REG_BATCH	4
+/* Requests one run of a connection's RPC work handles before yielding. */
+#define ORDO_RDMA_RPC_BUDGET	16
+/* A client that takes none of its replies for this long is gone. */
+#define ORDO_RDMA_STALL		(10 * HZ)
+
+/* Per-CPU counters of the server; summed when sysfs reads them. */
+struct ordo_rdma_stats {
+	u64 rpcs[ORDO_WIRE_OP_MAX + 1];	/* [0]: unknown op codes */
+	u64 rpc_errors;
+	u64 bytes_in;
+	u64 bytes_out;
+};
+
+/**
+ * struct ordo_rdma_dev - an RDMA device seen by the ib_client
+ * @node: in ordo_rdma.devs
+ * @ibdev: the device
+ * @conns: connections on it
+ * @nr_conns: admitted connections on it, listed or not yet
+ * @dying: being removed: admit nothing more
+ * @usable: supports fast registration
+ */
+struct ordo_rdma_dev {
+	struct list_head node;
+	struct ib_device *ibdev;
+	struct list_head conns;
+	u32 nr_conns;
+	bool dying;
+	bool usable;
+};
+
+/* Region kinds of the table: index = enum ordo_wire_region_kind - 1. */
+enum {
+	ORDO_RDMA_POOL,
+	ORDO_RDMA_MODEL,
+	ORDO_RDMA_KINDS,
+};
+
+/**
+ * struct ordo_rdma_region - one registered run of chunks
+ * @mr: fast-registration MR, zero-based at @first * chunk_size
+ * @sgt: the chunks' pages
+ * @nents: entries of @sgt mapped for DMA
+ * @first: first chunk
+ * @nr: chunks
+ * @chunk_size: bytes per chunk
+ */
+struct ordo_rdma_region {
+	struct ib_mr *mr;
+	struct sg_table sgt;
+	int nents;
+	u32 first;
+	u32 nr;
+	u64 chunk_size;
+};
+
+/**
+ * struct ordo_rdma_table - the regions of one kind, in chunk order
+ * @regions: the regions; they tile chunks [0, @chunks)
+ * @nr: entries of @regions
+ * @cap: capacity of @regions
+ * @chunks: chunks covered
+ */
+struct ordo_rdma_table {
+	struct ordo_rdma_region *regions;
+	u32 nr;
+	u32 cap;
+	u32 chunks;
+};
+
+enum ordo_conn_state {
+	ORDO_CONN_CONNECTING,	/* accepted, waiting for ESTABLISHED */
+	ORDO_CONN_LIVE,		/* requests are executed */
+	ORDO_CONN_CLOSING,	/* teardown queued or running */
+};
+
+/* A receive buffer: one request. */
+struct ordo_rdma_rx {
+	struct ib_cqe cqe;
+	struct ordo_rdma_conn *conn;
+	struct list_head node;
+	void *buf;
+	u64 dma;
+	u32 len;
+};
+
+/* A send buffer: one reply. */
+struct ordo_rdma_tx {
+	struct ib_cqe cqe;
+	struct ordo_rdma_conn *conn;
+	struct list_head node;
+	void *buf;
+	u64 dma;
+};
+
+/**
+ * struct ordo_rdma_conn - one client connection
+ * @kobj: rdma/connections/<id>/ in sysfs; its release frees the connection
+ * @srv: the server
+ * @dev: the device it lives on
+ * @cm_id: its rdma_cm id
+ * @pd: protection domain of its own, so its rkeys work on no other QP
+ * @cq: send and receive CQ, from the device's pool
+ * @qp: RC queue pair
+ * @id: number in sysfs and in the accept reply
+ * @qd: credits: receive buffers posted, requests outstanding at most
+ * @nr_tx: reply buffers (2 * @qd: replies may await their completion
+ *	while the next @qd requests are already in)
+ * @msg_size: bytes of every request and reply buffer
+ * @cq_size: CQ entries taken from the pool
+ * @lock: protects @state, @listed, @rx_ready, @tx_free, @sq_avail
+ * @state: enum ordo_conn_state
+ * @listed: on the server's lists, so closing it queues @release_work
+ * @rx_ready: received requests not yet executed
+ * @tx_free: reply buffers not in flight
+ * @sq_avail: send-queue slots not in use (the drain slot excluded)
+ * @wait: woken when a reply buffer or send slot frees up, and on close
+ * @rpc_work: executes @rx_ready
+ * @release_work: tears the connection down
+ * @srv_node: in ordo_rdma.conns
+ * @dev_node: in ordo_rdma_dev.conns
+ * @rx: @qd receive buffers
+ * @tx: @nr_tx send buffers
+ * @reg_cqe: completion of REG_MR work requests
+ * @tables: region tables, by kind (ORDO_RDMA_POOL, ORDO_RDMA_MODEL)
+ * @want_model: the client asked for the model: register its region too
+ * @pending: MRs built for the next reply's registration chain
+ * @npending: entries of @pending
+ * @scan_keys: SCAN scratch, @msg_size bytes
+ * @value: write scratch, value_size bytes
+ * @rpcs: RPCs executed
+ * @errors: RPCs answered with an error
+ * @bytes_in: request bytes received
+ * @bytes_out: reply bytes sent
+ * @registered_bytes: bytes registered for this connection
+ * @peer: the client's address
+ */
+struct ordo_rdma_conn {
+	struct kobject kobj;
+	struct ordo_rdma *srv;
+	struct ordo_rdma_dev *dev;
+	struct rdma_cm_id *cm_id;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	u32 id;
+	u32 qd;
+	u32 nr_tx;
+	u32 msg_size;
+	u32 cq_size;
+	spinlock_t lock;	/* see the top of this file */
+	enum ordo_conn_state state;
+	bool listed;
+	struct list_head rx_ready;
+	struct list_head tx_free;
+	u32 sq_avail;
+	wait_queue_head_t wait;
+	struct work_struct rpc_work;
+	struct work_struct release_work;
+	struct list_head srv_node;
+	struct list_head dev_node;
+	struct ordo_rdma_rx *rx;
+	struct ordo_rdma_tx *tx;
+	struct ib_cqe reg_cqe;
+	struct ordo_rdma_table tables[ORDO_RDMA_KINDS];
+	bool want_model;
+	struct ib_mr *pending[ORDO_RDMA_REG_BATCH];
+	u32 npending;
+	u64 *scan_keys;
+	void *value;
+	u64 rpcs;
+	u64 errors;
+	u64 bytes_in;
+	u64 bytes_out;
+	u64 registered_bytes;
+	struct sockaddr_storage peer;
+};
+
+/**
+ * struct ordo_rdma - the RDMA server
+ * @od: the store it serves
+ * @server_id: random, drawn at start
+ * @wq: runs RPC, release and listener work
+ * @lock: see the top of this file
+ * @devs: struct ordo_rdma_dev list
+ * @conns: struct ordo_rdma_conn list
+ * @nr_conns: admitted connections
+ * @next_conn_id: number of the next connection
+ * @stopping: module unload: admit nothing, listen no more
+ * @conns_wait: woken when a connection is released
+ * @listen_id: the listener, NULL while not listening
+ * @listen_work: (re)creates the listener
+ * @listen_err: errno of the last failed attempt, 0 when listening
+ * @listen_addr: address the listener is bound to
+ * @stats: per-CPU counters
+ * @conns_total: connections accepted since load
+ * @rejected: connect requests rejected, per enum ordo_wire_rej_reason
+ * @registered_bytes: bytes registered over all connections
+ * @kobj: rdma/ in sysfs
+ * @conns_kobj: rdma/connections/ in sysfs
+ * @client_registered: the ib_client is registered
+ */
+struct ordo_rdma {
+	struct ordo_dev *od;
+	u64 server_id;
+	struct workqueue_struct *wq;
+	spinlock_t lock;	/* see the top of this file */
+	struct list_head devs;
+	struct list_head conns;
+	u32 nr_conns;
+	u32 next_conn_id;
+	bool stopping;
+	wait_queue_head_t conns_wait;
+	struct rdma_cm_id *listen_id;
+	struct delayed_work listen_work;
+	int listen_err;
+	struct sockaddr_storage listen_addr;
+	struct ordo_rdma_stats __percpu *stats;
+	atomic64_t conns_total;
+	atomic64_t rejected[ORDO_WIRE_REJ_MAX + 1];
+	atomic64_t registered_bytes;
+	struct kobject *kobj;
+	struct kobject *conns_kobj;
+	bool client_registered;
+};
+
+/* server.c */
+extern unsigned int ordo_rdma_max_connections;
+extern unsigned int ordo_rdma_queue_depth;
+extern unsigned int ordo_rdma_msg_size;
+bool ordo_rdma_token_ok(const struct ordo_wire_conn_req *req);
+bool ordo_rdma_token_required(void);
+u64 ordo_rdma_stat_sum(struct ordo_rdma *srv, size_t offset);
+
+static inline void ordo_rdma_count_rpc(struct ordo_rdma *srv, u32 op)
+{
+	this_cpu_inc(srv->stats->rpcs[op <= ORDO_WIRE_OP_MAX ? op : 0]);
+}
+
+static inline void ordo_rdma_count_error(struct ordo_rdma *srv)
+{
+	this_cpu_inc(srv->stats->rpc_errors);
+}
+
+static inline void ordo_rdma_count_bytes(struct ordo_rdma *srv, u32 in,
+					 u32 out)
+{
+	this_cpu_add(srv->stats->bytes_in, in);
+	this_cpu_add(srv->stats->bytes_out, out);
+}
+
+/* listener.c */
+int ordo_listen_start(struct ordo_rdma *srv);
+void ordo_listen_stop(struct ordo_rdma *srv);
+void ordo_listen_work(struct work_struct *work);
+void ordo_listen_params_changed(void);
+
+/* ib.c */
+int ordo_rdma_ib_register(struct ordo_rdma *srv);
+void ordo_rdma_ib_unregister(struct ordo_rdma *srv);
+struct ordo_rdma_dev *ordo_rdma_dev_find(struct ordo_rdma *srv,
+					 struct ib_device *ibdev);
+u32 ordo_rdma_mr_geometry(struct ib_device *ibdev, u64 chunk, u32 *page_size);
+
+/* conn.c */
+struct ordo_rdma_conn *ordo_conn_create(struct ordo_rdma *srv,
+					struct ordo_rdma_dev *dev,
+					struct rdma_cm_id *cm_id, u32 qd);
+void ordo_conn_destroy_unlisted(struct ordo_rdma_conn *c);
+int ordo_conn_accept(struct ordo_rdma_conn *c, struct rdma_cm_event *ev);
+void ordo_conn_publish(struct ordo_rdma_conn *c);
+void ordo_conn_close(struct ordo_rdma_conn *c);
+
+/* mr.c */
+int ordo_mr_prepare(struct ordo_rdma_conn *c);
+struct ib_send_wr *ordo_mr_chain(struct ordo_rdma_conn *c,
+				 struct ib_reg_wr *wrs,
+				 struct ib_send_wr *next);
+void ordo_mr_release_all(struct ordo_rdma_conn *c);
+void ordo_mr_reg_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/* rpc.c */
+void ordo_rpc_peek(struct ordo_rdma_conn *c, const void *req, u32 len);
+int ordo_rpc_handle(struct ordo_rdma_conn *c, const void *req, u32 len,
+		    void *rep);
+
+/* sysfs.c */
+int ordo_rdma_sysfs_init(struct ordo_rdma *srv);
+void ordo_rdma_sysfs_exit(struct ordo_rdma *srv);
+int ordo_rdma_sysfs_conn_add(struct ordo_rdma_conn *c);
+void ordo_rdma_sysfs_conn_del(struct ordo_rdma_conn *c);
+void ordo_rdma_conn_put(struct ordo_rdma_conn *c);
+void ordo_rdma_conn_kobj_init(struct ordo_rdma_conn *c);
+
+#endif /* ORDO_RDMA_H */

@@ -1,0 +1,601 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RPC execution: decode, validate, run on the store, encode the reply.
+ *
+ * Nothing from the network is trusted.  The request buffer is stable while
+ * this runs (its receive is not posted again until the reply is built), so
+ * every field is checked once and then used.  A request is checked whole
+ * before anything executes: a malformed one gets an error reply and
+ * changes nothing, a batch included.  Only a message too short to carry a
+ * header gets no reply; the connection is closed instead.
+ *
+ * Status codes map one to one onto the errnos of the /dev/ordo ioctls
+ * (linux/ordo_wire.h, ordo_wire_errno()).
+ */
+#include <linux/ordo.h>
+
+#include "ordo.h"
+#include "ops.h"
+#include "rdma.h"
+#include "store.h"
+#include "trainer.h"
+#include "tree_hint.h"
+
+/* What a handler needs: the connection and the reply being built. */
+struct ordo_rpc {
+	struct ordo_rdma_conn *c;
+	struct ordo_dev *od;
+	u32 value_size;
+	u8 *out;	/* reply body */
+	u32 room;	/* bytes available at @out */
+	u32 len;	/* reply body bytes written */
+	u16 flags;	/* ORDO_WIRE_F_* of the reply */
+};
+
+static u32 ordo_rpc_status(int err)
+{
+	switch (err) {
+	case 0:
+		return ORDO_WIRE_OK;
+	case -ENOENT:
+		return ORDO_WIRE_ENOENT;
+	case -EEXIST:
+		return ORDO_WIRE_EEXIST;
+	case -EINVAL:
+		return ORDO_WIRE_EINVAL;
+	case -EMSGSIZE:
+		return ORDO_WIRE_EMSGSIZE;
+	case -E2BIG:
+		return ORDO_WIRE_E2BIG;
+	case -ENOMEM:
+		return ORDO_WIRE_ENOMEM;
+	case -EPROTO:
+		return ORDO_WIRE_EPROTO;
+	case -EOPNOTSUPP:
+		return ORDO_WIRE_EOPNOTSUPP;
+	}
+	return ORDO_WIRE_EIO;
+}
+
+static bool ordo_rpc_is_write(u32 op)
+{
+	return op == ORDO_WIRE_OP_PUT || op == ORDO_WIRE_OP_INSERT ||
+	       op == ORDO_WIRE_OP_UPDATE;
+}
+
+/**
+ * ordo_rpc_kv_check - validate one point operation
+ * @r: the RPC
+ * @kv: the operation; @avail bytes start at @kv
+ * @avail: bytes left in the message
+ * @size: out: bytes the operation takes (struct, value, padding)
+ *
+ * Return: 0, -EINVAL (bad op, flags, reserved or padding bytes, a length
+ * that overruns the message, an empty write, a value on GET or DELETE) or
+ * -EMSGSIZE (value larger than value_size).
+ */
+static int ordo_rpc_kv_check(struct ordo_rpc *r, const struct ordo_wire_kv *kv,
+			     u32 avail, u32 *size)
+{
+	const u8 *val = (const u8 *)(kv + 1);
+	u32 vlen, op;
+
+	/* Not a byte of @kv is read before it is known to be in the message. */
+	if (avail < sizeof(*kv))
+		return -EINVAL;
+	vlen = le16_to_cpu(kv->value_len);
+	op = kv->op;
+	*size = sizeof(*kv) + ordo_wire_pad8(vlen);
+	if (*size > avail)
+		return -EINVAL;
+	if (op < ORDO_WIRE_OP_GET || op > ORDO_WIRE_OP_DELETE || kv->reserved)
+		return -EINVAL;
+	if (kv->flags & ~ORDO_WIRE_KV_HINT)
+		return -EINVAL;
+	if ((kv->flags & ORDO_WIRE_KV_HINT) ? op != ORDO_WIRE_OP_UPDATE :
+	    (kv->hint_leaf || kv->hint_incarnation))
+		return -EINVAL;
+	if (memchr_inv(val + vlen, 0, ordo_wire_pad8(vlen) - vlen))
+		return -EINVAL;
+	if (!ordo_rpc_is_write(op))
+		return vlen ? -EINVAL : 0;
+	if (!vlen)
+		return -EINVAL;
+	return vlen > r->value_size ? -EMSGSIZE : 0;
+}
+
+/*
+ * Run a checked point operation.  GET stores value_size bytes at @out;
+ * *@flags gets ORDO_WIRE_F_HINT_USED when a hinted UPDATE hit.
+ */
+static int ordo_rpc_kv_exec(struct ordo_rpc *r, const struct ordo_wire_kv *kv,
+			    void *out, u16 *flags)
+{
+	u32 vlen = le16_to_cpu(kv->value_len);
+	u64 key = le64_to_cpu(kv->key);
+	void *buf = r->c->value;
+	u32 op = kv->op;
+	int ret;
+
+	if (op == ORDO_WIRE_OP_GET)
+		return ordo_kv_exec(r->od, ORDO_OP_GET, key, out);
+	if (op == ORDO_WIRE_OP_DELETE)
+		return ordo_kv_exec(r->od, ORDO_OP_DELETE, key, NULL);
+	memcpy(buf, kv + 1, vlen);
+	memset(buf + vlen, 0, r->value_size - vlen);
+	if (kv->flags & ORDO_WIRE_KV_HINT) {
+		ret = ordo_tree_update_hint(&r->od->tree,
+					    le32_to_cpu(kv->hint_leaf),
+					    le32_to_cpu(kv->hint_incarnation),
+					    key, buf);
+		if (ret != -ESTALE) {
+			ordo_stat_inc(r->od, ORDO_STAT_UPDATES);
+			if (!ret)
+				*flags |= ORDO_WIRE_F_HINT_USED;
+			return ret;
+		}
+		/* The hint no longer holds: an ordinary update. */
+	}
+	return ordo_kv_exec(r->od, op, key, buf);
+}
+
+static int ordo_rpc_point(struct ordo_rpc *r, u32 op, const u8 *body, u32 blen)
+{
+	const struct ordo_wire_kv *kv = (const void *)body;
+	u32 size;
+	int ret;
+
+	ret = ordo_rpc_kv_check(r, kv, blen, &size);
+	if (ret)
+		return ret;
+	if (size != blen || kv->op != op)
+		return -EINVAL;
+	ret = ordo_rpc_kv_exec(r, kv, r->out, &r->flags);
+	if (!ret && op == ORDO_WIRE_OP_GET)
+		r->len = r->value_size;
+	return ret;
+}
+
+static int ordo_rpc_scan(struct ordo_rpc *r, const u8 *body, u32 blen)
+{
+	const struct ordo_wire_scan_req *req = (const void *)body;
+	struct ordo_wire_scan_rep *rep = (void *)r->out;
+	u32 count, flags, per, n, more = 1;
+	u64 start, next = 0, *keys = r->c->scan_keys;
+	__le64 *wkeys = (__le64 *)(rep + 1);
+	bool with_vals;
+	u8 *vals;
+	int ret, i;
+
+	if (blen != sizeof(*req))
+		return -EINVAL;
+	count = le32_to_cpu(req->count);
+	flags = le32_to_cpu(req->flags);
+	start = le64_to_cpu(req->start);
+	if (flags & ~ORDO_WIRE_SCAN_KEYS_ONLY || !count)
+		return -EINVAL;
+	if (count > ORDO_WIRE_SCAN_MAX)
+		return -E2BIG;
+	with_vals = !(flags & ORDO_WIRE_SCAN_KEYS_ONLY);
+	per = 8 + (with_vals ? r->value_size : 0);
+	/* Bounded by the reply buffer; the client continues at @next. */
+	n = min(count, (u32)((r->room - sizeof(*rep)) / per));
+	vals = (u8 *)(wkeys + n);
+	ordo_stat_inc(r->od, ORDO_STAT_SCANS);
+	ret = ordo_store_scan(r->od, start, n, keys, with_vals ? vals : NULL);
+	if (ret < 0)
+		return ret;
+	for (i = 0; i < ret; i++)
+		wkeys[i] = cpu_to_le64(keys[i]);
+	/* Values follow the keys actually returned. */
+	if (with_vals && ret < n)
+		memmove(wkeys + ret, vals, (size_t)ret * r->value_size);
+	if ((u32)ret < n || (ret && keys[ret - 1] == U64_MAX))
+		more = 0;
+	else
+		next = keys[ret - 1] + 1;
+	rep->next = cpu_to_le64(next);
+	rep->returned = cpu_to_le32(ret);
+	rep->more = cpu_to_le32(more);
+	r->len = sizeof(*rep) + ret * per;
+	return 0;
+}
+
+static int ordo_rpc_info(struct ordo_rpc *r, u32 blen)
+{
+	struct ordo_wire_info *info = (void *)r->out;
+	const struct ordo_tree *t = &r->od->tree;
+	struct ordo_tree_stats st;
+
+	if (blen)
+		return -EINVAL;
+	ordo_tree_get_stats(&r->od->tree, &st);
+	memset(info, 0, sizeof(*info));
+	info->server_id = cpu_to_le64(r->c->srv->server_id);
+	info->keys = cpu_to_le64(st.keys);
+	info->pool_bytes_used = cpu_to_le64(st.pool_bytes_used);
+	info->pool_bytes_total = cpu_to_le64(st.pool_bytes_total);
+	info->chunk_size = cpu_to_le64(t->pool.chunk_size);
+	info->node_size = cpu_to_le32(t->geo.node_size);
+	info->value_size = cpu_to_le32(t->geo.value_size);
+	info->leaf_slots = cpu_to_le32(t->geo.leaf_slots);
+	info->inner_fanout = cpu_to_le32(t->geo.inner_fanout);
+	info->nodes_per_chunk = cpu_to_le32(t->pool.nodes_per_chunk);
+	info->max_chunks = cpu_to_le32(t->pool.max_chunks);
+	info->nr_chunks = cpu_to_le32(ordo_pool_nr_chunks(&t->pool));
+	info->height = cpu_to_le32(st.height);
+	info->queue_depth = cpu_to_le32(r->c->qd);
+	info->max_msg = cpu_to_le32(r->c->msg_size);
+	r->len = sizeof(*info);
+	return 0;
+}
+
+static int ordo_rpc_regions(struct ordo_rpc *r, const u8 *body, u32 blen)
+{
+	const struct ordo_wire_regions_req *req = (const void *)body;
+	struct ordo_wire_regions_rep *rep = (void *)r->out;
+	struct ordo_wire_region *e = (void *)(rep + 1);
+	const struct ordo_rdma_table *t;
+	u32 first, n, i, kind;
+
+	if (blen != sizeof(*req) || req->flags)
+		return -EINVAL;
+	kind = le16_to_cpu(req->kind);
+	switch (kind) {
+	case ORDO_WIRE_REGION_POOL:
+		break;
+	case ORDO_WIRE_REGION_MODEL:
+		if (!r->od->trainer)
+			return -EOPNOTSUPP;
+		break;
+	default:
+		return -EINVAL;
+	}
+	t = &r->c->tables[kind - 1];
+	first = le32_to_cpu(req->first);
+	if (first > t->nr)
+		return -EINVAL;
+	n = min_t(u32, t->nr - first, (r->room - sizeof(*rep)) / sizeof(*e));
+	for (i = 0; i < n; i++) {
+		const struct ordo_rdma_region *g = &t->regions[first + i];
+
+		e[i].offset = cpu_to_le64((u64)g->first * g->chunk_size);
+		e[i].length = cpu_to_le64((u64)g->nr * g->chunk_size);
+		e[i].rkey = cpu_to_le32(g->mr->rkey);
+		e[i].kind = cpu_to_le16(kind);
+		e[i].flags = 0;
+	}
+	rep->total = cpu_to_le32(t->nr);
+	rep->returned = cpu_to_le32(n);
+	rep->covered = cpu_to_le64(t->nr ? (u64)t->chunks *
+				   t->regions[0].chunk_size : 0);
+	r->len = sizeof(*rep) + n * sizeof(*e);
+	return 0;
+}
+
+/*
+ * Copy @len bytes at @off of the model region.  The trainer writes it in
+ * place while we copy; clients check what they get against the region's
+ * checksums, exactly as after a one-sided READ.
+ */
+static int ordo_rpc_model_copy(struct ordo_model_mem *mm, u64 off, void *dst,
+			       u32 len)
+{
+	u64 chunk = 1ULL << mm->chunk_shift;
+	u8 *d = dst;
+
+	while (len) {
+		u64 idx = off >> mm->chunk_shift;
+		u32 in = off & (chunk - 1);
+		u32 n = min_t(u64, len, chunk - in);
+		struct page *page;
+
+		if (idx >= mm->chunks.max)
+			return -ERANGE;
+		page = ordo_chunks_page(&mm->chunks,
+					(unsigned long)idx << mm->chunks.order);
+		if (!page)
+			return -ERANGE;
+		memcpy(d, (u8 *)page_address(page) + in, n);
+		d += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* The epoch in the region header now (0: no model). */
+static u64 ordo_rpc_model_epoch(struct ordo_model_mem *mm)
+{
+	__le64 epoch;
+
+	/* Ordered after the bytes copied before. */
+	smp_rmb();
+	if (ordo_rpc_model_copy(mm, offsetof(struct ordo_model_hdr, epoch),
+				&epoch, sizeof(epoch)))
+		return 0;
+	return le64_to_cpu(epoch);
+}
+
+/* Copy the requested part of the published model into the reply. */
+static int ordo_rpc_model_part(struct ordo_rpc *r, struct ordo_model_mem *mm,
+			       const struct ordo_wire_model_req *req,
+			       struct ordo_wire_model_rep *rep)
+{
+	u32 room = r->room - sizeof(*rep), index = le32_to_cpu(req->index);
+	u32 count = le32_to_cpu(req->count), off = le32_to_cpu(req->offset);
+	u8 hdr[ORDO_MODEL_HDR_SIZE], *data = (u8 *)(rep + 1);
+	struct ordo_model_layout lay;
+	u64 soff, slen, n, total;
+	int ret;
+
+	if (ordo_rpc_model_copy(mm, 0, hdr, sizeof(hdr)) ||
+	    ordo_model_parse_hdr(hdr, sizeof(hdr), &lay))
+		return -ENOENT;
+	switch (le16_to_cpu(req->part)) {
+	case ORDO_WIRE_MODEL_TOP:
+		/* Header, pivots and descriptors: ordo_model_load_top(). */
+		total = lay.model_size;
+		if (off > total)
+			return -EINVAL;
+		n = min_t(u64, total - off, room);
+		ret = ordo_rpc_model_copy(mm, off, data, n);
+		break;
+	case ORDO_WIRE_MODEL_SUB:
+		/* Descriptor, then its slice if it fits: ordo_model_load_sub(). */
+		if (index >= lay.nsub)
+			return -EINVAL;
+		ret = ordo_rpc_model_copy(mm, lay.desc_off +
+					  (u64)ORDO_MODEL_DESC_SIZE * index,
+					  data, ORDO_MODEL_DESC_SIZE);
+		if (ret)
+			break;
+		if (ordo_model_desc_slice(&lay, data, &soff, &slen))
+			return -ENOENT;
+		total = ORDO_MODEL_DESC_SIZE + slen;
+		n = ORDO_MODEL_DESC_SIZE;
+		if (total <= room) {
+			ret = ordo_rpc_model_copy(mm, soff,
+						  data + ORDO_MODEL_DESC_SIZE,
+						  slen);
+			n = total;
+		}
+		break;
+	default:
+		/* TT entries [index, index + count). */
+		total = lay.tt_cap;
+		if (index > total || count > total - index)
+			return -EINVAL;
+		n = (u64)min_t(u32, count, room / ORDO_TT_ENTRY_SIZE) *
+		    ORDO_TT_ENTRY_SIZE;
+		ret = ordo_rpc_model_copy(mm, lay.tt_off +
+					  (u64)ORDO_TT_ENTRY_SIZE * index,
+					  data, n);
+		break;
+	}
+	if (ret)
+		return -ENOENT;
+	rep->epoch = cpu_to_le64(lay.epoch);
+	rep->total = cpu_to_le32(total);
+	rep->returned = cpu_to_le32(n);
+	r->len = sizeof(*rep) + n;
+	/* A new epoch was published meanwhile: the caller copies again. */
+	return ordo_rpc_model_epoch(mm) == lay.epoch ? 0 : -EAGAIN;
+}
+
+static int ordo_rpc_model_fetch(struct ordo_rpc *r, const u8 *body, u32 blen)
+{
+	const struct ordo_wire_model_req *req = (const void *)body;
+	struct ordo_wire_model_rep *rep = (void *)r->out;
+	u32 part, count;
+	int ret, tries;
+
+	if (blen != sizeof(*req) || req->flags)
+		return -EINVAL;
+	part = le16_to_cpu(req->part);
+	count = le32_to_cpu(req->count);
+	switch (part) {
+	case ORDO_WIRE_MODEL_TOP:
+		if (req->index || count)
+			return -EINVAL;
+		break;
+	case ORDO_WIRE_MODEL_SUB:
+		if (count || req->offset)
+			return -EINVAL;
+		break;
+	case ORDO_WIRE_MODEL_TT:
+		if (!count || req->offset)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (!r->od->trainer)
+		return -EOPNOTSUPP;
+	for (tries = 0; tries < 4; tries++) {
+		ret = ordo_rpc_model_part(r, &r->od->trainer->mem, req, rep);
+		if (ret != -EAGAIN)
+			return ret;
+		cond_resched();
+	}
+	/* Epochs follow each other this fast: the checksums will tell. */
+	return 0;
+}
+
+static int ordo_rpc_batch(struct ordo_rpc *r, const u8 *body, u32 blen)
+{
+	const struct ordo_wire_batch *b = (const void *)body;
+	struct ordo_wire_batch_rep *rep = (void *)r->out;
+	u32 count, off, i, size, nget = 0, need;
+	struct ordo_wire_batch_res *res;
+	u8 *vout;
+	int ret;
+
+	if (blen < sizeof(*b) || b->flags)
+		return -EINVAL;
+	count = le32_to_cpu(b->count);
+	if (!count)
+		return -EINVAL;
+	if (count > ORDO_WIRE_BATCH_MAX)
+		return -E2BIG;
+	/* Check every entry before running any. */
+	for (i = 0, off = sizeof(*b); i < count; i++, off += size) {
+		const struct ordo_wire_kv *kv = (const void *)(body + off);
+
+		ret = ordo_rpc_kv_check(r, kv, blen - off, &size);
+		if (ret)
+			return ret;
+		nget += kv->op == ORDO_WIRE_OP_GET;
+	}
+	if (off != blen)
+		return -EINVAL;
+	need = sizeof(*rep) + count * sizeof(*res) + nget * r->value_size;
+	if (need > r->room)
+		return -E2BIG;
+
+	rep->count = cpu_to_le32(count);
+	rep->reserved = 0;
+	res = (void *)(rep + 1);
+	vout = (u8 *)(res + count);
+	for (i = 0, off = sizeof(*b); i < count; i++, off += size) {
+		const struct ordo_wire_kv *kv = (const void *)(body + off);
+		u16 flags = 0;
+
+		size = sizeof(*kv) + ordo_wire_pad8(le16_to_cpu(kv->value_len));
+		ret = ordo_rpc_kv_exec(r, kv, vout, &flags);
+		if (ret)
+			ordo_stat_inc(r->od, ORDO_STAT_ERRORS);
+		res[i].status = cpu_to_le32(ordo_rpc_status(ret));
+		res[i].flags = flags;
+		res[i].reserved = 0;
+		res[i].value_len = 0;
+		if (!ret && kv->op == ORDO_WIRE_OP_GET) {
+			res[i].value_len = cpu_to_le16(r->value_size);
+			vout += r->value_size;
+		}
+	}
+	/* GET values packed behind the results, in entry order. */
+	r->len = vout - r->out;
+	return 0;
+}
+
+/**
+ * ordo_rpc_peek - note what a request needs before its reply is prepared
+ * @c: the connection, from its RPC work
+ * @req: the request, @len bytes as received (not validated yet)
+ * @len: bytes received
+ *
+ * A client that asks for the model (MODEL_FETCH, or REGIONS of the model
+ * kind) gets the model region registered from this reply on, so the keys
+ * it is about to receive are valid.
+ */
+void ordo_rpc_peek(struct ordo_rdma_conn *c, const void *req, u32 len)
+{
+	const struct ordo_wire_hdr *h = req;
+	const struct ordo_wire_regions_req *rr = (const void *)(h + 1);
+
+	if (c->want_model || len < sizeof(*h) + sizeof(*rr))
+		return;
+	if (h->op == ORDO_WIRE_OP_MODEL_FETCH ||
+	    (h->op == ORDO_WIRE_OP_REGIONS &&
+	     le16_to_cpu(rr->kind) == ORDO_WIRE_REGION_MODEL))
+		c->want_model = true;
+}
+
+/**
+ * ordo_rpc_handle - execute one request and build its reply
+ * @c: the connection, from its RPC work
+ * @req: the request, @len bytes as received
+ * @len: bytes received
+ * @out: the reply buffer, c->msg_size bytes
+ *
+ * Return: bytes of the reply, or -EPROTO when the message cannot even be
+ * answered (shorter than a header): the caller then disconnects.
+ */
+int ordo_rpc_handle(struct ordo_rdma_conn *c, const void *req, u32 len,
+		    void *out)
+{
+	const struct ordo_wire_hdr *h = req;
+	struct ordo_wire_hdr *rh = out;
+	struct ordo_rdma *srv = c->srv;
+	struct ordo_rpc r = {
+		.c = c,
+		.od = srv->od,
+		.value_size = srv->od->tree.geo.value_size,
+		.out = (u8 *)(rh + 1),
+		.room = c->msg_size - sizeof(*rh),
+	};
+	const u8 *body = (const u8 *)(h + 1);
+	u32 blen;
+	int ret;
+
+	/* Point operations go to ordo_kv_exec() with their wire number. */
+	BUILD_BUG_ON((int)ORDO_WIRE_OP_GET != (int)ORDO_OP_GET ||
+		     (int)ORDO_WIRE_OP_PUT != (int)ORDO_OP_PUT ||
+		     (int)ORDO_WIRE_OP_INSERT != (int)ORDO_OP_INSERT ||
+		     (int)ORDO_WIRE_OP_UPDATE != (int)ORDO_OP_UPDATE ||
+		     (int)ORDO_WIRE_OP_DELETE != (int)ORDO_OP_DELETE);
+
+	WRITE_ONCE(c->bytes_in, c->bytes_in + len);
+	if (len < sizeof(*h)) {
+		ordo_rdma_count_bytes(srv, len, 0);
+		ordo_rdma_count_error(srv);
+		return -EPROTO;
+	}
+	blen = len - sizeof(*h);
+	ordo_rdma_count_rpc(srv, h->op);
+	WRITE_ONCE(c->rpcs, c->rpcs + 1);
+
+	if (h->version != ORDO_WIRE_VERSION || le32_to_cpu(h->length) != len ||
+	    h->flags || h->status || h->pool_chunks) {
+		ret = -EPROTO;
+		goto reply;
+	}
+	switch (h->op) {
+	case ORDO_WIRE_OP_GET:
+	case ORDO_WIRE_OP_PUT:
+	case ORDO_WIRE_OP_INSERT:
+	case ORDO_WIRE_OP_UPDATE:
+	case ORDO_WIRE_OP_DELETE:
+		ret = ordo_rpc_point(&r, h->op, body, blen);
+		break;
+	case ORDO_WIRE_OP_SCAN:
+		ret = ordo_rpc_scan(&r, body, blen);
+		break;
+	case ORDO_WIRE_OP_INFO:
+		ret = ordo_rpc_info(&r, blen);
+		break;
+	case ORDO_WIRE_OP_REGIONS:
+		ret = ordo_rpc_regions(&r, body, blen);
+		break;
+	case ORDO_WIRE_OP_MODEL_FETCH:
+		ret = ordo_rpc_model_fetch(&r, body, blen);
+		break;
+	case ORDO_WIRE_OP_BATCH:
+		ret = ordo_rpc_batch(&r, body, blen);
+		break;
+	default:
+		ret = -EOPNOTSUPP;
+		break;
+	}
+reply:
+	/* Nothing of a failed request's partial body goes out. */
+	if (ret) {
+		r.len = 0;
+		r.flags = 0;
+		ordo_rdma_count_error(srv);
+		WRITE_ONCE(c->errors, c->errors + 1);
+		/* As the ioctls count them: every failed request. */
+		ordo_stat_inc(srv->od, ORDO_STAT_ERRORS);
+	}
+	rh->id = h->id;
+	rh->length = cpu_to_le32(sizeof(*rh) + r.len);
+	rh->version = ORDO_WIRE_VERSION;
+	rh->op = h->op;
+	rh->flags = cpu_to_le16(r.flags);
+	rh->status = cpu_to_le32(ordo_rpc_status(ret));
+	rh->pool_chunks = cpu_to_le32(c->tables[ORDO_RDMA_POOL].chunks);
+	ordo_rdma_count_bytes(srv, len, sizeof(*rh) + r.len);
+	WRITE_ONCE(c->bytes_out, c->bytes_out + sizeof(*rh) + r.len);
+	return sizeof(*rh) + r.len;
+}

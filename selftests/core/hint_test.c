@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of ordo_tree_update_hint() (native build of kmod/core): hints that
+ * hold are applied in place, every way a hint can be stale is detected, and
+ * hinted updates racing with splits never lose or misplace a value.
+ * Prints TAP; exits non-zero on any failure.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+
+#include "compat.h"
+#include "node.h"
+#include "pool.h"
+#include "tree.h"
+#include "tree_hint.h"
+
+static int tap_n, tap_failed;
+
+#define CHECK(c) do {							\
+	if (!(c)) {							\
+		printf("# %s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+		return 1;						\
+	}								\
+} while (0)
+
+#define CHECK_EQ(a, b) do {						\
+	long long __a = (long long)(a), __b = (long long)(b);		\
+	if (__a != __b) {						\
+		printf("# %s:%d: %s == %lld, expected %s == %lld\n",	\
+		       __FILE__, __LINE__, #a, __a, #b, __b);		\
+		return 1;						\
+	}								\
+} while (0)
+
+static void run(const char *name, int (*fn)(void))
+{
+	int r = fn();
+
+	printf("%sok %d - %s\n", r ? "not " : "", ++tap_n, name);
+	fflush(stdout);
+	if (r)
+		tap_failed++;
+}
+
+static long chunks_live;
+
+static void *t_chunk_alloc(void *ctx, u32 idx, size_t size)
+{
+	(void)ctx;
+	(void)idx;
+	__atomic_add_fetch(&chunks_live, 1, __ATOMIC_RELAXED);
+	return aligned_alloc(64, size);
+}
+
+static void t_chunk_free(void *ctx, u32 idx, void *mem, size_t size)
+{
+	(void)ctx;
+	(void)idx;
+	(void)size;
+	__atomic_sub_fetch(&chunks_live, 1, __ATOMIC_RELAXED);
+	free(mem);
+}
+
+static const struct ordo_pool_ops chunk_ops = {
+	.chunk_alloc = t_chunk_alloc,
+	.chunk_free = t_chunk_free,
+};
+
+static int tree_new(struct ordo_tree *t, u32 slots, u32 vs, u64 max_bytes)
+{
+	struct ordo_tree_params p;
+
+	ordo_tree_default_params(&p);
+	p.leaf_slots = slots;
+	p.value_size = vs;
+	p.chunk_size = 1 << 16;
+	p.max_bytes = max_bytes;
+	p.ops = &chunk_ops;
+	return ordo_tree_init(t, &p);
+}
+
+static void vfill(void *buf, u32 vs, u64 key, u64 tag)
+{
+	u64 *w = buf;
+	u32 i;
+
+	for (i = 0; i < vs / 8; i++)
+		w[i] = key * 0x9e3779b97f4a7c15ULL + tag * 31 + i;
+}
+
+static int vcheck(const void *buf, u32 vs, u64 key, u64 tag)
+{
+	u64 tmp[128];
+
+	vfill(tmp, vs, key, tag);
+	return !memcmp(tmp, buf, vs);
+}
+
+/* Where a key lives now: the leaf's number and incarnation. */
+static int locate(struct ordo_tree *t, u64 key, u32 *leaf, u32 *inc)
+{
+	struct ordo_leaf_iter it;
+	struct ordo_leaf_snap s;
+	int r;
+
+	if (ordo_leaf_iter_start(&it, t, key))
+		return -1;
+	r = ordo_leaf_iter_next(&it, &s);
+	ordo_leaf_iter_end(&it);
+	if (r != 1)
+		return -1;
+	*leaf = s.node_no;
+	*inc = s.incarnation;
+	return 0;
+}
+
+static u64 node_version(struct ordo_tree *t, u32 n)
+{
+	return le64_to_cpu(ordo_pool_node(&t->pool, n)->version);
+}
+
+/* A hint that holds updates in place and republishes a valid node. */
+static int t_hit(void)
+{
+	u8 val[64], got[64], copy[4096];
+	struct ordo_tree t;
+	u32 leaf, inc, inc2;
+	u64 k, v0;
+
+	CHECK(!tree_new(&t, 8, 64, 8 << 20));
+	CHECK(t.geo.node_size <= sizeof(copy));
+	for (k = 0; k < 2000; k++) {
+		vfill(val, 64, k, 0);
+		CHECK(!ordo_tree_put(&t, k * 3, val));
+	}
+	for (k = 0; k < 2000; k += 7) {
+		CHECK(!locate(&t, k * 3, &leaf, &inc));
+		v0 = node_version(&t, leaf);
+		vfill(val, 64, k, 1);
+		CHECK_EQ(ordo_tree_update_hint(&t, leaf, inc, k * 3, val), 0);
+		CHECK_EQ(node_version(&t, leaf), v0 + 2);
+		CHECK(!ordo_tree_get(&t, k * 3, got));
+		CHECK(vcheck(got, 64, k, 1));
+		/* What a remote reader would copy validates (checksum). */
+		CHECK_EQ(ordo_node_copy_validate(copy, ordo_pool_node(&t.pool, leaf),
+						 &t.geo), 0);
+		/* Same leaf, same incarnation: an update is no split. */
+		CHECK(!locate(&t, k * 3, &leaf, &inc2));
+		CHECK_EQ(inc2, inc);
+	}
+	ordo_tree_destroy(&t);
+	return 0;
+}
+
+/* Inside the leaf's fences but absent: ENOENT, and nothing changes. */
+static int t_absent(void)
+{
+	struct ordo_tree t;
+	u64 v = 7, k, ver;
+	u32 leaf, inc;
+
+	CHECK(!tree_new(&t, 8, 8, 8 << 20));
+	for (k = 0; k < 500; k++)
+		CHECK(!ordo_tree_put(&t, k * 10, &v));
+	CHECK(!locate(&t, 2005, &leaf, &inc));
+	ver = node_version(&t, leaf);
+	CHECK_EQ(ordo_tree_update_hint(&t, leaf, inc, 2005, &v), -ENOENT);
+	CHECK_EQ(node_version(&t, leaf), ver);
+	CHECK_EQ(ordo_tree_get(&t, 2005, NULL), -ENOENT);
+	/* A deleted key, same leaf. */
+	CHECK(!ordo_tree_delete(&t, 2000));
+	CHECK(!locate(&t, 2000, &leaf, &inc));
+	CHECK_EQ(ordo_tree_update_hint(&t, leaf, inc, 2000, &v), -ENOENT);
+	CHECK_EQ(ordo_tree_get(&t, 2000, NULL), -ENOENT);
+	ordo_tree_destroy(&t);
+	return 0;
+}
+
+/* Wrong incarnation, or a key outside the fences: ESTALE, no change. */
+static int t_stale(void)
+{
+	u64 v = 1, w = 2, got, k, ver;
+	struct ordo_tree t;
+	u32 leaf, inc, other, oinc;
+
+	CHECK(!tree_new(&t, 8, 8, 8 << 20));
+	for (k = 0; k < 500; k++)
+		CHECK(!ordo_tree_put(&t, k, &v));
+	CHECK(!locate(&t, 100, &leaf, &inc));
+	ver = node_version(&t, leaf);
+	CHECK_EQ(ordo_tree_update_hint(&t, leaf, inc + 1, 100, &w), -ESTALE);
+	CHECK_EQ(ordo_tree_update_hint(&t, leaf, inc - 1, 100, &w), -ESTALE);
+	CHECK_EQ(node_version(&t, leaf), ver);
+	CHECK(!ordo_tree_get(&t, 100, &got));
+	CHECK_EQ(got, 1);
+	/* A live leaf with the right incarnation, but another key range. */
+	CHECK(!locate(&t, 400, &other, &oinc));
+	CHECK(other != leaf);
+	CHECK_EQ(ordo_tree_update_hint(&t, other, oinc, 100, &w), -ESTALE);
+	CHECK_EQ(ordo_tree_update_hint(&t, leaf, inc, 400, &w), -ESTALE);
+	CHECK(!ordo_tree_get(&t, 400, &got));
+	CHECK_EQ(got, 1);
+	ordo_tree_destroy(&t);
+	return 0;
+}
+
+/* A split changes both halves' incarnations: the old hint is stale. */
+static int t_after_split(void)
+{
+	u64 v = 1, w = 2, got, k;
+	struct ordo_tree t;
+	u32 leaf, inc, nleaf, ninc;
+
+	CHECK(!tree_new(&t, 8, 8, 8 << 20));
+	for (k = 0; k < 8; k++)
+		CHECK(!ordo_tree_put(&t, k * 100, &v));
+	CHECK(!locate(&t, 0, &leaf, &inc));
+	CHECK(!locate(&t, 700, &nleaf, &ninc));
+	CHECK_EQ(nleaf, leaf);
+	/* The leaf is full: one more key splits it. */
+	CHECK(!ordo_tree_put(&t, 350, &v));
+	CHECK_EQ(ordo_tree_update_hint(&t, leaf, inc, 0, &w), -ESTALE);
+	CHECK_EQ(ordo_tree_update_hint(&t, leaf, inc, 700, &w), -ESTALE);
+	CHECK(!ordo_tree_get(&t, 0, &got));
+	CHECK_EQ(got, 1);
+	/* Fresh hints for both halves work. */
+	CHECK(!locate(&t, 0, &leaf, &inc));
+	CHECK(!locate(&t, 700, &nleaf, &ninc));
+	CHECK(nleaf != leaf);
+	CHECK_EQ(ordo_tree_update_hint(&t, leaf, inc, 0, &w), 0);
+	CHECK_EQ(ordo_tree_update_hint(&t, nleaf, ninc, 700, &w), 0);
+	CHECK(!ordo_tree_get(&t, 700, &got));
+	CHECK_EQ(got, 2);
+	ordo_tree_destroy(&t);
+	return 0;
+}
+
+/* Numbers that are not leaves: superblock, inner, unused, free, unmapped. */
+static int t_not_a_leaf(void)
+{
+	struct ordo_node_hdr *h;
+	struct ordo_tree t;
+	u64 v = 1, k, got;
+	u32 n, free_no;
+
+	CHECK(!tree_new(&t, 4, 8, 8 << 20));
+	for (k = 0; k < 2000; k++)
+		CHECK(!ordo_tree_put(&t, k, &v));
+	CHECK(t.height >= 3);
+	/* Node 0 is the superblock. */
+	CHECK_EQ(ordo_tree_update_hint(&t, 0, 0, 5, &v), -ESTALE);
+	h = ordo_pool_node(&t.pool, 0);
+	CHECK_EQ(ordo_tree_update_hint(&t, 0, le32_to_cpu(h->incarnation), 5,
+				       &v), -ESTALE);
+	/* The root is an inner node whose fences cover every key. */
+	n = t.root;
+	h = ordo_pool_node(&t.pool, n);
+	CHECK(h->level > 0);
+	CHECK_EQ(ordo_tree_update_hint(&t, n, le32_to_cpu(h->incarnation), 5,
+				       &v), -ESTALE);
+	/* Never handed out: all zeroes, incarnation 0. */
+	n = t.pool.next;
+	CHECK(n < t.pool.nr_chunks * t.pool.nodes_per_chunk);
+	CHECK_EQ(ordo_tree_update_hint(&t, n, 0, 5, &v), -ESTALE);
+	CHECK_EQ(le64_to_cpu(ordo_pool_node(&t.pool, n)->version), 0);
+	/* Past every published chunk, and the largest number. */
+	n = t.pool.nr_chunks * t.pool.nodes_per_chunk;
+	CHECK_EQ(ordo_tree_update_hint(&t, n, 0, 5, &v), -ESTALE);
+	CHECK_EQ(ordo_tree_update_hint(&t, U32_MAX, 0, 5, &v), -ESTALE);
+	/* A freed node keeps its number but is marked free. */
+	CHECK(!ordo_pool_reserve(&t.pool, 1));
+	free_no = ordo_pool_take(&t.pool);
+	ordo_pool_free(&t.pool, free_no);
+	h = ordo_pool_node(&t.pool, free_no);
+	CHECK(h->flags & ORDO_NODE_F_FREE);
+	CHECK_EQ(ordo_tree_update_hint(&t, free_no,
+				       le32_to_cpu(h->incarnation), 5, &v),
+		 -ESTALE);
+	CHECK(!ordo_tree_get(&t, 5, &got));
+	CHECK_EQ(got, 1);
+	ordo_tree_destroy(&t);
+	return 0;
+}
+
+/*
+ * Concurrency: updaters own disjoint keys and write increasing tags,
+ * through hints that go stale while inserters split the leaves under
+ * them.  At the end every key holds its owner's last tag.
+ */
+#define C_UPDATERS	3
+#define C_KEYS		400
+#define C_ROUNDS	60
+
+struct c_arg {
+	struct ordo_tree *t;
+	int id;
+	u64 hits;
+	u64 stale;
+	int err;
+};
+
+static void *c_updater(void *p)
+{
+	struct c_arg *a = p;
+	u32 leaf[C_KEYS], inc[C_KEYS];
+	u8 val[32];
+	int r, i, k;
+
+	for (k = 0; k < C_KEYS; k++)
+		if (locate(a->t, (u64)k * 1000 + a->id, &leaf[k], &inc[k]))
+			a->err = 1;
+	for (r = 1; r <= C_ROUNDS && !a->err; r++) {
+		for (k = 0; k < C_KEYS; k++) {
+			u64 key = (u64)k * 1000 + a->id;
+
+			vfill(val, 32, key, r);
+			i = ordo_tree_update_hint(a->t, leaf[k], inc[k], key, val);
+			if (i == 0) {
+				a->hits++;
+				continue;
+			}
+			if (i != -ESTALE) {
+				a->err = 2;
+				break;
+			}
+			a->stale++;
+			if (ordo_tree_update(a->t, key, val)) {
+				a->err = 3;
+				break;
+			}
+			/* Refresh the hint as a client would after a READ. */
+			if (locate(a->t, key, &leaf[k], &inc[k])) {
+				a->err = 4;
+				break;
+			}
+		}
+	}
+	return NULL;
+}
+
+static void *c_inserter(void *p)
+{
+	struct c_arg *a = p;
+	u8 val[32];
+	u64 k;
+
+	/* Keys between the updaters' keys: splits all over the range. */
+	for (k = 0; k < C_KEYS * 20; k++) {
+		u64 key = (k % C_KEYS) * 1000 + 100 + k / C_KEYS;
+
+		vfill(val, 32, key, 0);
+		if (ordo_tree_put(a->t, key, val)) {
+			a->err = 5;
+			break;
+		}
+	}
+	return NULL;
+}
+
+static int t_concurrent(void)
+{
+	struct c_arg args[C_UPDATERS + 1];
+	pthread_t th[C_UPDATERS + 1];
+	struct ordo_tree t;
+	u64 hits = 0, stale = 0;
+	u8 val[32];
+	int i, k;
+
+	CHECK(!tree_new(&t, 8, 32, 64 << 20));
+	for (i = 0; i < C_UPDATERS; i++)
+		for (k = 0; k < C_KEYS; k++) {
+			u64 key = (u64)k * 1000 + i;
+
+			vfill(val, 32, key, 0);
+			CHECK(!ordo_tree_put(&t, key, val));
+		}
+	memset(args, 0, sizeof(args));
+	for (i = 0; i <= C_UPDATERS; i++) {
+		args[i].t = &t;
+		args[i].id = i;
+		CHECK(!pthread_create(&th[i], NULL,
+				      i < C_UPDATERS ? c_updater : c_inserter,
+				      &args[i]));
+	}
+	for (i = 0; i <= C_UPDATERS; i++)
+		pthread_join(th[i], NULL);
+	for (i = 0; i <= C_UPDATERS; i++) {
+		CHECK_EQ(args[i].err, 0);
+		hits += args[i].hits;
+		stale += args[i].stale;
+	}
+	printf("# %llu hinted updates applied, %llu stale hints\n",
+	       (unsigned long long)hits, (unsigned long long)stale);
+	CHECK(hits > 0);
+	CHECK(stale > 0);
+	for (i = 0; i < C_UPDATERS; i++)
+		for (k = 0; k < C_KEYS; k++) {
+			u64 key = (u64)k * 1000 + i;
+
+			CHECK(!ordo_tree_get(&t, key, val));
+			CHECK(vcheck(val, 32, key, C_ROUNDS));
+		}
+	ordo_tree_destroy(&t);
+	return 0;
+}
+
+int main(void)
+{
+	run("hint that holds updates in place", t_hit);
+	run("absent key in the hinted leaf is ENOENT", t_absent);
+	run("wrong incarnation or fences are ESTALE", t_stale);
+	run("split makes old hints stale", t_after_split);
+	run("non-leaf node numbers are ESTALE", t_not_a_leaf);
+	run("hinted updates racing with splits", t_concurrent);
+	printf("1..%d\n", tap_n);
+	if (chunks_live) {
+		printf("# %ld chunks leaked\n", chunks_live);
+		return 1;
+	}
+	return tap_failed ? 1 : 0;
+}

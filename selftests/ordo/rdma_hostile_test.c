@@ -1,0 +1,589 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hostile RDMA clients: random and mutated messages, every truncation of
+ * every request, huge counts, wrong versions, messages too short to answer
+ * or too long to receive, more requests than credits, connect/disconnect
+ * storms, and clients that vanish with requests in flight.  Each gets an
+ * error reply or a disconnect, the server keeps serving, the store stays
+ * consistent, and no acknowledged write is lost.
+ */
+#define _GNU_SOURCE
+/*
+ * The harness runs each test body after setjmp(); once the body is inlined
+ * its locals look clobberable, but none is used after a longjmp().
+ */
+#pragma GCC diagnostic ignored "-Wclobbered"
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/wait.h>
+
+#include "ordo_test.h"
+#include "kselftest_harness.h"
+#include "rdma_client.h"
+
+#define KBASE	0x6800000000000000ULL
+
+FIXTURE(hostile) {
+	int fd;
+	uint32_t vs;
+	struct rc_conn c;
+	struct rc_res res;
+};
+
+static uint64_t rng = 0x2545f4914f6cdd1dULL;
+
+static uint64_t rnd(void)
+{
+	uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Wait until the server has released all but @n connections. */
+static long long wait_conns(long long n)
+{
+	long long now = -1;
+	int i;
+
+	for (i = 0; i < 400; i++) {
+		now = rc_sysfs_u64("stats/connections");
+		if (now <= n)
+			break;
+		usleep(50000);
+	}
+	return now;
+}
+
+/* Known keys: KBASE + i, value version i, for i < 256. */
+static int known_put(int fd, uint32_t vs)
+{
+	uint8_t v[ORDO_VALUE_SIZE_MAX];
+	int i, ret;
+
+	for (i = 0; i < 256; i++) {
+		t_fill(v, vs, KBASE + i, i);
+		ret = t_kv(fd, ORDO_IOC_PUT, KBASE + i, v, vs);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int known_check(int fd, uint32_t vs)
+{
+	uint8_t v[ORDO_VALUE_SIZE_MAX];
+	int i, ret;
+
+	for (i = 0; i < 256; i++) {
+		ret = t_kv(fd, ORDO_IOC_GET, KBASE + i, v, vs);
+		if (ret)
+			return ret;
+		if (t_version(v, vs, KBASE + i) != i)
+			return -EIO;
+	}
+	return 0;
+}
+
+/* Full-store check through /dev/ordo: keys in strictly ascending order. */
+static int store_check(int fd)
+{
+	uint64_t keys[1024], last = 0, total = 0;
+	struct ordo_scan sc;
+	bool first = true;
+	uint32_t i;
+	int ret;
+
+	for (;;) {
+		memset(&sc, 0, sizeof(sc));
+		sc.keys = (uintptr_t)keys;
+		sc.count = 1024;
+		sc.start = first ? 0 : last + 1;
+		ret = t_ioctl(fd, ORDO_IOC_SCAN, &sc);
+		if (ret)
+			return ret;
+		for (i = 0; i < sc.returned; i++) {
+			if (!first && keys[i] <= last)
+				return -EIO;
+			last = keys[i];
+			first = false;
+		}
+		total += sc.returned;
+		if (!sc.more)
+			break;
+	}
+	return total == t_sysfs_u64("stats/keys") ? 0 : -EIO;
+}
+
+FIXTURE_SETUP(hostile)
+{
+	/* The guest always has rxe and the server: their absence is a bug. */
+	ASSERT_TRUE(rc_available());
+	ASSERT_EQ(0, rc_set_param("token", "\n"));
+	ASSERT_EQ(0, rc_set_param("max_connections", "64"));
+	self->fd = open(ORDO_DEV, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	self->vs = t_value_size(self->fd);
+	ASSERT_EQ(0, t_clear(self->fd));
+	ASSERT_EQ(0, known_put(self->fd, self->vs));
+	/* Verbs objects with no client connected, to find leaks later. */
+	ASSERT_EQ(0, wait_conns(0));
+	ASSERT_EQ(0, rc_res_count("rxe0", &self->res));
+}
+
+FIXTURE_TEARDOWN(hostile)
+{
+	rc_close(&self->c);
+	if (self->fd > 0) {
+		EXPECT_EQ(0, known_check(self->fd, self->vs));
+		EXPECT_EQ(0, store_check(self->fd));
+		t_clear(self->fd);
+		close(self->fd);
+	}
+	/* Every hostile connection is gone, and all it held with it. */
+	EXPECT_EQ(0, wait_conns(0));
+	{
+		struct rc_res now;
+
+		EXPECT_EQ(0, rc_res_count("rxe0", &now));
+		EXPECT_EQ(self->res.pd, now.pd);
+		EXPECT_EQ(self->res.qp, now.qp);
+		EXPECT_EQ(self->res.cm_id, now.cm_id);
+		EXPECT_EQ(self->res.mr, now.mr);
+		EXPECT_EQ(0, rc_sysfs_u64("stats/registered_bytes"));
+	}
+}
+
+/* Reconnect if the last message made the server hang up. */
+static void ensure_conn(struct __test_metadata *_metadata, struct rc_conn *c)
+{
+	if (c->qp && !c->dead)
+		return;
+	rc_close(c);
+	ASSERT_EQ(0, rc_connect(c, NULL));
+}
+
+/*
+ * Send @msg and classify what comes back: 1 for a well-formed reply to
+ * it (with any status), 0 for a disconnect, -1 for anything else.
+ */
+static int probe(struct rc_conn *c, const void *msg, uint32_t len,
+		 uint64_t id, uint8_t op)
+{
+	int ret = rc_send_raw(c, msg, len);
+
+	if (ret)
+		return -1;
+	ret = rc_wait_reply(c, RC_TIMEOUT_MS);
+	if (ret == -ECONNRESET)
+		return 0;
+	if (ret)
+		return -1;
+	return rc_check_reply(c, id, op) == -EBADMSG ? -1 : 1;
+}
+
+TEST_F_TIMEOUT(hostile, random_messages, 600)
+{
+	uint8_t msg[16384];
+	int i, replies = 0, drops = 0;
+
+	ensure_conn(_metadata, &self->c);
+	for (i = 0; i < 1500; i++) {
+		struct ordo_wire_hdr *h = (void *)msg;
+		uint32_t len, j;
+		uint64_t id = rnd();
+		int r;
+
+		ensure_conn(_metadata, &self->c);
+		len = rnd() % (self->c.max_msg + 1);
+		for (j = 0; j < len; j++)
+			msg[j] = rnd();
+		/* Mostly plausible headers, so the bodies get parsed too. */
+		if (len >= sizeof(*h) && i % 4) {
+			h->id = htole64(id);
+			h->length = htole32(i % 8 ? len : rnd());
+			h->version = i % 16 ? ORDO_WIRE_VERSION : rnd();
+			h->op = rnd() % 12;
+			h->flags = 0;
+			h->status = 0;
+			h->pool_chunks = 0;
+		}
+		if (len < sizeof(*h)) {
+			/* Too short to answer: the server hangs up. */
+			ASSERT_EQ(0, probe(&self->c, msg, len, 0, 0));
+			drops++;
+			continue;
+		}
+		r = probe(&self->c, msg, len, le64toh(h->id), h->op);
+		ASSERT_EQ(1, r);
+		replies++;
+	}
+	TH_LOG("%d replies, %d disconnects", replies, drops);
+	EXPECT_LT(1000, replies);
+	/* Still serving. */
+	ensure_conn(_metadata, &self->c);
+	EXPECT_EQ(0, rc_call(&self->c, ORDO_WIRE_OP_INFO, NULL, 0));
+}
+
+/* Valid requests with bytes flipped: an answer every time, never a crash. */
+TEST_F_TIMEOUT(hostile, mutated_requests, 600)
+{
+	uint8_t msg[4096];
+	int i;
+
+	ensure_conn(_metadata, &self->c);
+	for (i = 0; i < 1500; i++) {
+		struct ordo_wire_hdr *h = (void *)msg;
+		struct ordo_wire_kv *kv = (void *)(h + 1);
+		uint32_t len = sizeof(*h) + sizeof(*kv) + self->vs, j;
+		int flips = 1 + rnd() % 4, r;
+
+		memset(msg, 0, sizeof(msg));
+		h->id = htole64(i + 1);
+		h->length = htole32(len);
+		h->version = ORDO_WIRE_VERSION;
+		h->op = ORDO_WIRE_OP_PUT + rnd() % 3;
+		kv->op = h->op;
+		/* Keys clear of the known ones, whatever gets flipped. */
+		kv->key = htole64(0x1000000000000000ULL | rnd());
+		kv->value_len = htole16(self->vs);
+		for (j = 0; j < (uint32_t)flips; j++)
+			msg[sizeof(*h) + rnd() % (len - sizeof(*h))] ^= 1 << (rnd() % 8);
+		if (i % 5 == 0)
+			len -= 1 + rnd() % (len - sizeof(*h));
+		ensure_conn(_metadata, &self->c);
+		r = probe(&self->c, msg, len, i + 1, h->op);
+		ASSERT_EQ(1, r);
+	}
+}
+
+/* Every truncation of every request: an error reply, nothing written. */
+TEST_F(hostile, truncated_requests)
+{
+	uint8_t msg[4096], g[ORDO_VALUE_SIZE_MAX];
+	struct ordo_wire_hdr *h = (void *)msg;
+	struct ordo_wire_kv *kv = (void *)(h + 1);
+	uint64_t key = KBASE + 1000;
+	uint32_t full, cut, op;
+
+	ensure_conn(_metadata, &self->c);
+	for (op = ORDO_WIRE_OP_GET; op <= ORDO_WIRE_OP_BATCH; op++) {
+		memset(msg, 0, sizeof(msg));
+		h->version = ORDO_WIRE_VERSION;
+		h->op = op;
+		full = sizeof(*h);
+		switch (op) {
+		case ORDO_WIRE_OP_SCAN:
+			((struct ordo_wire_scan_req *)(h + 1))->count = htole32(4);
+			full += sizeof(struct ordo_wire_scan_req);
+			break;
+		case ORDO_WIRE_OP_INFO:
+			continue;
+		case ORDO_WIRE_OP_REGIONS:
+			((struct ordo_wire_regions_req *)(h + 1))->kind =
+				htole16(ORDO_WIRE_REGION_POOL);
+			full += sizeof(struct ordo_wire_regions_req);
+			break;
+		case ORDO_WIRE_OP_MODEL_FETCH:
+			((struct ordo_wire_model_req *)(h + 1))->part =
+				htole16(ORDO_WIRE_MODEL_TOP);
+			full += sizeof(struct ordo_wire_model_req);
+			break;
+		case ORDO_WIRE_OP_BATCH:
+			((struct ordo_wire_batch *)(h + 1))->count = htole32(1);
+			kv = (void *)((uint8_t *)(h + 1) + sizeof(struct ordo_wire_batch));
+			kv->op = ORDO_WIRE_OP_PUT;
+			kv->key = htole64(key);
+			kv->value_len = htole16(self->vs);
+			full += sizeof(struct ordo_wire_batch) + sizeof(*kv) + self->vs;
+			break;
+		default:
+			kv = (void *)(h + 1);
+			kv->op = op;
+			kv->key = htole64(key);
+			if (op != ORDO_WIRE_OP_GET && op != ORDO_WIRE_OP_DELETE) {
+				kv->value_len = htole16(self->vs);
+				full += self->vs;
+			}
+			full += sizeof(*kv);
+			break;
+		}
+		for (cut = sizeof(*h); cut < full; cut++) {
+			/* Header length as sent: a mismatch, EPROTO. */
+			h->id = htole64(cut);
+			h->length = htole32(full);
+			ASSERT_EQ(1, probe(&self->c, msg, cut, cut, op));
+			EXPECT_EQ(-EPROTO, rc_check_reply(&self->c, cut, op));
+			/* Header length matching the cut: a short body. */
+			h->length = htole32(cut);
+			ASSERT_EQ(1, probe(&self->c, msg, cut, cut, op));
+			EXPECT_NE(0, rc_check_reply(&self->c, cut, op));
+		}
+		/* The whole request works. */
+		h->length = htole32(full);
+		h->id = htole64(full);
+		ASSERT_EQ(1, probe(&self->c, msg, full, full, op))
+			TH_LOG("op %u, %u bytes", op, full);
+		if (op == ORDO_WIRE_OP_MODEL_FETCH) {
+			/* Whether a model is published yet or not. */
+			int st = rc_check_reply(&self->c, full, op);
+
+			EXPECT_TRUE(st == 0 || st == -ENOENT);
+		} else {
+			EXPECT_EQ(op == ORDO_WIRE_OP_GET ||
+				  op == ORDO_WIRE_OP_UPDATE ||
+				  op == ORDO_WIRE_OP_DELETE ? -ENOENT : 0,
+				  rc_check_reply(&self->c, full, op));
+		}
+		if (op == ORDO_WIRE_OP_PUT || op == ORDO_WIRE_OP_INSERT ||
+		    op == ORDO_WIRE_OP_BATCH) {
+			EXPECT_EQ(0, t_kv(self->fd, ORDO_IOC_DELETE, key, NULL, 0));
+		}
+		/* No truncation wrote anything. */
+		EXPECT_EQ(-ENOENT, t_kv(self->fd, ORDO_IOC_GET, key, g, self->vs));
+	}
+}
+
+TEST_F(hostile, huge_counts_and_wrong_versions)
+{
+	uint8_t msg[256] = { 0 };
+	struct ordo_wire_hdr *h = (void *)msg;
+	struct ordo_wire_scan_req *s = (void *)(h + 1);
+	struct ordo_wire_batch *b = (void *)(h + 1);
+	struct ordo_wire_kv *kv = (void *)(b + 1);
+	static const uint8_t versions[] = { 0, 2, 3, 0x7f, 0xff };
+	unsigned int i;
+
+	ensure_conn(_metadata, &self->c);
+	h->version = ORDO_WIRE_VERSION;
+	h->op = ORDO_WIRE_OP_SCAN;
+	h->length = htole32(sizeof(*h) + sizeof(*s));
+	s->count = htole32(0xffffffff);
+	ASSERT_EQ(1, probe(&self->c, msg, sizeof(*h) + sizeof(*s), 0, h->op));
+	EXPECT_EQ(-E2BIG, rc_check_reply(&self->c, 0, h->op));
+
+	memset(msg, 0, sizeof(msg));
+	h->version = ORDO_WIRE_VERSION;
+	h->op = ORDO_WIRE_OP_BATCH;
+	h->length = htole32(sizeof(*h) + sizeof(*b) + sizeof(*kv));
+	b->count = htole32(0x80000000);
+	kv->op = ORDO_WIRE_OP_DELETE;
+	ASSERT_EQ(1, probe(&self->c, msg, le32toh(h->length), 0, h->op));
+	EXPECT_EQ(-E2BIG, rc_check_reply(&self->c, 0, h->op));
+	/* A value length far past the message. */
+	memset(msg, 0, sizeof(msg));
+	h->version = ORDO_WIRE_VERSION;
+	h->op = ORDO_WIRE_OP_PUT;
+	kv = (void *)(h + 1);
+	kv->op = ORDO_WIRE_OP_PUT;
+	kv->value_len = htole16(0xffff);
+	h->length = htole32(sizeof(*h) + sizeof(*kv) + 8);
+	ASSERT_EQ(1, probe(&self->c, msg, le32toh(h->length), 0, h->op));
+	EXPECT_EQ(-EINVAL, rc_check_reply(&self->c, 0, h->op));
+	/* Header fields that must be zero in requests. */
+	h->length = htole32(sizeof(*h));
+	h->op = ORDO_WIRE_OP_INFO;
+	h->status = htole32(1);
+	ASSERT_EQ(1, probe(&self->c, msg, sizeof(*h), 0, h->op));
+	EXPECT_EQ(-EPROTO, rc_check_reply(&self->c, 0, h->op));
+	h->status = 0;
+	h->pool_chunks = htole32(3);
+	ASSERT_EQ(1, probe(&self->c, msg, sizeof(*h), 0, h->op));
+	EXPECT_EQ(-EPROTO, rc_check_reply(&self->c, 0, h->op));
+	h->pool_chunks = 0;
+	h->flags = htole16(1);
+	ASSERT_EQ(1, probe(&self->c, msg, sizeof(*h), 0, h->op));
+	EXPECT_EQ(-EPROTO, rc_check_reply(&self->c, 0, h->op));
+	h->flags = 0;
+	/* Wrong versions: EPROTO, and the reply speaks version 1. */
+	for (i = 0; i < sizeof(versions); i++) {
+		h->version = versions[i];
+		h->id = htole64(77 + i);
+		ASSERT_EQ(0, rc_send_raw(&self->c, msg, sizeof(*h)));
+		ASSERT_EQ(0, rc_wait_reply(&self->c, RC_TIMEOUT_MS));
+		EXPECT_EQ(-EPROTO, rc_check_reply(&self->c, 77 + i, h->op));
+	}
+}
+
+TEST_F(hostile, short_and_oversized_messages_disconnect)
+{
+	uint8_t msg[65536 * 2] = { 0 };
+	long long before = rc_sysfs_u64("stats/connections");
+
+	ensure_conn(_metadata, &self->c);
+	/* Shorter than a header: no reply is possible, the server hangs up. */
+	ASSERT_EQ(0, probe(&self->c, msg, 23, 0, 0));
+	rc_close(&self->c);
+	ensure_conn(_metadata, &self->c);
+	ASSERT_EQ(0, probe(&self->c, msg, 0, 0, 0));
+	rc_close(&self->c);
+	/* Longer than max_msg: the receive fails, the server hangs up. */
+	ensure_conn(_metadata, &self->c);
+	ASSERT_EQ(0, probe(&self->c, msg, self->c.max_msg + 1, 0, 0));
+	rc_close(&self->c);
+	EXPECT_GE(before, wait_conns(before));
+	ensure_conn(_metadata, &self->c);
+	EXPECT_EQ(0, rc_call(&self->c, ORDO_WIRE_OP_INFO, NULL, 0));
+}
+
+/* More requests than credits: receiver-not-ready, then all answered. */
+TEST_F_TIMEOUT(hostile, credits_exceeded, 120)
+{
+	uint8_t body[64] = { 0 };
+	struct ordo_wire_kv *kv = (void *)body;
+	uint64_t id = 0;
+	uint32_t i, n;
+
+	ensure_conn(_metadata, &self->c);
+	n = 3 * self->c.qd;
+	if (n > RC_QD_MAX)
+		n = RC_QD_MAX;
+	kv->op = ORDO_WIRE_OP_GET;
+	kv->key = htole64(KBASE + 5);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, rc_send_req(&self->c, ORDO_WIRE_OP_GET, body,
+					 sizeof(*kv), &id));
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, rc_wait_reply(&self->c, RC_TIMEOUT_MS));
+		/* Requests are executed in order. */
+		EXPECT_EQ(id - n + 1 + i, le64toh(rc_reply_hdr(&self->c)->id));
+	}
+	EXPECT_EQ(0, rc_call(&self->c, ORDO_WIRE_OP_INFO, NULL, 0));
+}
+
+/*
+ * A client that keeps sending but never takes its replies: once its
+ * receive queue is full the server's replies get receiver-not-ready NAKs
+ * (retried forever: the client set its REQ's RNR retry count to 7), all
+ * reply buffers end up in flight, and after 10 s the server hangs up on
+ * it rather than wait forever.
+ */
+TEST_F_TIMEOUT(hostile, client_stops_receiving, 120)
+{
+	uint8_t body[24] = { 0 };
+	long long t0;
+	uint64_t id;
+	uint32_t i;
+
+	ensure_conn(_metadata, &self->c);
+	body[10] = ORDO_WIRE_OP_GET;
+	/* qd replies fill our receives, 2 * qd fill the server's buffers. */
+	ASSERT_GE(RC_QD_MAX, 3 * self->c.qd + 1);
+	for (i = 0; i < 3 * self->c.qd + 1; i++)
+		ASSERT_EQ(0, rc_send_req(&self->c, ORDO_WIRE_OP_GET, body,
+					 sizeof(body), &id));
+	t0 = rc_now_ms();
+	EXPECT_EQ(0, wait_conns(0));
+	TH_LOG("server hung up after %lld ms", rc_now_ms() - t0);
+	/* The server still serves others. */
+	rc_close(&self->c);
+	ensure_conn(_metadata, &self->c);
+	EXPECT_EQ(0, rc_call(&self->c, ORDO_WIRE_OP_INFO, NULL, 0));
+}
+
+TEST_F_TIMEOUT(hostile, connect_disconnect_storm, 900)
+{
+	long long t0 = rc_now_ms(), total0, dt;
+	struct rc_conn c;
+	int i, n = 300;
+
+	total0 = rc_sysfs_u64("stats/connections_total");
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, rc_connect(&c, NULL));
+		switch (i % 3) {
+		case 0:		/* gone right after the accept */
+			break;
+		case 1:		/* one RPC, and the region table */
+			ASSERT_EQ(0, rc_call(&c, ORDO_WIRE_OP_INFO, NULL, 0));
+			ASSERT_EQ(0, rc_regions(&c));
+			break;
+		case 2: {	/* gone with a request in flight */
+			uint64_t id;
+			uint8_t body[24] = { 0 };
+
+			body[10] = ORDO_WIRE_OP_GET;
+			ASSERT_EQ(0, rc_send_req(&c, ORDO_WIRE_OP_GET, body,
+						 sizeof(body), &id));
+			break;
+		}
+		}
+		rc_close(&c);
+	}
+	dt = rc_now_ms() - t0;
+	TH_LOG("%d connect/disconnect cycles in %lld ms", n, dt);
+	printf("# storm: cycles=%d ms_per_cycle=%.1f\n", n, (double)dt / n);
+	EXPECT_EQ(total0 + n, rc_sysfs_u64("stats/connections_total"));
+	EXPECT_EQ(0, wait_conns(0));
+}
+
+/*
+ * Children that connect, get some writes acknowledged, then die with a
+ * burst of requests in flight (SIGKILL mid-stream, or _exit).  Every
+ * acknowledged write is in the store afterwards.
+ */
+TEST_F_TIMEOUT(hostile, clients_vanish_in_flight, 600)
+{
+	int rounds = 24, r;
+
+	for (r = 0; r < rounds; r++) {
+		int pfd[2];
+		pid_t pid;
+
+		ASSERT_EQ(0, pipe(pfd));
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			uint8_t body[sizeof(struct ordo_wire_kv) + ORDO_VALUE_SIZE_MAX];
+			struct ordo_wire_kv *kv = (void *)body;
+			struct rc_conn c;
+			uint64_t k, id;
+			uint32_t i;
+
+			close(pfd[0]);
+			if (rc_connect(&c, NULL))
+				_exit(2);
+			for (i = 0; i < 8; i++) {
+				k = KBASE + 0x10000 + r * 100 + i;
+				t_fill(body, self->vs, k, r);
+				if (rc_kv(&c, ORDO_WIRE_OP_PUT, k, body, self->vs))
+					_exit(3);
+				/* Acknowledged: the parent will look for it. */
+				if (write(pfd[1], &k, sizeof(k)) != sizeof(k))
+					_exit(4);
+			}
+			memset(body, 0, sizeof(body));
+			for (i = 0; i < c.qd; i++) {
+				kv->op = ORDO_WIRE_OP_PUT;
+				kv->key = htole64(KBASE + 0x20000 + r * 100 + i);
+				kv->value_len = htole16(self->vs);
+				rc_send_req(&c, ORDO_WIRE_OP_PUT, body,
+					    sizeof(*kv) + self->vs, &id);
+			}
+			if (r % 2)
+				kill(getpid(), SIGKILL);
+			_exit(0);
+		}
+		close(pfd[1]);
+		{
+			uint8_t v[ORDO_VALUE_SIZE_MAX];
+			uint64_t k;
+			int status, acked = 0;
+
+			while (read(pfd[0], &k, sizeof(k)) == sizeof(k)) {
+				acked++;
+				ASSERT_EQ(0, t_kv(self->fd, ORDO_IOC_GET, k, v,
+						  self->vs));
+				EXPECT_EQ(r, t_version(v, self->vs, k));
+			}
+			close(pfd[0]);
+			ASSERT_EQ(pid, waitpid(pid, &status, 0));
+			EXPECT_EQ(8, acked);
+		}
+	}
+	EXPECT_EQ(0, wait_conns(0));
+	ensure_conn(_metadata, &self->c);
+	EXPECT_EQ(0, rc_call(&self->c, ORDO_WIRE_OP_INFO, NULL, 0));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Remote access is read-only and confined: an RDMA WRITE or atomic to a
+ * registered region fails on the client with a protection error and
+ * changes nothing; READs past a region, with a forged key, or with another
+ * connection's key fail too; keys die with their connection.
+ */
+#define _GNU_SOURCE
+/*
+ * The harness runs each test body after setjmp(); once the body is inlined
+ * its locals look clobberable, but none is used after a longjmp().
+ */
+#pragma GCC diagnostic ignored "-Wclobbered"
+#include <stdbool.h>
+
+#include "ordo_test.h"
+#include "kselftest_harness.h"
+#include "rdma_client.h"
+
+#define KBASE	0x5700000000000000ULL
+
+FIXTURE(wr) {
+	int fd;
+	uint32_t vs;
+	uint32_t node_size;
+	struct rc_conn c;
+	uint8_t *before;
+};
+
+/* Is @status a failure that says "you may not do this"? */
+static bool refused(int status)
+{
+	return status == IBV_WC_REM_ACCESS_ERR ||
+	       status == IBV_WC_REM_INV_REQ_ERR ||
+	       status == IBV_WC_REM_OP_ERR;
+}
+
+/* A fresh connection with its region table. */
+static int conn_regions(struct rc_conn *c)
+{
+	int ret = rc_connect(c, NULL);
+
+	if (ret)
+		return ret;
+	ret = rc_regions(c);
+	if (!ret && !c->nregions)
+		ret = -ENODATA;
+	return ret;
+}
+
+FIXTURE_SETUP(wr)
+{
+	uint8_t v[ORDO_VALUE_SIZE_MAX];
+	int i;
+
+	ASSERT_TRUE(rc_available());
+	ASSERT_EQ(0, rc_set_param("token", "\n"));
+	self->fd = open(ORDO_DEV, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	self->vs = t_value_size(self->fd);
+	ASSERT_EQ(0, t_clear(self->fd));
+	for (i = 0; i < 64; i++) {
+		t_fill(v, self->vs, KBASE + i, 1);
+		ASSERT_EQ(0, t_kv(self->fd, ORDO_IOC_PUT, KBASE + i, v, self->vs));
+	}
+	ASSERT_EQ(0, conn_regions(&self->c));
+	self->node_size = le32toh(self->c.rep.node_size);
+	self->before = malloc(2 * self->node_size);
+	ASSERT_NE(NULL, self->before);
+	/* The superblock and the first tree node, as they are now. */
+	ASSERT_EQ(0, rc_read(&self->c, 0, 2 * self->node_size, self->before));
+}
+
+FIXTURE_TEARDOWN(wr)
+{
+	rc_close(&self->c);
+	free(self->before);
+	if (self->fd > 0) {
+		t_clear(self->fd);
+		close(self->fd);
+	}
+}
+
+/* Nothing changed: the same bytes, and every key holds its value. */
+static void unchanged(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(wr) *self)
+{
+	static uint8_t now[2 * RC_NODE_MAX];
+	uint8_t v[ORDO_VALUE_SIZE_MAX];
+	struct rc_conn c;
+	int i;
+
+	ASSERT_EQ(0, conn_regions(&c));
+	ASSERT_EQ(0, rc_read(&c, 0, 2 * self->node_size, now));
+	EXPECT_EQ(0, memcmp(self->before, now, 2 * self->node_size));
+	rc_close(&c);
+	for (i = 0; i < 64; i++) {
+		ASSERT_EQ(0, t_kv(self->fd, ORDO_IOC_GET, KBASE + i, v, self->vs));
+		EXPECT_EQ(1, t_version(v, self->vs, KBASE + i));
+	}
+}
+
+TEST_F(wr, rdma_write_is_refused)
+{
+	uint32_t rkey = le32toh(self->c.regions[0].rkey);
+	int st;
+
+	memset(rc_read_buf(&self->c), 0xa5, 4096);
+	/* Over the superblock, and over a tree node. */
+	st = rc_rdma_raw(&self->c, IBV_WR_RDMA_WRITE, 0, 64, rkey);
+	TH_LOG("RDMA WRITE completion: %s", ibv_wc_status_str(st));
+	EXPECT_TRUE(refused(st));
+	rc_close(&self->c);
+	ASSERT_EQ(0, conn_regions(&self->c));
+	rkey = le32toh(self->c.regions[0].rkey);
+	st = rc_rdma_raw(&self->c, IBV_WR_RDMA_WRITE, self->node_size,
+			 self->node_size, rkey);
+	EXPECT_TRUE(refused(st));
+	unchanged(_metadata, self);
+}
+
+TEST_F(wr, atomics_are_refused)
+{
+	uint32_t rkey = le32toh(self->c.regions[0].rkey);
+	int st;
+
+	/* The version word of node 1: an attacker's favourite target. */
+	st = rc_rdma_raw(&self->c, IBV_WR_ATOMIC_CMP_AND_SWP, self->node_size,
+			 8, rkey);
+	TH_LOG("compare-and-swap completion: %s", ibv_wc_status_str(st));
+	EXPECT_TRUE(refused(st));
+	rc_close(&self->c);
+	ASSERT_EQ(0, conn_regions(&self->c));
+	rkey = le32toh(self->c.regions[0].rkey);
+	st = rc_rdma_raw(&self->c, IBV_WR_ATOMIC_FETCH_AND_ADD, 0, 8, rkey);
+	TH_LOG("fetch-and-add completion: %s", ibv_wc_status_str(st));
+	EXPECT_TRUE(refused(st));
+	unchanged(_metadata, self);
+}
+
+TEST_F(wr, reads_outside_the_regions_fail)
+{
+	const struct ordo_wire_region *last =
+		&self->c.regions[self->c.nregions - 1];
+	uint64_t end = le64toh(last->offset) + le64toh(last->length);
+	uint32_t rkey = le32toh(last->rkey);
+	int st;
+
+	/* The last bytes of the region are readable, one more is not. */
+	EXPECT_EQ(0, rc_rdma_raw(&self->c, IBV_WR_RDMA_READ, end - 64, 64, rkey));
+	st = rc_rdma_raw(&self->c, IBV_WR_RDMA_READ, end - 63, 64, rkey);
+	EXPECT_TRUE(refused(st));
+	rc_close(&self->c);
+	/* Kernel-address-looking and huge offsets. */
+	ASSERT_EQ(0, conn_regions(&self->c));
+	rkey = le32toh(self->c.regions[0].rkey);
+	st = rc_rdma_raw(&self->c, IBV_WR_RDMA_READ, 0xffff888000000000ULL, 64,
+			 rkey);
+	EXPECT_TRUE(refused(st));
+	unchanged(_metadata, self);
+}
+
+TEST_F(wr, forged_and_foreign_keys_fail)
+{
+	uint32_t rkey = le32toh(self->c.regions[0].rkey);
+	struct rc_conn other;
+	int st;
+
+	/* Another key byte of the same MR. */
+	st = rc_rdma_raw(&self->c, IBV_WR_RDMA_READ, 0, 64, rkey ^ 0x01);
+	EXPECT_TRUE(refused(st));
+	rc_close(&self->c);
+	/* A key of another live connection: each has its own PD. */
+	ASSERT_EQ(0, conn_regions(&self->c));
+	ASSERT_EQ(0, conn_regions(&other));
+	rkey = le32toh(other.regions[0].rkey);
+	EXPECT_NE(rkey, le32toh(self->c.regions[0].rkey));
+	st = rc_rdma_raw(&self->c, IBV_WR_RDMA_READ, 0, 64, rkey);
+	EXPECT_TRUE(refused(st));
+	EXPECT_EQ(0, rc_rdma_raw(&other, IBV_WR_RDMA_READ, 0, 64, rkey));
+	/* A key of a closed connection is dead. */
+	rc_close(&other);
+	rc_close(&self->c);
+	ASSERT_EQ(0, conn_regions(&self->c));
+	st = rc_rdma_raw(&self->c, IBV_WR_RDMA_READ, 0, 64, rkey);
+	EXPECT_TRUE(refused(st));
+	unchanged(_metadata, self);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,908 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The RDMA server as a client sees it, over rxe: connect and the accept
+ * reply, every RPC with its status codes (the ioctls' errnos), SCAN
+ * continuation, batches, the region table, one-sided READs that find a key
+ * just inserted, hinted UPDATE, pool growth announced to a connected
+ * client, the access token, protocol-version and malformed-request
+ * rejects, max_connections, and the sysfs counters.
+ */
+#define _GNU_SOURCE
+/*
+ * The harness runs each test body after setjmp(); once the body is inlined
+ * its locals look clobberable, but none is used after a longjmp().
+ */
+#pragma GCC diagnostic ignored "-Wclobbered"
+#include <stdbool.h>
+#include <sys/stat.h>
+
+#include "ordo_test.h"
+#include "kselftest_harness.h"
+#include "node.h"
+#include "rdma_client.h"
+
+/* Keys of this test binary live here, clear of other tests' keys. */
+#define KBASE	0x7200000000000000ULL
+
+FIXTURE(rpc) {
+	int fd;
+	uint32_t vs;
+	struct rc_conn c;
+	struct ordo_geo geo;
+};
+
+FIXTURE_SETUP(rpc)
+{
+	/* The guest always has rxe and the server: their absence is a bug. */
+	ASSERT_TRUE(rc_available());
+	/* Defaults, whatever an earlier test left behind. */
+	ASSERT_EQ(0, rc_set_param("token", "\n"));
+	ASSERT_EQ(0, rc_set_param("max_connections", "64"));
+	self->fd = open(ORDO_DEV, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	self->vs = t_value_size(self->fd);
+	ASSERT_EQ(0, t_clear(self->fd));
+	ASSERT_EQ(0, rc_connect(&self->c, NULL));
+	self->geo.node_size = le32toh(self->c.rep.node_size);
+	self->geo.leaf_slots = le32toh(self->c.rep.leaf_slots);
+	self->geo.inner_fanout = le32toh(self->c.rep.inner_fanout);
+	self->geo.value_size = le32toh(self->c.rep.value_size);
+}
+
+FIXTURE_TEARDOWN(rpc)
+{
+	rc_close(&self->c);
+	rc_set_param("token", "\n");
+	rc_set_param("max_connections", "64");
+	if (self->fd > 0) {
+		t_clear(self->fd);
+		close(self->fd);
+	}
+}
+
+/* Read node @n by RDMA READ and validate the copy (retry torn ones). */
+static int rd_node(struct rc_conn *c, const struct ordo_geo *geo, uint32_t n,
+		   void *buf)
+{
+	int i, ret = -EAGAIN;
+
+	for (i = 0; i < 100 && ret == -EAGAIN; i++) {
+		ret = rc_read(c, rc_node_off(c, n), geo->node_size, buf);
+		if (!ret)
+			ret = ordo_node_validate(buf, geo);
+	}
+	return ret;
+}
+
+/*
+ * Walk from the root to the leaf covering @key with one-sided READs only,
+ * as the client library will: superblock, inner nodes, right links.
+ */
+static int rd_leaf(struct rc_conn *c, const struct ordo_geo *geo, uint64_t key,
+		   uint8_t *buf, uint32_t *leaf)
+{
+	struct ordo_super_info si;
+	int ret, steps;
+	uint32_t n;
+
+	ret = rd_node(c, geo, 0, buf);
+	if (ret)
+		return ret;
+	ret = ordo_super_parse(buf, geo->node_size, &si);
+	if (ret)
+		return ret;
+	n = si.root;
+	for (steps = 0; steps < 1000; steps++) {
+		const struct ordo_node_hdr *h = (const void *)buf;
+		uint32_t cnt, i;
+
+		ret = rd_node(c, geo, n, buf);
+		if (ret)
+			return ret;
+		if (h->flags & (ORDO_NODE_F_FREE | ORDO_NODE_F_SUPER) ||
+		    key < le64toh(h->low_key))
+			return -ESTALE;
+		if ((h->flags & ORDO_NODE_F_HAS_HIGH) &&
+		    key >= le64toh(h->high_key)) {
+			n = le32toh(h->right);
+			continue;
+		}
+		if (!h->level) {
+			*leaf = n;
+			return 0;
+		}
+		cnt = le16toh(h->count);
+		i = ordo_keys_upper_bound(ordo_node_ckeys(h), cnt, key);
+		n = le32toh(ordo_inner_cchildren(h, geo)[i ? i - 1 : 0]);
+	}
+	return -ELOOP;
+}
+
+/* Is @key in the leaf copy @buf?  Its value goes to @val. */
+static bool leaf_has(const struct ordo_geo *geo, const uint8_t *buf,
+		     uint64_t key, void *val)
+{
+	const struct ordo_node_hdr *h = (const void *)buf;
+	uint32_t cnt = le16toh(h->count);
+	uint32_t i = ordo_keys_lower_bound(ordo_node_ckeys(h), cnt, key);
+
+	if (i >= cnt || le64toh(ordo_node_ckeys(h)[i]) != key)
+		return false;
+	memcpy(val, ordo_leaf_cvalue(h, geo, i), geo->value_size);
+	return true;
+}
+
+TEST_F(rpc, accept_reply_and_info)
+{
+	const struct ordo_wire_info *wi;
+	struct ordo_info info;
+	char path[128], buf[128];
+
+	ASSERT_EQ(0, t_ioctl(self->fd, ORDO_IOC_INFO, &info));
+	EXPECT_EQ(info.node_size, le32toh(self->c.rep.node_size));
+	EXPECT_EQ(info.value_size, le32toh(self->c.rep.value_size));
+	EXPECT_EQ(info.leaf_slots, le32toh(self->c.rep.leaf_slots));
+	EXPECT_EQ(info.inner_fanout, le32toh(self->c.rep.inner_fanout));
+	EXPECT_EQ(info.chunk_size, le64toh(self->c.rep.chunk_size));
+	EXPECT_EQ(info.max_chunks, le32toh(self->c.rep.max_chunks));
+	EXPECT_LE(1, self->c.qd);
+	EXPECT_LE(ORDO_WIRE_MSG_MIN, self->c.max_msg);
+	EXPECT_EQ(ORDO_WIRE_BATCH_MAX, le32toh(self->c.rep.batch_max));
+	EXPECT_EQ(0, self->c.rep.reserved);
+
+	ASSERT_EQ(0, rc_call(&self->c, ORDO_WIRE_OP_INFO, NULL, 0));
+	ASSERT_EQ(sizeof(struct ordo_wire_hdr) + sizeof(*wi), self->c.reply_len);
+	wi = rc_reply_body(&self->c);
+	EXPECT_EQ(self->c.rep.server_id, wi->server_id);
+	EXPECT_EQ(info.node_size, le32toh(wi->node_size));
+	EXPECT_EQ(info.keys, le64toh(wi->keys));
+	EXPECT_EQ(self->c.qd, le32toh(wi->queue_depth));
+	EXPECT_EQ(self->c.max_msg, le32toh(wi->max_msg));
+
+	/* The connection shows up in sysfs. */
+	EXPECT_LE(1, rc_sysfs_u64("stats/connections"));
+	snprintf(path, sizeof(path), RC_SYSFS "/connections/%u/queue_depth",
+		 le32toh(self->c.rep.conn_id));
+	ASSERT_EQ(0, rc_read_file(path, buf, sizeof(buf)));
+	EXPECT_EQ(self->c.qd, strtoul(buf, NULL, 10));
+	snprintf(path, sizeof(path), RC_SYSFS "/connections/%u/peer",
+		 le32toh(self->c.rep.conn_id));
+	ASSERT_EQ(0, rc_read_file(path, buf, sizeof(buf)));
+	EXPECT_EQ(0, strncmp(buf, "192.0.2.1:", 10));
+	snprintf(path, sizeof(path), RC_SYSFS "/connections/%u/state",
+		 le32toh(self->c.rep.conn_id));
+	ASSERT_EQ(0, rc_read_file(path, buf, sizeof(buf)));
+	EXPECT_STREQ("live\n", buf);
+	ASSERT_EQ(0, rc_read_file(RC_SYSFS "/listener", buf, sizeof(buf)));
+	EXPECT_EQ(0, strncmp(buf, "[::]:7471", 9));
+}
+
+TEST_F(rpc, point_ops_and_errnos)
+{
+	uint8_t v[ORDO_VALUE_SIZE_MAX + 16], g[ORDO_VALUE_SIZE_MAX];
+	uint64_t k = KBASE + 1;
+	struct rc_conn *c = &self->c;
+
+	t_fill(v, self->vs, k, 1);
+	EXPECT_EQ(-ENOENT, rc_kv(c, ORDO_WIRE_OP_GET, k, g, 0));
+	EXPECT_EQ(-ENOENT, rc_kv(c, ORDO_WIRE_OP_UPDATE, k, v, self->vs));
+	EXPECT_EQ(-ENOENT, rc_kv(c, ORDO_WIRE_OP_DELETE, k, NULL, 0));
+	EXPECT_EQ(0, rc_kv(c, ORDO_WIRE_OP_INSERT, k, v, self->vs));
+	EXPECT_EQ(-EEXIST, rc_kv(c, ORDO_WIRE_OP_INSERT, k, v, self->vs));
+	ASSERT_EQ(0, rc_kv(c, ORDO_WIRE_OP_GET, k, g, 0));
+	EXPECT_EQ(1, t_version(g, self->vs, k));
+	/* The same store as /dev/ordo. */
+	ASSERT_EQ(0, t_kv(self->fd, ORDO_IOC_GET, k, g, self->vs));
+	EXPECT_EQ(1, t_version(g, self->vs, k));
+	t_fill(v, self->vs, k, 2);
+	EXPECT_EQ(0, rc_kv(c, ORDO_WIRE_OP_UPDATE, k, v, self->vs));
+	t_fill(v, self->vs, k, 3);
+	EXPECT_EQ(0, rc_kv(c, ORDO_WIRE_OP_PUT, k, v, self->vs));
+	ASSERT_EQ(0, t_kv(self->fd, ORDO_IOC_GET, k, g, self->vs));
+	EXPECT_EQ(3, t_version(g, self->vs, k));
+	/* Short values are zero-padded, as by the ioctl. */
+	memset(v, 0xab, 3);
+	EXPECT_EQ(0, rc_kv(c, ORDO_WIRE_OP_PUT, k + 1, v, 3));
+	ASSERT_EQ(0, rc_kv(c, ORDO_WIRE_OP_GET, k + 1, g, 0));
+	EXPECT_EQ(0xab, g[2]);
+	EXPECT_EQ(0, g[3]);
+	EXPECT_EQ(0, g[self->vs - 1]);
+	/* Same conditions, same errnos as the ioctls. */
+	EXPECT_EQ(-EMSGSIZE, rc_kv(c, ORDO_WIRE_OP_PUT, k + 2, v, self->vs + 8));
+	EXPECT_EQ(-EMSGSIZE, t_kv(self->fd, ORDO_IOC_PUT, k + 2, v, self->vs + 8));
+	EXPECT_EQ(-EINVAL, rc_kv(c, ORDO_WIRE_OP_PUT, k + 2, v, 0));
+	EXPECT_EQ(-EINVAL, t_kv(self->fd, ORDO_IOC_PUT, k + 2, v, 0));
+	EXPECT_EQ(-EEXIST, t_kv(self->fd, ORDO_IOC_INSERT, k, v, self->vs));
+	EXPECT_EQ(-ENOENT, rc_kv(c, ORDO_WIRE_OP_GET, k + 2, g, 0));
+	EXPECT_EQ(0, rc_kv(c, ORDO_WIRE_OP_DELETE, k, NULL, 0));
+	EXPECT_EQ(-ENOENT, rc_kv(c, ORDO_WIRE_OP_DELETE, k, NULL, 0));
+	EXPECT_EQ(-ENOENT, t_kv(self->fd, ORDO_IOC_GET, k, g, self->vs));
+	/* Key 0 and the largest key are ordinary keys. */
+	EXPECT_EQ(0, rc_kv(c, ORDO_WIRE_OP_PUT, 0, v, self->vs));
+	EXPECT_EQ(0, rc_kv(c, ORDO_WIRE_OP_PUT, UINT64_MAX, v, self->vs));
+	EXPECT_EQ(0, rc_kv(c, ORDO_WIRE_OP_GET, UINT64_MAX, g, 0));
+}
+
+/* Load @n keys KBASE + 3i through BATCH RPCs of up to @per entries. */
+static int batch_load(struct rc_conn *c, uint32_t vs, uint32_t n, uint32_t per)
+{
+	uint8_t body[65536];
+	uint32_t i = 0, j, off;
+	int ret;
+
+	while (i < n) {
+		struct ordo_wire_batch *b = (void *)body;
+		uint32_t cnt = n - i < per ? n - i : per;
+
+		off = sizeof(*b);
+		for (j = 0; j < cnt; j++, i++) {
+			struct ordo_wire_kv *kv = (void *)(body + off);
+			uint64_t k = KBASE + 3ULL * i;
+
+			memset(kv, 0, sizeof(*kv));
+			kv->key = htole64(k);
+			kv->op = ORDO_WIRE_OP_PUT;
+			kv->value_len = htole16(vs);
+			t_fill(kv + 1, vs, k, 7);
+			off += sizeof(*kv) + vs;
+		}
+		b->count = htole32(cnt);
+		b->flags = 0;
+		ret = rc_call(c, ORDO_WIRE_OP_BATCH, body, off);
+		if (ret)
+			return ret;
+		for (j = 0; j < cnt; j++) {
+			const struct ordo_wire_batch_res *res;
+
+			res = (const void *)((const uint8_t *)rc_reply_body(c) +
+					     sizeof(struct ordo_wire_batch_rep));
+			if (res[j].status)
+				return ordo_wire_errno(le32toh(res[j].status));
+		}
+	}
+	return 0;
+}
+
+/* Entries per batch that fit in one request and its reply. */
+static uint32_t batch_per(struct rc_conn *c, uint32_t vs)
+{
+	uint32_t per = (c->max_msg - sizeof(struct ordo_wire_hdr) -
+			sizeof(struct ordo_wire_batch)) /
+		       (sizeof(struct ordo_wire_kv) + vs);
+
+	return per > ORDO_WIRE_BATCH_MAX ? ORDO_WIRE_BATCH_MAX : per;
+}
+
+TEST_F(rpc, scan_continuation)
+{
+	struct ordo_wire_scan_req req = { 0 };
+	struct rc_conn *c = &self->c;
+	uint32_t n = 3000, got = 0, replies = 0;
+	uint64_t next = KBASE;
+	bool more = true;
+
+	ASSERT_EQ(0, batch_load(c, self->vs, n, batch_per(c, self->vs)));
+	while (more) {
+		const struct ordo_wire_scan_rep *rep;
+		const uint64_t *keys;
+		const uint8_t *vals;
+		uint32_t ret, i;
+
+		req.start = htole64(next);
+		req.count = htole32(ORDO_WIRE_SCAN_MAX);
+		ASSERT_EQ(0, rc_call(c, ORDO_WIRE_OP_SCAN, &req, sizeof(req)));
+		ASSERT_GE(c->max_msg, c->reply_len);
+		rep = rc_reply_body(c);
+		ret = le32toh(rep->returned);
+		ASSERT_EQ(sizeof(struct ordo_wire_hdr) + sizeof(*rep) +
+			  ret * (8 + self->vs), c->reply_len);
+		keys = (const void *)(rep + 1);
+		vals = (const uint8_t *)(keys + ret);
+		for (i = 0; i < ret; i++, got++) {
+			ASSERT_EQ(KBASE + 3ULL * got, le64toh(keys[i]));
+			ASSERT_EQ(7, t_version(vals + i * self->vs, self->vs,
+					       le64toh(keys[i])));
+		}
+		more = le32toh(rep->more);
+		next = le64toh(rep->next);
+		if (more)
+			ASSERT_EQ(le64toh(keys[ret - 1]) + 1, next);
+		replies++;
+	}
+	EXPECT_EQ(n, got);
+	/* Bounded replies: 3000 pairs do not fit in one. */
+	EXPECT_LT(1, replies);
+
+	/* Keys only, a small count: exactly that many, more set. */
+	req.start = htole64(KBASE);
+	req.count = htole32(10);
+	req.flags = htole32(ORDO_WIRE_SCAN_KEYS_ONLY);
+	ASSERT_EQ(0, rc_call(c, ORDO_WIRE_OP_SCAN, &req, sizeof(req)));
+	EXPECT_EQ(sizeof(struct ordo_wire_hdr) +
+		  sizeof(struct ordo_wire_scan_rep) + 80, c->reply_len);
+	EXPECT_EQ(1, le32toh(((const struct ordo_wire_scan_rep *)
+			       rc_reply_body(c))->more));
+	/* Past the last key: nothing, no more. */
+	req.start = htole64(KBASE + 3ULL * n);
+	ASSERT_EQ(0, rc_call(c, ORDO_WIRE_OP_SCAN, &req, sizeof(req)));
+	EXPECT_EQ(0, ((const struct ordo_wire_scan_rep *)rc_reply_body(c))->returned);
+	EXPECT_EQ(0, ((const struct ordo_wire_scan_rep *)rc_reply_body(c))->more);
+	/* Bad counts and flags. */
+	req.count = 0;
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_SCAN, &req, sizeof(req)));
+	req.count = htole32(ORDO_WIRE_SCAN_MAX + 1);
+	EXPECT_EQ(-E2BIG, rc_call(c, ORDO_WIRE_OP_SCAN, &req, sizeof(req)));
+	req.count = htole32(1);
+	req.flags = htole32(2);
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_SCAN, &req, sizeof(req)));
+}
+
+/*
+ * Is @got (value_size bytes) what a write of the first @vlen bytes of
+ * t_fill(key, ver) stored, zero-padded?
+ */
+static bool padded_is(const uint8_t *got, uint32_t vs, uint32_t vlen,
+		      uint64_t key, uint64_t ver)
+{
+	uint8_t want[ORDO_VALUE_SIZE_MAX] = { 0 };
+
+	t_fill(want, vlen, key, ver);
+	return !memcmp(want, got, vs);
+}
+
+TEST_F(rpc, batch)
+{
+	uint8_t body[65536], g[ORDO_VALUE_SIZE_MAX];
+	/* Short values keep the batch within the smallest max_msg. */
+	uint32_t wlen = self->vs < 64 ? self->vs : 64;
+	struct ordo_wire_batch *b = (void *)body;
+	const struct ordo_wire_batch_res *res;
+	struct rc_conn *c = &self->c;
+	static const uint8_t ops[] = {
+		ORDO_WIRE_OP_PUT, ORDO_WIRE_OP_INSERT, ORDO_WIRE_OP_INSERT,
+		ORDO_WIRE_OP_GET, ORDO_WIRE_OP_UPDATE, ORDO_WIRE_OP_GET,
+		ORDO_WIRE_OP_DELETE, ORDO_WIRE_OP_GET, ORDO_WIRE_OP_DELETE,
+	};
+	static const uint64_t keys[] = { 1, 2, 1, 1, 2, 2, 1, 1, 9 };
+	static const int want[] = {
+		0, 0, -EEXIST, 0, 0, 0, 0, -ENOENT, -ENOENT,
+	};
+	uint32_t i, off = sizeof(*b);
+	const uint8_t *vals;
+
+	for (i = 0; i < sizeof(ops); i++) {
+		struct ordo_wire_kv *kv = (void *)(body + off);
+		uint32_t vlen = ops[i] == ORDO_WIRE_OP_GET ||
+				ops[i] == ORDO_WIRE_OP_DELETE ? 0 : wlen;
+
+		memset(kv, 0, sizeof(*kv) + vlen);
+		kv->key = htole64(KBASE + keys[i]);
+		kv->op = ops[i];
+		kv->value_len = htole16(vlen);
+		t_fill(kv + 1, vlen, KBASE + keys[i], i);
+		off += sizeof(*kv) + vlen;
+	}
+	b->count = htole32(sizeof(ops));
+	b->flags = 0;
+	ASSERT_EQ(0, rc_call(c, ORDO_WIRE_OP_BATCH, body, off));
+	EXPECT_EQ(sizeof(ops), le32toh(((const struct ordo_wire_batch_rep *)
+					 rc_reply_body(c))->count));
+	res = (const void *)((const uint8_t *)rc_reply_body(c) +
+			     sizeof(struct ordo_wire_batch_rep));
+	vals = (const uint8_t *)(res + sizeof(ops));
+	for (i = 0; i < sizeof(ops); i++) {
+		EXPECT_EQ(want[i], ordo_wire_errno(le32toh(res[i].status)));
+		if (ops[i] == ORDO_WIRE_OP_GET && !want[i]) {
+			EXPECT_EQ(self->vs, le16toh(res[i].value_len));
+			/* GET 1 sees the PUT (entry 0); GET 2 the UPDATE (4). */
+			EXPECT_TRUE(padded_is(vals, self->vs, wlen,
+					      KBASE + keys[i],
+					      keys[i] == 1 ? 0 : 4));
+			vals += self->vs;
+		} else {
+			EXPECT_EQ(0, res[i].value_len);
+		}
+	}
+	EXPECT_EQ(sizeof(struct ordo_wire_hdr) + vals -
+		  (const uint8_t *)rc_reply_body(c), c->reply_len);
+	ASSERT_EQ(0, t_kv(self->fd, ORDO_IOC_GET, KBASE + 2, g, self->vs));
+	EXPECT_TRUE(padded_is(g, self->vs, wlen, KBASE + 2, 4));
+
+	/* Malformed batches change nothing: a bad entry after good ones. */
+	off = sizeof(*b);
+	for (i = 0; i < 3; i++) {
+		struct ordo_wire_kv *kv = (void *)(body + off);
+
+		memset(kv, 0, sizeof(*kv) + self->vs);
+		kv->key = htole64(KBASE + 100 + i);
+		kv->op = i == 2 ? 77 : ORDO_WIRE_OP_PUT;
+		kv->value_len = htole16(self->vs);
+		off += sizeof(*kv) + self->vs;
+	}
+	b->count = htole32(3);
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_BATCH, body, off));
+	EXPECT_EQ(-ENOENT, t_kv(self->fd, ORDO_IOC_GET, KBASE + 100, g, self->vs));
+	/* Count larger than the entries sent. */
+	((struct ordo_wire_kv *)(body + sizeof(*b) + 2 *
+				 (sizeof(struct ordo_wire_kv) + self->vs)))->op =
+		ORDO_WIRE_OP_PUT;
+	b->count = htole32(4);
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_BATCH, body, off));
+	/* Trailing bytes after the last entry. */
+	b->count = htole32(2);
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_BATCH, body, off));
+	EXPECT_EQ(-ENOENT, t_kv(self->fd, ORDO_IOC_GET, KBASE + 100, g, self->vs));
+	/* A value too large inside a batch. */
+	((struct ordo_wire_kv *)(body + sizeof(*b)))->value_len =
+		htole16(self->vs + 8);
+	b->count = htole32(1);
+	EXPECT_EQ(-EMSGSIZE, rc_call(c, ORDO_WIRE_OP_BATCH, body,
+				     sizeof(*b) + sizeof(struct ordo_wire_kv) +
+				     self->vs + 8));
+	/* Counts. */
+	b->count = 0;
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_BATCH, body, sizeof(*b)));
+	b->count = htole32(ORDO_WIRE_BATCH_MAX + 1);
+	EXPECT_EQ(-E2BIG, rc_call(c, ORDO_WIRE_OP_BATCH, body, off));
+	b->count = htole32(0xffffffff);
+	EXPECT_EQ(-E2BIG, rc_call(c, ORDO_WIRE_OP_BATCH, body, off));
+	EXPECT_EQ(-ENOENT, t_kv(self->fd, ORDO_IOC_GET, KBASE + 100, g, self->vs));
+}
+
+/*
+ * The reply bound: a batch of GETs whose values cannot all fit in one reply
+ * is refused whole (E2BIG), one entry fewer runs.  With small values even
+ * the largest batch fits, and then it must run with every value returned.
+ */
+TEST_F(rpc, batch_reply_bound)
+{
+	uint8_t body[65536];
+	struct ordo_wire_batch *b = (void *)body;
+	const struct ordo_wire_batch_res *res;
+	struct rc_conn *c = &self->c;
+	uint32_t i, n = 0, off = sizeof(*b);
+
+	while (n < ORDO_WIRE_BATCH_MAX &&
+	       sizeof(struct ordo_wire_hdr) + sizeof(struct ordo_wire_batch_rep) +
+	       (n + 1) * (sizeof(struct ordo_wire_batch_res) + self->vs) <=
+	       c->max_msg)
+		n++;
+	ASSERT_EQ(0, rc_kv(c, ORDO_WIRE_OP_PUT, KBASE, body, self->vs));
+	for (i = 0; i <= n && i < ORDO_WIRE_BATCH_MAX; i++) {
+		struct ordo_wire_kv *kv = (void *)(body + off);
+
+		memset(kv, 0, sizeof(*kv));
+		kv->key = htole64(KBASE);
+		kv->op = ORDO_WIRE_OP_GET;
+		off += sizeof(*kv);
+	}
+	b->flags = 0;
+	if (n < ORDO_WIRE_BATCH_MAX) {
+		b->count = htole32(n + 1);
+		EXPECT_EQ(-E2BIG, rc_call(c, ORDO_WIRE_OP_BATCH, body, off));
+		off -= sizeof(struct ordo_wire_kv);
+	}
+	TH_LOG("%u GETs fit in a %u-byte reply", n, c->max_msg);
+	b->count = htole32(n);
+	ASSERT_EQ(0, rc_call(c, ORDO_WIRE_OP_BATCH, body, off));
+	res = (const void *)((const uint8_t *)rc_reply_body(c) +
+			     sizeof(struct ordo_wire_batch_rep));
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(0, res[i].status);
+		EXPECT_EQ(self->vs, le16toh(res[i].value_len));
+	}
+	EXPECT_EQ(sizeof(struct ordo_wire_hdr) + sizeof(struct ordo_wire_batch_rep) +
+		  n * (sizeof(*res) + self->vs), c->reply_len);
+}
+
+TEST_F(rpc, one_sided_read_finds_inserted_key)
+{
+	static uint8_t node[RC_NODE_MAX];
+	uint8_t v[ORDO_VALUE_SIZE_MAX], g[ORDO_VALUE_SIZE_MAX];
+	struct rc_conn *c = &self->c;
+	uint64_t chunk = le64toh(c->rep.chunk_size), covered = 0;
+	struct ordo_super_info si;
+	uint32_t leaf, i;
+
+	ASSERT_EQ(0, batch_load(c, self->vs, 500, batch_per(c, self->vs)));
+	t_fill(v, self->vs, KBASE + 1, 42);
+	ASSERT_EQ(0, rc_kv(c, ORDO_WIRE_OP_INSERT, KBASE + 1, v, self->vs));
+	ASSERT_EQ(0, rc_regions(c));
+	/* The table tiles the registered prefix of the pool, in order. */
+	ASSERT_LE(1, c->nregions);
+	for (i = 0; i < c->nregions; i++) {
+		EXPECT_EQ(covered, le64toh(c->regions[i].offset));
+		EXPECT_EQ(0, le64toh(c->regions[i].length) % chunk);
+		EXPECT_EQ(ORDO_WIRE_REGION_POOL, le16toh(c->regions[i].kind));
+		covered += le64toh(c->regions[i].length);
+	}
+	EXPECT_EQ((uint64_t)c->pool_chunks * chunk, covered);
+	/* The superblock at offset 0 bootstraps the walk. */
+	ASSERT_EQ(0, rd_node(c, &self->geo, 0, node));
+	ASSERT_EQ(0, ordo_super_parse(node, self->geo.node_size, &si));
+	EXPECT_EQ(self->geo.node_size, si.geo.node_size);
+	EXPECT_EQ(le32toh(c->rep.nodes_per_chunk), si.nodes_per_chunk);
+	/* The key just inserted, found by READs alone. */
+	ASSERT_EQ(0, rd_leaf(c, &self->geo, KBASE + 1, node, &leaf));
+	ASSERT_TRUE(leaf_has(&self->geo, node, KBASE + 1, g));
+	EXPECT_EQ(42, t_version(g, self->vs, KBASE + 1));
+	/* And a loaded one, and one that is absent. */
+	ASSERT_EQ(0, rd_leaf(c, &self->geo, KBASE + 3 * 321, node, &leaf));
+	ASSERT_TRUE(leaf_has(&self->geo, node, KBASE + 3 * 321, g));
+	EXPECT_EQ(7, t_version(g, self->vs, KBASE + 3 * 321));
+	ASSERT_EQ(0, rd_leaf(c, &self->geo, KBASE + 2, node, &leaf));
+	EXPECT_FALSE(leaf_has(&self->geo, node, KBASE + 2, g));
+	/* A READ past what is registered fails. */
+	EXPECT_EQ(-ERANGE, rc_read(c, covered, 64, node));
+}
+
+TEST_F(rpc, hinted_update)
+{
+	static uint8_t node[RC_NODE_MAX];
+	uint8_t v[ORDO_VALUE_SIZE_MAX], g[ORDO_VALUE_SIZE_MAX];
+	struct rc_conn *c = &self->c;
+	const struct ordo_node_hdr *h = (const void *)node;
+	uint64_t k = KBASE + 3 * 200;
+	uint32_t leaf, inc;
+	int used;
+
+	ASSERT_EQ(0, batch_load(c, self->vs, 400, batch_per(c, self->vs)));
+	ASSERT_EQ(0, rc_regions(c));
+	ASSERT_EQ(0, rd_leaf(c, &self->geo, k, node, &leaf));
+	inc = le32toh(h->incarnation);
+	t_fill(v, self->vs, k, 50);
+	EXPECT_EQ(0, rc_update_hint(c, k, v, self->vs, leaf, inc, &used));
+	EXPECT_TRUE(used);
+	ASSERT_EQ(0, rc_kv(c, ORDO_WIRE_OP_GET, k, g, 0));
+	EXPECT_EQ(50, t_version(g, self->vs, k));
+	/* A stale hint costs a descent, not correctness. */
+	t_fill(v, self->vs, k, 51);
+	EXPECT_EQ(0, rc_update_hint(c, k, v, self->vs, leaf, inc + 1, &used));
+	EXPECT_FALSE(used);
+	ASSERT_EQ(0, rc_kv(c, ORDO_WIRE_OP_GET, k, g, 0));
+	EXPECT_EQ(51, t_version(g, self->vs, k));
+	EXPECT_EQ(0, rc_update_hint(c, k, v, self->vs, 0, 0, &used));
+	EXPECT_FALSE(used);
+	EXPECT_EQ(0, rc_update_hint(c, k, v, self->vs, 0xffffffff, 7, &used));
+	EXPECT_FALSE(used);
+	/* The leaf covering an absent key says so authoritatively. */
+	ASSERT_EQ(0, rd_leaf(c, &self->geo, k + 1, node, &leaf));
+	EXPECT_EQ(-ENOENT, rc_update_hint(c, k + 1, v, self->vs, leaf,
+					  le32toh(h->incarnation), &used));
+	EXPECT_EQ(-ENOENT, rc_kv(c, ORDO_WIRE_OP_GET, k + 1, g, 0));
+	/* The incarnation read remotely is what the server checks. */
+	ASSERT_EQ(0, rd_leaf(c, &self->geo, k, node, &leaf));
+	EXPECT_EQ(inc, le32toh(h->incarnation));
+}
+
+TEST_F(rpc, hint_fields_only_with_update)
+{
+	uint8_t body[64] = { 0 };
+	struct ordo_wire_kv *kv = (void *)body;
+	struct rc_conn *c = &self->c;
+
+	kv->key = htole64(KBASE);
+	kv->value_len = htole16(8);
+	kv->op = ORDO_WIRE_OP_PUT;
+	kv->flags = ORDO_WIRE_KV_HINT;
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_PUT, body, sizeof(*kv) + 8));
+	kv->flags = 0;
+	kv->hint_leaf = htole32(5);
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_PUT, body, sizeof(*kv) + 8));
+	kv->hint_leaf = 0;
+	kv->flags = 0x80;
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_PUT, body, sizeof(*kv) + 8));
+	kv->flags = 0;
+	kv->reserved = htole32(1);
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_PUT, body, sizeof(*kv) + 8));
+	kv->reserved = 0;
+	/* The body's op must match the header's. */
+	kv->op = ORDO_WIRE_OP_INSERT;
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_PUT, body, sizeof(*kv) + 8));
+	kv->op = ORDO_WIRE_OP_PUT;
+	/* Padding must be zero. */
+	kv->value_len = htole16(5);
+	body[sizeof(*kv) + 6] = 1;
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_PUT, body, sizeof(*kv) + 8));
+	body[sizeof(*kv) + 6] = 0;
+	EXPECT_EQ(0, rc_call(c, ORDO_WIRE_OP_PUT, body, sizeof(*kv) + 8));
+	/* A value on GET. */
+	kv->op = ORDO_WIRE_OP_GET;
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_GET, body, sizeof(*kv) + 8));
+}
+
+TEST_F_TIMEOUT(rpc, pool_growth_is_announced, 300)
+{
+	struct ordo_batch_op ops[ORDO_BATCH_MAX];
+	struct rc_conn *c = &self->c;
+	uint8_t vals[ORDO_BATCH_MAX][ORDO_VALUE_SIZE_MAX];
+	static uint8_t node[RC_NODE_MAX];
+	uint8_t g[ORDO_VALUE_SIZE_MAX];
+	uint32_t before, leaf, i, round;
+	uint64_t k, covered;
+	struct ordo_info info;
+	struct ordo_batch b;
+
+	ASSERT_EQ(0, rc_call(c, ORDO_WIRE_OP_INFO, NULL, 0));
+	ASSERT_EQ(0, rc_regions(c));
+	before = c->pool_chunks;
+	ASSERT_EQ(le32toh(((const struct ordo_wire_info *)rc_reply_body(c))->nr_chunks),
+		  before);
+	/* Grow the pool by at least one chunk, fast, through /dev/ordo. */
+	for (round = 0, k = KBASE; round < 2000; round++) {
+		ASSERT_EQ(0, t_ioctl(self->fd, ORDO_IOC_INFO, &info));
+		if (info.pool_bytes_total >= (uint64_t)(before + 1) * info.chunk_size &&
+		    info.pool_bytes_used > (uint64_t)before * info.chunk_size +
+		    info.node_size)
+			break;
+		for (i = 0; i < ORDO_BATCH_MAX; i++, k++) {
+			ops[i].op = ORDO_OP_PUT;
+			ops[i].result = 0;
+			ops[i].kv.key = k;
+			ops[i].kv.value = (uintptr_t)vals[i];
+			ops[i].kv.value_len = self->vs;
+			ops[i].kv.flags = 0;
+			t_fill(vals[i], self->vs, k, 9);
+		}
+		memset(&b, 0, sizeof(b));
+		b.ops = (uintptr_t)ops;
+		b.count = ORDO_BATCH_MAX;
+		ASSERT_EQ(0, t_ioctl(self->fd, ORDO_IOC_BATCH, &b));
+	}
+	ASSERT_LT(before, info.pool_bytes_total / info.chunk_size);
+	/* Any reply announces the registered chunks... */
+	ASSERT_EQ(0, rc_call(c, ORDO_WIRE_OP_INFO, NULL, 0));
+	EXPECT_EQ(info.pool_bytes_total / info.chunk_size, c->pool_chunks);
+	/* ...and REGIONS hands out their keys. */
+	ASSERT_EQ(0, rc_regions(c));
+	covered = 0;
+	for (i = 0; i < c->nregions; i++)
+		covered += le64toh(c->regions[i].length);
+	EXPECT_EQ((uint64_t)c->pool_chunks * info.chunk_size, covered);
+	/* Nodes handed out from the first new chunk are readable... */
+	ASSERT_EQ(0, rd_node(c, &self->geo,
+			     before * le32toh(c->rep.nodes_per_chunk), node));
+	/* ...and the walk finds the last key inserted. */
+	k--;
+	ASSERT_EQ(0, rd_leaf(c, &self->geo, k, node, &leaf));
+	ASSERT_TRUE(leaf_has(&self->geo, node, k, g));
+	EXPECT_EQ(9, t_version(g, self->vs, k));
+	EXPECT_LE((long long)covered, rc_sysfs_u64("stats/registered_bytes"));
+}
+
+/* Malformed MODEL_FETCH and REGIONS, unknown ops (rdma_model_test: the rest). */
+TEST_F(rpc, malformed_model_and_region_requests)
+{
+	struct ordo_wire_model_req m = { 0 };
+	struct ordo_wire_regions_req r = { 0 };
+	struct rc_conn *c = &self->c;
+
+	m.part = htole16(ORDO_WIRE_MODEL_TT);
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_MODEL_FETCH, &m, sizeof(m)));
+	m.part = htole16(9);
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_MODEL_FETCH, &m, sizeof(m)));
+	m.part = 0;
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_MODEL_FETCH, &m, sizeof(m)));
+	m.part = htole16(ORDO_WIRE_MODEL_TOP);
+	m.flags = htole16(1);
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_MODEL_FETCH, &m, sizeof(m)));
+	m.flags = 0;
+	m.count = htole32(1);
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_MODEL_FETCH, &m, sizeof(m)));
+	m.count = 0;
+	m.part = htole16(ORDO_WIRE_MODEL_SUB);
+	m.offset = htole32(8);
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_MODEL_FETCH, &m, sizeof(m)));
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_MODEL_FETCH, &m, 4));
+	r.kind = htole16(3);
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_REGIONS, &r, sizeof(r)));
+	r.kind = 0;
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_REGIONS, &r, sizeof(r)));
+	r.kind = htole16(ORDO_WIRE_REGION_POOL);
+	r.flags = htole16(1);
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_REGIONS, &r, sizeof(r)));
+	r.flags = 0;
+	r.first = htole32(1000000);
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_REGIONS, &r, sizeof(r)));
+	/* Unknown op codes. */
+	EXPECT_EQ(-EOPNOTSUPP, rc_call(c, 0, NULL, 0));
+	EXPECT_EQ(-EOPNOTSUPP, rc_call(c, 11, NULL, 0));
+	EXPECT_EQ(-EOPNOTSUPP, rc_call(c, 255, NULL, 0));
+	/* INFO takes no body. */
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_INFO, &r, sizeof(r)));
+}
+
+TEST_F(rpc, token)
+{
+	struct rc_opts o = { 0 };
+	struct rc_conn c2;
+	char buf[64];
+	long long rej = rc_sysfs_u64("stats/rejected_token");
+	struct stat st;
+
+	ASSERT_EQ(0, rc_set_param("token", "sekrit-token-0123\n"));
+	/* Write-only: not readable back, not even by root. */
+	ASSERT_EQ(0, stat(RC_PARAMS "/token", &st));
+	EXPECT_EQ(0200, st.st_mode & 0777);
+	EXPECT_NE(0, rc_read_file(RC_PARAMS "/token", buf, sizeof(buf)));
+	/* No token, a wrong one, a prefix, a longer one. */
+	EXPECT_EQ(-ECONNREFUSED, rc_connect(&c2, NULL));
+	EXPECT_EQ(ORDO_WIRE_REJ_TOKEN, le16toh(c2.rej.reason));
+	EXPECT_EQ(28, c2.rej_status);
+	EXPECT_STREQ("wrong access token",
+		     ordo_wire_rej_str(le16toh(c2.rej.reason)));
+	o.token = "sekrit-token-0124";
+	EXPECT_EQ(-ECONNREFUSED, rc_connect(&c2, &o));
+	EXPECT_EQ(ORDO_WIRE_REJ_TOKEN, le16toh(c2.rej.reason));
+	o.token = "sekrit-token-012";
+	EXPECT_EQ(-ECONNREFUSED, rc_connect(&c2, &o));
+	o.token = "sekrit-token-01234";
+	EXPECT_EQ(-ECONNREFUSED, rc_connect(&c2, &o));
+	EXPECT_EQ(rej + 4, rc_sysfs_u64("stats/rejected_token"));
+	/* The right one. */
+	o.token = "sekrit-token-0123";
+	ASSERT_EQ(0, rc_connect(&c2, &o));
+	EXPECT_EQ(ORDO_WIRE_CONN_F_TOKEN, le32toh(c2.rep.flags));
+	EXPECT_EQ(0, rc_call(&c2, ORDO_WIRE_OP_INFO, NULL, 0));
+	rc_close(&c2);
+	/* A connection made before the token was set keeps working. */
+	EXPECT_EQ(0, rc_call(&self->c, ORDO_WIRE_OP_INFO, NULL, 0));
+	/* Too long to set. */
+	EXPECT_EQ(-EINVAL, rc_set_param("token",
+		"0123456789012345678901234567890123456789x"));
+	/* Cleared: no token needed again. */
+	ASSERT_EQ(0, rc_set_param("token", "\n"));
+	ASSERT_EQ(0, rc_connect(&c2, NULL));
+	EXPECT_EQ(0, le32toh(c2.rep.flags));
+	rc_close(&c2);
+}
+
+TEST_F(rpc, version_and_malformed_rejects)
+{
+	struct ordo_wire_conn_req req;
+	struct rc_opts o = { 0 };
+	long long mal = rc_sysfs_u64("stats/rejected_malformed");
+	long long ver = rc_sysfs_u64("stats/rejected_version");
+	struct rc_conn c2;
+
+	o.version = 2;
+	EXPECT_EQ(-ECONNREFUSED, rc_connect(&c2, &o));
+	EXPECT_EQ(ORDO_WIRE_REJ_VERSION, le16toh(c2.rej.reason));
+	EXPECT_EQ(ORDO_WIRE_VERSION, le16toh(c2.rej.version));
+	EXPECT_EQ(ORDO_WIRE_MAGIC, le32toh(c2.rej.magic));
+	o.version = 0xffff;
+	EXPECT_EQ(-ECONNREFUSED, rc_connect(&c2, &o));
+	EXPECT_EQ(ORDO_WIRE_REJ_VERSION, le16toh(c2.rej.reason));
+	o.version = 0;
+	o.magic = 0x12345678;
+	EXPECT_EQ(-ECONNREFUSED, rc_connect(&c2, &o));
+	EXPECT_EQ(ORDO_WIRE_REJ_MALFORMED, le16toh(c2.rej.reason));
+	o.magic = 0;
+	o.queue_depth = ORDO_WIRE_QUEUE_MAX + 1;
+	EXPECT_EQ(-ECONNREFUSED, rc_connect(&c2, &o));
+	EXPECT_EQ(ORDO_WIRE_REJ_MALFORMED, le16toh(c2.rej.reason));
+	o.queue_depth = 0;
+	/* Reserved fields, a token length past the field, stray bytes. */
+	memset(&req, 0, sizeof(req));
+	req.magic = htole32(ORDO_WIRE_MAGIC);
+	req.version = htole16(ORDO_WIRE_VERSION);
+	req.flags = htole32(1);
+	o.raw = &req;
+	o.raw_len = sizeof(req);
+	EXPECT_EQ(-ECONNREFUSED, rc_connect(&c2, &o));
+	EXPECT_EQ(ORDO_WIRE_REJ_MALFORMED, le16toh(c2.rej.reason));
+	req.flags = 0;
+	req.token_len = htole16(ORDO_WIRE_TOKEN_MAX + 1);
+	EXPECT_EQ(-ECONNREFUSED, rc_connect(&c2, &o));
+	EXPECT_EQ(ORDO_WIRE_REJ_MALFORMED, le16toh(c2.rej.reason));
+	req.token_len = htole16(2);
+	req.token[5] = 'x';
+	EXPECT_EQ(-ECONNREFUSED, rc_connect(&c2, &o));
+	EXPECT_EQ(ORDO_WIRE_REJ_MALFORMED, le16toh(c2.rej.reason));
+	/* Short private data: the CM pads it with zeroes, cutting the magic. */
+	o.raw_len = 2;
+	EXPECT_EQ(-ECONNREFUSED, rc_connect(&c2, &o));
+	EXPECT_EQ(ORDO_WIRE_REJ_MALFORMED, le16toh(c2.rej.reason));
+	o.raw_len = 0;
+	o.raw = NULL;
+	o.magic = 0;
+	EXPECT_EQ(mal + 6, rc_sysfs_u64("stats/rejected_malformed"));
+	EXPECT_EQ(ver + 2, rc_sysfs_u64("stats/rejected_version"));
+	/* None of it harmed the live connection. */
+	EXPECT_EQ(0, rc_call(&self->c, ORDO_WIRE_OP_INFO, NULL, 0));
+}
+
+TEST_F(rpc, too_many_connections)
+{
+	struct rc_conn more[3];
+	long long busy = rc_sysfs_u64("stats/rejected_busy");
+	long long now = rc_sysfs_u64("stats/connections");
+	char lim[32];
+
+	/* Room for exactly two more than are connected now. */
+	snprintf(lim, sizeof(lim), "%lld\n", now + 2);
+	ASSERT_EQ(0, rc_set_param("max_connections", lim));
+	ASSERT_EQ(0, rc_connect(&more[0], NULL));
+	ASSERT_EQ(0, rc_connect(&more[1], NULL));
+	EXPECT_EQ(-ECONNREFUSED, rc_connect(&more[2], NULL));
+	EXPECT_EQ(ORDO_WIRE_REJ_BUSY, le16toh(more[2].rej.reason));
+	EXPECT_EQ(now + 2, le32toh(more[2].rej.limit));
+	EXPECT_STREQ("too many connections",
+		     ordo_wire_rej_str(le16toh(more[2].rej.reason)));
+	EXPECT_EQ(busy + 1, rc_sysfs_u64("stats/rejected_busy"));
+	/* A slot frees once a client leaves. */
+	rc_close(&more[1]);
+	for (int i = 0; i < 100 && rc_sysfs_u64("stats/connections") > now + 1; i++)
+		usleep(50000);
+	EXPECT_EQ(0, rc_connect(&more[2], NULL));
+	EXPECT_EQ(0, rc_call(&more[2], ORDO_WIRE_OP_INFO, NULL, 0));
+	rc_close(&more[2]);
+	rc_close(&more[0]);
+}
+
+TEST_F(rpc, counters)
+{
+	long long gets = rc_sysfs_u64("stats/rpc_get");
+	long long puts = rc_sysfs_u64("stats/rpc_put");
+	long long errs = rc_sysfs_u64("stats/rpc_errors");
+	long long in = rc_sysfs_u64("stats/bytes_in");
+	long long out = rc_sysfs_u64("stats/bytes_out");
+	long long unk = rc_sysfs_u64("stats/rpc_unknown");
+	long long total = rc_sysfs_u64("stats/connections_total");
+	uint8_t v[ORDO_VALUE_SIZE_MAX] = { 0 };
+	char path[128], buf[64];
+	int i;
+
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(0, rc_kv(&self->c, ORDO_WIRE_OP_PUT, KBASE + i, v,
+				   self->vs));
+	for (i = 0; i < 7; i++)
+		ASSERT_EQ(0, rc_kv(&self->c, ORDO_WIRE_OP_GET, KBASE + i % 5, v, 0));
+	EXPECT_EQ(-ENOENT, rc_kv(&self->c, ORDO_WIRE_OP_GET, KBASE + 99, v, 0));
+	EXPECT_EQ(-EOPNOTSUPP, rc_call(&self->c, 200, NULL, 0));
+	EXPECT_EQ(puts + 5, rc_sysfs_u64("stats/rpc_put"));
+	EXPECT_EQ(gets + 8, rc_sysfs_u64("stats/rpc_get"));
+	EXPECT_EQ(unk + 1, rc_sysfs_u64("stats/rpc_unknown"));
+	EXPECT_EQ(errs + 2, rc_sysfs_u64("stats/rpc_errors"));
+	EXPECT_LT(in + 14 * 24, rc_sysfs_u64("stats/bytes_in"));
+	EXPECT_LT(out + 14 * 24, rc_sysfs_u64("stats/bytes_out"));
+	EXPECT_LE(1, total);
+	snprintf(path, sizeof(path), RC_SYSFS "/connections/%u/rpcs",
+		 le32toh(self->c.rep.conn_id));
+	ASSERT_EQ(0, rc_read_file(path, buf, sizeof(buf)));
+	EXPECT_EQ(14, strtoul(buf, NULL, 10));
+	snprintf(path, sizeof(path), RC_SYSFS "/connections/%u/errors",
+		 le32toh(self->c.rep.conn_id));
+	ASSERT_EQ(0, rc_read_file(path, buf, sizeof(buf)));
+	EXPECT_EQ(2, strtoul(buf, NULL, 10));
+}
+
+/* RPC round trip against one-sided READ of a leaf, for the report. */
+TEST_F(rpc, latency)
+{
+	static uint8_t node[RC_NODE_MAX];
+	uint8_t v[ORDO_VALUE_SIZE_MAX];
+	struct rc_conn *c = &self->c;
+	long long t0, t_rpc, t_read;
+	uint32_t leaf;
+	int i, n = 200;
+
+	ASSERT_EQ(0, batch_load(c, self->vs, 1000, batch_per(c, self->vs)));
+	ASSERT_EQ(0, rc_regions(c));
+	ASSERT_EQ(0, rd_leaf(c, &self->geo, KBASE + 300, node, &leaf));
+	t0 = rc_now_ms();
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, rc_kv(c, ORDO_WIRE_OP_GET, KBASE + 300, v, 0));
+	t_rpc = rc_now_ms() - t0;
+	t0 = rc_now_ms();
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, rc_read(c, rc_node_off(c, leaf),
+				     self->geo.node_size, node));
+	t_read = rc_now_ms() - t0;
+	TH_LOG("GET by RPC: %.1f us, leaf by RDMA READ: %.1f us (%d each)",
+	       t_rpc * 1000.0 / n, t_read * 1000.0 / n, n);
+	printf("# latency: rpc_get_us=%.1f rdma_read_us=%.1f\n",
+	       t_rpc * 1000.0 / n, t_read * 1000.0 / n);
+}
+
+TEST_HARNESS_MAIN
