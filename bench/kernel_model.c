@@ -60,18 +60,6 @@ static int read_model(const uint8_t *region, struct ordo_model **m)
 	return ret;
 }
 
-static int read_super(const uint8_t *pool, struct ordo_super_info *sb)
-{
-	uint8_t buf[16384];
-	int ret = ordo_super_parse(pool, ORDO_SUPER_SIZE, sb);
-
-	if (ret == -EMSGSIZE && sb->geo.node_size <= sizeof(buf)) {
-		memcpy(buf, pool, sb->geo.node_size);
-		ret = ordo_super_parse(buf, sb->geo.node_size, sb);
-	}
-	return ret;
-}
-
 /*
  * A client's GET: the TT entry names a leaf; read it (one READ); if it no
  * longer covers the key, follow right links (more READs).
@@ -160,7 +148,7 @@ static void report(const char *phase, int fd, const uint8_t *pool,
 	ret = read_model(region, &m);
 	if (ret)
 		die("model region", ret);
-	ret = read_super(pool, &sb);
+	ret = ordo_super_read(pool, &sb);
 	if (ret)
 		die("superblock", ret);
 	for (i = 0; i < n; i += step)

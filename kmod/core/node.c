@@ -324,6 +324,43 @@ int ordo_super_parse(const void *buf, size_t len,
 }
 
 /**
+ * ordo_super_read() - copy node 0 out of a live pool and decode it
+ * @pool: the start of the pool (a read-only mapping, or any copy of it)
+ * @info: decoded on success
+ *
+ * Copies the superblock's head to learn the node size, then the whole
+ * node, and validates it, trying again (a bounded number of times) while
+ * the copy is torn by a concurrent writer: what a local or remote reader
+ * does before it can address any other node.
+ *
+ * Return: as ordo_super_parse(); -ENOMEM; -EAGAIN if every copy was torn.
+ */
+int ordo_super_read(const void *pool, struct ordo_super_info *info)
+{
+	size_t len = ORDO_SUPER_SIZE;
+	int i, err = -EAGAIN;
+	u8 *buf;
+
+	buf = ordo_malloc(len);
+	if (!buf)
+		return -ENOMEM;
+	for (i = 0; i < 1000 && err == -EAGAIN; i++) {
+		memcpy(buf, pool, len);
+		err = ordo_super_parse(buf, len, info);
+		if (err == -EMSGSIZE && len < info->geo.node_size) {
+			len = info->geo.node_size;
+			ordo_free(buf);
+			buf = ordo_malloc(len);
+			if (!buf)
+				return -ENOMEM;
+			err = -EAGAIN;
+		}
+	}
+	ordo_free(buf);
+	return err;
+}
+
+/**
  * ordo_node_unlock() - publish a modified node and drop its lock
  * @h: node locked with ordo_node_lock()
  * @node_size: bytes per node

@@ -58,6 +58,7 @@ int ordo_node_copy_validate(void *dst, const void *src,
 void ordo_node_copy_stable(void *dst, const void *src, u32 node_size);
 int ordo_super_parse(const void *buf, size_t len,
 		     struct ordo_super_info *info);
+int ordo_super_read(const void *pool, struct ordo_super_info *info);
 void ordo_node_unlock(struct ordo_node_hdr *h, u32 node_size);
 void ordo_node_unlock_clean(struct ordo_node_hdr *h);
 

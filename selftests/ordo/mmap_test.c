@@ -25,29 +25,6 @@ FIXTURE(map) {
 	struct ordo_super_info sb;
 };
 
-/*
- * Read the superblock through the mapping as a remote client would: its
- * head tells the node size, then the whole node is copied and validated
- * (retrying torn copies).
- */
-static int read_super(const uint8_t *pool, struct ordo_super_info *sb)
-{
-	uint8_t buf[8192];
-	size_t len = ORDO_SUPER_SIZE;
-	int i, ret = -EAGAIN;
-
-	for (i = 0; i < 1000 && ret; i++) {
-		memcpy(buf, pool, len);
-		ret = ordo_super_parse(buf, len, sb);
-		if (ret == -EMSGSIZE && sb->geo.node_size <= sizeof(buf) &&
-		    len < sb->geo.node_size) {
-			len = sb->geo.node_size;
-			ret = -EAGAIN;
-		}
-	}
-	return ret;
-}
-
 static const void *node_at(const uint8_t *pool, const struct ordo_super_info *sb,
 			   uint32_t n)
 {
@@ -66,7 +43,7 @@ FIXTURE_SETUP(map)
 	p = mmap(NULL, MAP_LEN, PROT_READ, MAP_SHARED, self->fd, 0);
 	ASSERT_NE(MAP_FAILED, p);
 	self->pool = p;
-	ASSERT_EQ(0, read_super(self->pool, &self->sb));
+	ASSERT_EQ(0, ordo_super_read(self->pool, &self->sb));
 	EXPECT_EQ(self->vsize, self->sb.geo.value_size);
 }
 
@@ -191,7 +168,7 @@ TEST_F(map, same_data_as_get_and_scan)
 		t_fill(v, vs, k, 5);
 		ASSERT_EQ(0, t_kv(self->fd, ORDO_IOC_PUT, k, v, vs));
 	}
-	ASSERT_EQ(0, read_super(self->pool, &self->sb));
+	ASSERT_EQ(0, ordo_super_read(self->pool, &self->sb));
 	got = walk_leaves(_metadata, self->pool, &self->sb, keys, vals, n, &torn);
 	ASSERT_EQ(n, got);
 	sc.keys = (uintptr_t)skeys;
@@ -252,7 +229,7 @@ TEST_F(map, no_torn_node_under_writers)
 	while (rounds < 30) {
 		struct ordo_super_info sb;
 
-		ASSERT_EQ(0, read_super(self->pool, &sb));
+		ASSERT_EQ(0, ordo_super_read(self->pool, &sb));
 		got = walk_leaves(_metadata, self->pool, &sb, keys, vals, n,
 				  &torn);
 		ASSERT_LE(0, got);

@@ -29,24 +29,6 @@ FIXTURE(model) {
 	struct ordo_super_info sb;
 };
 
-static int read_super(const uint8_t *pool, struct ordo_super_info *sb)
-{
-	uint8_t buf[8192];
-	size_t len = ORDO_SUPER_SIZE;
-	int i, ret = -EAGAIN;
-
-	for (i = 0; i < 1000 && ret; i++) {
-		memcpy(buf, pool, len);
-		ret = ordo_super_parse(buf, len, sb);
-		if (ret == -EMSGSIZE && sb->geo.node_size <= sizeof(buf) &&
-		    len < sb->geo.node_size) {
-			len = sb->geo.node_size;
-			ret = -EAGAIN;
-		}
-	}
-	return ret;
-}
-
 /* Copy and parse the model region, retrying torn copies. */
 static int read_model(const uint8_t *region, struct ordo_model **m)
 {
@@ -251,7 +233,7 @@ TEST_F_TIMEOUT(model, fresh_and_stale_models_resolve, 900)
 	ASSERT_EQ(0, read_model(self->region, &stale[nstale]));
 	ASSERT_EQ(v1, stale[nstale]->epoch);
 	nstale++;
-	ASSERT_EQ(0, read_super(self->pool, &self->sb));
+	ASSERT_EQ(0, ordo_super_read(self->pool, &self->sb));
 
 	/* The fresh model resolves stored and absent keys exactly. */
 	memset(&r, 0, sizeof(r));
@@ -291,7 +273,7 @@ TEST_F_TIMEOUT(model, fresh_and_stale_models_resolve, 900)
 
 	/* The current model, patched by retrains, resolves every key. */
 	ASSERT_EQ(0, read_model(self->region, &m));
-	ASSERT_EQ(0, read_super(self->pool, &self->sb));
+	ASSERT_EQ(0, ordo_super_read(self->pool, &self->sb));
 	memset(&r, 0, sizeof(r));
 	for (i = 0; i < n0 + n1; i++)
 		resolve(m, self->pool, &self->sb, keys[i], true, &r);
@@ -374,7 +356,7 @@ TEST_F_TIMEOUT(model, retires_empty_leaves, 900)
 
 	/* What is left is still found, by GET and through the model. */
 	ASSERT_EQ(0, read_model(self->region, &m));
-	ASSERT_EQ(0, read_super(self->pool, &self->sb));
+	ASSERT_EQ(0, ordo_super_read(self->pool, &self->sb));
 	for (i = 0; i < kept; i++) {
 		ASSERT_EQ(0, t_kv(self->fd, ORDO_IOC_GET, rest[i], keys,
 				  self->vs));
