@@ -4,7 +4,7 @@
 
 HINT_CORE_SRCS := kmod/core/node.c kmod/core/pool.c kmod/core/tree.c \
 	kmod/core/tree_hint.c
-HINT_CORE_HDRS := kmod/core/compat.h kmod/core/node.h kmod/core/pool.h \
+HINT_CORE_HDRS := selftests/core/core_test.h kmod/core/compat.h kmod/core/node.h kmod/core/pool.h \
 	kmod/core/tree.h kmod/core/tree_hint.h uapi/linux/ordo_node.h
 
 CORE_TESTS += $(BUILD)/core/hint_test

@@ -22,61 +22,11 @@
 #include "node.h"
 #include "pool.h"
 #include "tree.h"
+#include "core_test.h"
 #include <linux/ordo_model.h>
 
-static int tap_n, tap_failed;
 static u64 seed = 1;
 static bool quick;
-
-#define CHECK(c) do {							\
-	if (!(c)) {							\
-		printf("# %s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-		return 1;						\
-	}								\
-} while (0)
-
-#define CHECK_EQ(a, b) do {						\
-	long long __a = (long long)(a), __b = (long long)(b);		\
-	if (__a != __b) {						\
-		printf("# %s:%d: %s == %lld, expected %s == %lld\n",	\
-		       __FILE__, __LINE__, #a, __a, #b, __b);		\
-		return 1;						\
-	}								\
-} while (0)
-
-static void run(const char *name, int (*fn)(void))
-{
-	int r = fn();
-
-	printf("%sok %d - %s\n", r ? "not " : "", ++tap_n, name);
-	fflush(stdout);
-	if (r)
-		tap_failed++;
-}
-
-static long chunks_live;
-
-static void *chunk_alloc(void *ctx, u32 idx, size_t size)
-{
-	(void)ctx;
-	(void)idx;
-	__atomic_fetch_add(&chunks_live, 1, __ATOMIC_RELAXED);
-	return aligned_alloc(64, size);
-}
-
-static void chunk_free(void *ctx, u32 idx, void *mem, size_t size)
-{
-	(void)ctx;
-	(void)idx;
-	(void)size;
-	__atomic_fetch_sub(&chunks_live, 1, __ATOMIC_RELAXED);
-	free(mem);
-}
-
-static const struct ordo_pool_ops chunk_ops = {
-	.chunk_alloc = chunk_alloc,
-	.chunk_free = chunk_free,
-};
 
 static int tree_new(struct ordo_tree *t, u32 slots, u32 vs, u64 max_bytes)
 {
@@ -1748,10 +1698,5 @@ int main(int argc, char **argv)
 	run("pool stops growing under churn with retirement", t_churn_memory);
 	run("concurrent writers, readers, remote readers and retirer",
 	    t_concurrent);
-	printf("1..%d\n", tap_n);
-	if (chunks_live) {
-		printf("# %ld chunks leaked\n", chunks_live);
-		return 1;
-	}
-	return tap_failed ? 1 : 0;
+	return tap_done();
 }

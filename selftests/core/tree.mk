@@ -3,7 +3,7 @@
 # Included by selftests/core/Makefile from the repository root.
 
 TREE_CORE_SRCS := kmod/core/node.c kmod/core/pool.c kmod/core/tree.c
-TREE_CORE_HDRS := kmod/core/compat.h kmod/core/node.h kmod/core/pool.h \
+TREE_CORE_HDRS := selftests/core/core_test.h kmod/core/compat.h kmod/core/node.h kmod/core/pool.h \
 	kmod/core/tree.h uapi/linux/ordo_node.h
 
 CORE_TESTS += $(BUILD)/core/tree_test $(BUILD)/core/tree_diff
