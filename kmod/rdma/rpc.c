@@ -317,6 +317,61 @@ static u64 ordo_rpc_model_epoch(struct ordo_model_mem *mm)
 	return le64_to_cpu(epoch);
 }
 
+/*
+ * Copy descriptor @index of the model @lay describes to @data and, if it
+ * fits in @room bytes (at least a descriptor), its TT slice behind it:
+ * what ordo_model_load_sub() takes.  *@n: bytes copied; *@total: bytes of
+ * the descriptor and its whole slice.  -ENOENT if the descriptor names a
+ * slice outside the TT area (torn by a patch being written).
+ */
+static int ordo_rpc_model_sub(struct ordo_model_mem *mm,
+			      const struct ordo_model_layout *lay, u32 index,
+			      u8 *data, u64 room, u64 *n, u64 *total)
+{
+	u64 soff, slen;
+
+	if (ordo_rpc_model_copy(mm, lay->desc_off +
+				(u64)ORDO_MODEL_DESC_SIZE * index,
+				data, ORDO_MODEL_DESC_SIZE) ||
+	    ordo_model_desc_slice(lay, data, &soff, &slen))
+		return -ENOENT;
+	*total = ORDO_MODEL_DESC_SIZE + slen;
+	*n = ORDO_MODEL_DESC_SIZE;
+	if (*total > room)
+		return 0;
+	if (ordo_rpc_model_copy(mm, soff, data + ORDO_MODEL_DESC_SIZE, slen))
+		return -ENOENT;
+	*n = *total;
+	return 0;
+}
+
+/*
+ * The sub-model whose domain holds @key: the largest i < nsub with
+ * pivot[i] <= @key, by binary search over the region's pivots, eight
+ * bytes at a time (nsub may be in the millions).  Pivots being rewritten
+ * give some index < nsub; the caller's epoch check catches that.
+ */
+static int ordo_rpc_model_sub_of(struct ordo_model_mem *mm,
+				 const struct ordo_model_layout *lay, u64 key,
+				 u32 *sub)
+{
+	u32 base = 0, n = lay->nsub;
+	__le64 piv;
+
+	while (n > 1) {
+		u32 half = n / 2;
+
+		if (ordo_rpc_model_copy(mm, lay->piv_off + 8ULL * (base + half),
+					&piv, sizeof(piv)))
+			return -ENOENT;
+		if (le64_to_cpu(piv) <= key)
+			base += half;
+		n -= half;
+	}
+	*sub = base;
+	return 0;
+}
+
 /* Copy the requested part of the published model into the reply. */
 static int ordo_rpc_model_part(struct ordo_rpc *r, struct ordo_model_mem *mm,
 			       const struct ordo_wire_model_req *req,
@@ -326,7 +381,7 @@ static int ordo_rpc_model_part(struct ordo_rpc *r, struct ordo_model_mem *mm,
 	u32 count = le32_to_cpu(req->count), off = le32_to_cpu(req->offset);
 	u8 hdr[ORDO_MODEL_HDR_SIZE], *data = (u8 *)(rep + 1);
 	struct ordo_model_layout lay;
-	u64 soff, slen, n, total;
+	u64 n, total;
 	int ret;
 
 	if (ordo_rpc_model_copy(mm, 0, hdr, sizeof(hdr)) ||
@@ -345,21 +400,8 @@ static int ordo_rpc_model_part(struct ordo_rpc *r, struct ordo_model_mem *mm,
 		/* Descriptor, then its slice if it fits: ordo_model_load_sub(). */
 		if (index >= lay.nsub)
 			return -EINVAL;
-		ret = ordo_rpc_model_copy(mm, lay.desc_off +
-					  (u64)ORDO_MODEL_DESC_SIZE * index,
-					  data, ORDO_MODEL_DESC_SIZE);
-		if (ret)
-			break;
-		if (ordo_model_desc_slice(&lay, data, &soff, &slen))
-			return -ENOENT;
-		total = ORDO_MODEL_DESC_SIZE + slen;
-		n = ORDO_MODEL_DESC_SIZE;
-		if (total <= room) {
-			ret = ordo_rpc_model_copy(mm, soff,
-						  data + ORDO_MODEL_DESC_SIZE,
-						  slen);
-			n = total;
-		}
+		ret = ordo_rpc_model_sub(mm, &lay, index, data, room, &n,
+					 &total);
 		break;
 	default:
 		/* TT entries [index, index + count). */
@@ -419,6 +461,101 @@ static int ordo_rpc_model_fetch(struct ordo_rpc *r, const u8 *body, u32 blen)
 		cond_resched();
 	}
 	/* Epochs follow each other this fast: the checksums will tell. */
+	return 0;
+}
+
+/*
+ * Attach the sub-model of @key in the model published now to a LOOKUP
+ * reply: its descriptor and, if it fits in @room bytes at @data, its TT
+ * slice.  Return: 0; -EAGAIN when a new epoch was published meanwhile
+ * (bytes attached, the caller copies again); -ESTALE when the descriptor
+ * was torn (nothing attached, copy again); -ENOENT when no model is
+ * published (nothing attached).
+ */
+static int ordo_rpc_lookup_model(struct ordo_model_mem *mm, u64 key,
+				 struct ordo_wire_lookup_rep *rep, u8 *data,
+				 u32 room)
+{
+	u8 hdr[ORDO_MODEL_HDR_SIZE];
+	struct ordo_model_layout lay;
+	u64 n, total;
+	u32 sub;
+
+	if (ordo_rpc_model_copy(mm, 0, hdr, sizeof(hdr)) ||
+	    ordo_model_parse_hdr(hdr, sizeof(hdr), &lay))
+		return -ENOENT;
+	if (ordo_rpc_model_sub_of(mm, &lay, key, &sub) ||
+	    ordo_rpc_model_sub(mm, &lay, sub, data, room, &n, &total))
+		return -ESTALE;
+	rep->epoch = cpu_to_le64(lay.epoch);
+	rep->sub = cpu_to_le32(sub);
+	rep->model_len = cpu_to_le32(n);
+	rep->model_total = cpu_to_le32(total);
+	return ordo_rpc_model_epoch(mm) == lay.epoch ? 0 : -EAGAIN;
+}
+
+/*
+ * LOOKUP, the learned client's fallback (XStore 5.2): the GET, then the
+ * current sub-model of the key's range, so a client whose TT entry proved
+ * stale repairs its cache in the same round trip.
+ */
+static int ordo_rpc_lookup(struct ordo_rpc *r, const u8 *body, u32 blen)
+{
+	const struct ordo_wire_lookup_req *req = (const void *)body;
+	struct ordo_wire_lookup_rep *rep = (void *)r->out;
+	u8 *val = (u8 *)(rep + 1), *data;
+	u32 flags, vlen, pad, room;
+	int ret, tries;
+	u64 key;
+
+	/* A reply with the largest value still has room for a descriptor. */
+	BUILD_BUG_ON(sizeof(struct ordo_wire_lookup_req) != 24);
+	BUILD_BUG_ON(sizeof(struct ordo_wire_lookup_rep) != 32);
+	BUILD_BUG_ON(sizeof(struct ordo_wire_hdr) +
+		     sizeof(struct ordo_wire_lookup_rep) +
+		     ORDO_VALUE_SIZE_MAX + ORDO_MODEL_DESC_SIZE >
+		     ORDO_WIRE_MSG_MIN);
+
+	if (blen != sizeof(*req))
+		return -EINVAL;
+	flags = le32_to_cpu(req->flags);
+	if (flags & ~ORDO_WIRE_LOOKUP_NO_MODEL || req->reserved)
+		return -EINVAL;
+	key = le64_to_cpu(req->key);
+	/* req->epoch is informational: the current model is attached. */
+
+	ret = ordo_kv_exec(r->od, ORDO_OP_GET, key, val);
+	if (ret && ret != -ENOENT)
+		return ret;
+	vlen = ret ? 0 : r->value_size;
+	pad = ordo_wire_pad8(vlen);
+	memset(val + vlen, 0, pad - vlen);
+	memset(rep, 0, sizeof(*rep));
+	rep->found = cpu_to_le32(!ret);
+	rep->value_len = cpu_to_le32(vlen);
+	data = val + pad;
+	room = r->room - sizeof(*rep) - pad;
+
+	if (r->od->trainer && !(flags & ORDO_WIRE_LOOKUP_NO_MODEL)) {
+		for (tries = 0; tries < 4; tries++) {
+			ret = ordo_rpc_lookup_model(&r->od->trainer->mem, key,
+						    rep, data, room);
+			if (ret != -EAGAIN && ret != -ESTALE)
+				break;
+			cond_resched();
+		}
+		/*
+		 * -EAGAIN: epochs follow each other this fast, the checksums
+		 * will tell.  Otherwise no model, or none copied whole.
+		 */
+		if (ret && ret != -EAGAIN) {
+			rep->epoch = 0;
+			rep->sub = 0;
+			rep->model_len = 0;
+			rep->model_total = 0;
+		}
+	}
+	r->len = sizeof(*rep) + pad + le32_to_cpu(rep->model_len);
 	return 0;
 }
 
@@ -573,6 +710,9 @@ int ordo_rpc_handle(struct ordo_rdma_conn *c, const void *req, u32 len,
 		break;
 	case ORDO_WIRE_OP_BATCH:
 		ret = ordo_rpc_batch(&r, body, blen);
+		break;
+	case ORDO_WIRE_OP_LOOKUP:
+		ret = ordo_rpc_lookup(&r, body, blen);
 		break;
 	default:
 		ret = -EOPNOTSUPP;

@@ -92,6 +92,7 @@ ORDO_RDMA_STAT(rpc_info, rpcs[ORDO_WIRE_OP_INFO]);
 ORDO_RDMA_STAT(rpc_regions, rpcs[ORDO_WIRE_OP_REGIONS]);
 ORDO_RDMA_STAT(rpc_model_fetch, rpcs[ORDO_WIRE_OP_MODEL_FETCH]);
 ORDO_RDMA_STAT(rpc_batch, rpcs[ORDO_WIRE_OP_BATCH]);
+ORDO_RDMA_STAT(rpc_lookup, rpcs[ORDO_WIRE_OP_LOOKUP]);
 ORDO_RDMA_STAT(rpc_errors, rpc_errors);
 ORDO_RDMA_STAT(bytes_in, bytes_in);
 ORDO_RDMA_STAT(bytes_out, bytes_out);
@@ -118,6 +119,7 @@ static struct attribute *ordo_rdma_stats_attrs[] = {
 	&ordo_attr_rpc_regions.attr,
 	&ordo_attr_rpc_model_fetch.attr,
 	&ordo_attr_rpc_batch.attr,
+	&ordo_attr_rpc_lookup.attr,
 	&ordo_attr_rpc_errors.attr,
 	&ordo_attr_bytes_in.attr,
 	&ordo_attr_bytes_out.attr,

@@ -4,8 +4,9 @@
  * reply, every RPC with its status codes (the ioctls' errnos), SCAN
  * continuation, batches, the region table, one-sided READs that find a key
  * just inserted, hinted UPDATE, pool growth announced to a connected
- * client, the access token, protocol-version and malformed-request
- * rejects, max_connections, and the sysfs counters.
+ * client, LOOKUP (the learned client's fallback: GET plus the key's
+ * current sub-model), the access token, protocol-version and
+ * malformed-request rejects, max_connections, and the sysfs counters.
  */
 #define _GNU_SOURCE
 /*
@@ -18,6 +19,7 @@
 
 #include "ordo_test.h"
 #include "kselftest_harness.h"
+#include "model.h"
 #include "node.h"
 #include "rdma_client.h"
 
@@ -706,10 +708,509 @@ TEST_F(rpc, malformed_model_and_region_requests)
 	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_REGIONS, &r, sizeof(r)));
 	/* Unknown op codes. */
 	EXPECT_EQ(-EOPNOTSUPP, rc_call(c, 0, NULL, 0));
-	EXPECT_EQ(-EOPNOTSUPP, rc_call(c, 11, NULL, 0));
+	EXPECT_EQ(-EOPNOTSUPP, rc_call(c, ORDO_WIRE_OP_MAX + 1, NULL, 0));
 	EXPECT_EQ(-EOPNOTSUPP, rc_call(c, 255, NULL, 0));
 	/* INFO takes no body. */
 	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_INFO, &r, sizeof(r)));
+}
+
+/* A LOOKUP reply, taken apart and checked against the wire rules. */
+struct lookup_res {
+	struct ordo_wire_lookup_rep rep;
+	uint8_t val[ORDO_VALUE_SIZE_MAX];
+	uint8_t model[ORDO_WIRE_MSG_MAX];
+};
+
+static int lookup_raw(struct rc_conn *c, uint64_t key, uint64_t epoch,
+		      uint32_t flags, uint32_t reserved)
+{
+	struct ordo_wire_lookup_req req = {
+		.key = htole64(key),
+		.epoch = htole64(epoch),
+		.flags = htole32(flags),
+		.reserved = htole32(reserved),
+	};
+
+	return rc_call(c, ORDO_WIRE_OP_LOOKUP, &req, sizeof(req));
+}
+
+/* LOOKUP @key; -EBADMSG if the reply breaks a rule of Documentation/wire.rst. */
+static int lookup(struct rc_conn *c, uint64_t key, uint32_t flags,
+		  struct lookup_res *res)
+{
+	const uint8_t *b = rc_reply_body(c);
+	uint32_t vs = le32toh(c->rep.value_size), vlen, mlen, pad;
+	const struct ordo_wire_lookup_rep *rep = (const void *)b;
+	int ret = lookup_raw(c, key, 0, flags, 0);
+
+	if (ret)
+		return ret;
+	if (c->reply_len < sizeof(struct ordo_wire_hdr) + sizeof(*rep))
+		return -EBADMSG;
+	memcpy(&res->rep, rep, sizeof(*rep));
+	vlen = le32toh(rep->value_len);
+	mlen = le32toh(rep->model_len);
+	pad = ordo_wire_pad8(vlen);
+	if (le32toh(rep->found) > 1 || rep->reserved ||
+	    vlen != (rep->found ? vs : 0) ||
+	    c->reply_len != sizeof(struct ordo_wire_hdr) + sizeof(*rep) + pad +
+			    mlen)
+		return -EBADMSG;
+	for (uint32_t i = vlen; i < pad; i++)
+		if (b[sizeof(*rep) + i])
+			return -EBADMSG;
+	if (!mlen) {
+		if (rep->epoch || rep->sub || rep->model_total)
+			return -EBADMSG;
+	} else if (le32toh(rep->model_total) < mlen ||
+		   (mlen != ORDO_MODEL_DESC_SIZE &&
+		    mlen != le32toh(rep->model_total)) ||
+		   !rep->epoch) {
+		return -EBADMSG;
+	}
+	memcpy(res->val, b + sizeof(*rep), vlen);
+	memcpy(res->model, b + sizeof(*rep) + pad, mlen);
+	return 0;
+}
+
+/* One MODEL_FETCH; its data goes to @out (at most @cap bytes). */
+static int model_fetch(struct rc_conn *c, uint16_t part, uint32_t index,
+		       uint32_t count, uint32_t off,
+		       struct ordo_wire_model_rep *rep, void *out, size_t cap)
+{
+	struct ordo_wire_model_req req = {
+		.part = htole16(part),
+		.index = htole32(index),
+		.count = htole32(count),
+		.offset = htole32(off),
+	};
+	int ret = rc_call(c, ORDO_WIRE_OP_MODEL_FETCH, &req, sizeof(req));
+	uint32_t n;
+
+	if (ret)
+		return ret;
+	memcpy(rep, rc_reply_body(c), sizeof(*rep));
+	n = le32toh(rep->returned);
+	if (c->reply_len != sizeof(struct ordo_wire_hdr) + sizeof(*rep) + n ||
+	    n > cap)
+		return -EBADMSG;
+	memcpy(out, (const uint8_t *)rc_reply_body(c) + sizeof(*rep), n);
+	return 0;
+}
+
+/* The published top level by MODEL_FETCH TOP, as a client model. */
+static int fetch_top(struct rc_conn *c, struct ordo_model **mp)
+{
+	static uint8_t buf[ORDO_WIRE_MSG_MAX];
+	struct ordo_wire_model_rep rep;
+	uint32_t total = 0, got = 0;
+	uint8_t *top = NULL;
+	int ret;
+
+	ordo_model_free(*mp);
+	*mp = NULL;
+	do {
+		ret = model_fetch(c, ORDO_WIRE_MODEL_TOP, 0, 0, got, &rep, buf,
+				  sizeof(buf));
+		if (ret)
+			break;
+		if (!top) {
+			total = le32toh(rep.total);
+			top = malloc(total ? total : 1);
+			if (!top)
+				return -ENOMEM;
+		}
+		if (le32toh(rep.total) != total ||
+		    le32toh(rep.returned) > total - got) {
+			ret = -EBADMSG;
+			break;
+		}
+		memcpy(top + got, buf, le32toh(rep.returned));
+		got += le32toh(rep.returned);
+	} while (got < total && rep.returned);
+	if (!ret)
+		ret = ordo_model_load_top(mp, top, got);
+	free(top);
+	return ret;
+}
+
+/*
+ * Install the sub-model a LOOKUP attached into @m: the whole slice came
+ * along, or the descriptor alone and the slice by MODEL_FETCH TT.
+ * *@whole: the slice was in the LOOKUP reply.
+ */
+static int install_sub(struct rc_conn *c, struct ordo_model *m,
+		       struct lookup_res *res, int *whole)
+{
+	const struct ordo_model_desc *d = (const void *)res->model;
+	uint32_t mlen = le32toh(res->rep.model_len), have = 0, ntt, first;
+	struct ordo_wire_model_rep rep;
+	uint8_t *slice = res->model + ORDO_MODEL_DESC_SIZE;
+	size_t cap = sizeof(res->model) - ORDO_MODEL_DESC_SIZE;
+	static uint8_t big[ORDO_MODEL_DESC_SIZE + 4096 * ORDO_TT_ENTRY_SIZE];
+	int ret;
+
+	if (mlen < ORDO_MODEL_DESC_SIZE)
+		return -ENODATA;
+	ntt = le32toh(d->ntt);
+	first = le32toh(d->tt_start);
+	*whole = mlen == le32toh(res->rep.model_total);
+	if (!*whole) {
+		if (le32toh(res->rep.model_total) !=
+		    ORDO_MODEL_DESC_SIZE + ntt * ORDO_TT_ENTRY_SIZE)
+			return -EBADMSG;
+		memcpy(big, res->model, ORDO_MODEL_DESC_SIZE);
+		d = (const void *)big;
+		slice = big + ORDO_MODEL_DESC_SIZE;
+		cap = sizeof(big) - ORDO_MODEL_DESC_SIZE;
+		if ((size_t)ntt * ORDO_TT_ENTRY_SIZE > cap)
+			return -E2BIG;
+		while (have < ntt) {
+			ret = model_fetch(c, ORDO_WIRE_MODEL_TT, first + have,
+					  ntt - have, 0, &rep,
+					  slice + have * ORDO_TT_ENTRY_SIZE,
+					  cap - have * ORDO_TT_ENTRY_SIZE);
+			if (ret)
+				return ret;
+			if (!rep.returned ||
+			    le64toh(rep.epoch) != le64toh(res->rep.epoch))
+				return -EBADMSG;
+			have += le32toh(rep.returned) / ORDO_TT_ENTRY_SIZE;
+		}
+		mlen = ORDO_MODEL_DESC_SIZE + ntt * ORDO_TT_ENTRY_SIZE;
+	}
+	return ordo_model_load_sub(m, le32toh(res->rep.sub), d, slice,
+				   mlen - ORDO_MODEL_DESC_SIZE);
+}
+
+/*
+ * With @m, READ the leaf its TT names for @key: 1 if that leaf is the one
+ * holding @key's range and has @key, 0 if it lacks @key, -ESTALE if the
+ * entry does not name the leaf of @key (stale TT).
+ */
+static int tt_leaf(struct rc_conn *c, const struct ordo_geo *geo,
+		   const struct ordo_model *m, uint64_t key, uint32_t *leaf)
+{
+	static uint8_t node[RC_NODE_MAX];
+	const struct ordo_node_hdr *h = (const void *)node;
+	uint8_t v[ORDO_VALUE_SIZE_MAX];
+	struct ordo_pred pr;
+	int ret;
+
+	if (ordo_model_lookup(m, key, &pr))
+		return -ENODATA;
+	*leaf = pr.ent->leaf;
+	ret = rd_node(c, geo, pr.ent->leaf, node);
+	if (ret)
+		return ret;
+	if (!ordo_tt_inca_matches(pr.ent, le32toh(h->incarnation)) ||
+	    h->level || (h->flags & (ORDO_NODE_F_FREE | ORDO_NODE_F_SUPER)) ||
+	    key < le64toh(h->low_key) ||
+	    ((h->flags & ORDO_NODE_F_HAS_HIGH) && key >= le64toh(h->high_key)))
+		return -ESTALE;
+	return leaf_has(geo, node, key, v);
+}
+
+/*
+ * The learned client's repair: LOOKUP @key, install the attached
+ * sub-model (the top level fetched again when the epoch moved), and
+ * resolve @key with it by READ.  Return as tt_leaf(); *@whole as
+ * install_sub().
+ */
+static int lookup_repair(struct rc_conn *c, const struct ordo_geo *geo,
+			 struct ordo_model **mp, uint64_t key,
+			 struct lookup_res *res, int *whole, uint32_t *leaf)
+{
+	int ret = -EAGAIN, tries;
+
+	for (tries = 0; tries < 20; tries++) {
+		ret = lookup(c, key, 0, res);
+		if (ret)
+			return ret;
+		if (!res->rep.model_len)
+			return -ENODATA;
+		if (!*mp || (*mp)->epoch != le64toh(res->rep.epoch)) {
+			ret = fetch_top(c, mp);
+			if (ret == -EBADMSG)
+				continue;
+			if (ret)
+				return ret;
+			if ((*mp)->epoch != le64toh(res->rep.epoch))
+				continue;
+		}
+		/* The index the server found is the client's own. */
+		if (le32toh(res->rep.sub) != ordo_model_sub_of(*mp, key))
+			return -EPROTO;
+		ret = install_sub(c, *mp, res, whole);
+		if (ret == -EBADMSG)
+			continue;	/* raced with a publication */
+		if (ret)
+			return ret;
+		return tt_leaf(c, geo, *mp, key, leaf);
+	}
+	return ret;
+}
+
+/* Load @n keys @base + @step * i with t_fill() values through /dev/ordo. */
+static int ioctl_load(int fd, uint32_t vs, uint64_t base, uint64_t step,
+		      uint32_t n)
+{
+	static struct ordo_batch_op ops[ORDO_BATCH_MAX];
+	static uint8_t vals[ORDO_BATCH_MAX][ORDO_VALUE_SIZE_MAX];
+	struct ordo_batch b;
+	uint32_t i = 0, j;
+	int ret;
+
+	while (i < n) {
+		for (j = 0; j < ORDO_BATCH_MAX && i < n; j++, i++) {
+			uint64_t k = base + step * i;
+
+			t_fill(vals[j], vs, k, 4);
+			memset(&ops[j], 0, sizeof(ops[j]));
+			ops[j].op = ORDO_OP_PUT;
+			ops[j].kv.key = k;
+			ops[j].kv.value = (uintptr_t)vals[j];
+			ops[j].kv.value_len = vs;
+		}
+		memset(&b, 0, sizeof(b));
+		b.ops = (uintptr_t)ops;
+		b.count = j;
+		ret = t_ioctl(fd, ORDO_IOC_BATCH, &b);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+TEST_F(rpc, lookup_found_and_absent)
+{
+	static struct lookup_res res;
+	uint8_t v[ORDO_VALUE_SIZE_MAX], g[ORDO_VALUE_SIZE_MAX];
+	struct rc_conn *c = &self->c;
+	uint64_t k = KBASE + 0x100;
+
+	t_fill(v, self->vs, k, 9);
+	ASSERT_EQ(0, rc_kv(c, ORDO_WIRE_OP_PUT, k, v, self->vs));
+	/* Present: the value, as GET returns it. */
+	ASSERT_EQ(0, lookup(c, k, 0, &res));
+	EXPECT_EQ(1, le32toh(res.rep.found));
+	EXPECT_EQ(self->vs, le32toh(res.rep.value_len));
+	EXPECT_EQ(9, t_version(res.val, self->vs, k));
+	ASSERT_EQ(0, rc_kv(c, ORDO_WIRE_OP_GET, k, g, 0));
+	EXPECT_EQ(0, memcmp(g, res.val, self->vs));
+	/* Absent: status OK, found 0, no value -- GET says ENOENT. */
+	ASSERT_EQ(0, lookup(c, k + 1, 0, &res));
+	EXPECT_EQ(0, le32toh(res.rep.found));
+	EXPECT_EQ(0, le32toh(res.rep.value_len));
+	EXPECT_EQ(-ENOENT, rc_kv(c, ORDO_WIRE_OP_GET, k + 1, g, 0));
+	/* NO_MODEL: a plain GET, no model bytes whatever is published. */
+	ASSERT_EQ(0, lookup(c, k, ORDO_WIRE_LOOKUP_NO_MODEL, &res));
+	EXPECT_EQ(1, le32toh(res.rep.found));
+	EXPECT_EQ(9, t_version(res.val, self->vs, k));
+	EXPECT_EQ(0, le32toh(res.rep.model_len));
+	EXPECT_EQ(0, le32toh(res.rep.model_total));
+	EXPECT_EQ(0, le64toh(res.rep.epoch));
+	EXPECT_EQ(0, le32toh(res.rep.sub));
+	EXPECT_EQ(sizeof(struct ordo_wire_hdr) + sizeof(res.rep) +
+		  ordo_wire_pad8(self->vs), c->reply_len);
+	ASSERT_EQ(0, lookup(c, k + 1, ORDO_WIRE_LOOKUP_NO_MODEL, &res));
+	EXPECT_EQ(0, le32toh(res.rep.found));
+	EXPECT_EQ(sizeof(struct ordo_wire_hdr) + sizeof(res.rep),
+		  c->reply_len);
+	/* The client's epoch is informational: any value is accepted. */
+	EXPECT_EQ(0, lookup_raw(c, k, UINT64_MAX, 0, 0));
+	/* Key 0 and the largest key are ordinary keys. */
+	ASSERT_EQ(0, rc_kv(c, ORDO_WIRE_OP_PUT, UINT64_MAX, v, self->vs));
+	ASSERT_EQ(0, lookup(c, UINT64_MAX, 0, &res));
+	EXPECT_EQ(1, le32toh(res.rep.found));
+	ASSERT_EQ(0, lookup(c, 0, 0, &res));
+	EXPECT_EQ(0, le32toh(res.rep.found));
+}
+
+TEST_F(rpc, lookup_malformed_changes_nothing)
+{
+	struct ordo_wire_lookup_req req = { .key = htole64(KBASE + 7) };
+	static struct lookup_res res;
+	uint8_t v[ORDO_VALUE_SIZE_MAX], body[64] = { 0 };
+	struct rc_conn *c = &self->c;
+	const struct ordo_wire_info *wi;
+	long long lookups = rc_sysfs_u64("stats/rpc_lookup");
+	long long errs = rc_sysfs_u64("stats/rpc_errors");
+	uint64_t keys;
+
+	ASSERT_LE(0, lookups);
+	t_fill(v, self->vs, KBASE + 7, 3);
+	ASSERT_EQ(0, rc_kv(c, ORDO_WIRE_OP_PUT, KBASE + 7, v, self->vs));
+	ASSERT_EQ(0, rc_call(c, ORDO_WIRE_OP_INFO, NULL, 0));
+	wi = rc_reply_body(c);
+	keys = le64toh(wi->keys);
+	/* Body not exactly 24 bytes. */
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_LOOKUP, NULL, 0));
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_LOOKUP, &req, 8));
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_LOOKUP, &req, 16));
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_LOOKUP, &req, 20));
+	memcpy(body, &req, sizeof(req));
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_LOOKUP, body, 32));
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_LOOKUP, body, 25));
+	/* Unknown flags, reserved bits. */
+	EXPECT_EQ(-EINVAL, lookup_raw(c, KBASE + 7, 0, 0x02, 0));
+	EXPECT_EQ(-EINVAL, lookup_raw(c, KBASE + 7, 0, 0x80000000, 0));
+	EXPECT_EQ(-EINVAL, lookup_raw(c, KBASE + 7, 0,
+				      ORDO_WIRE_LOOKUP_NO_MODEL | 0x100, 0));
+	EXPECT_EQ(-EINVAL, lookup_raw(c, KBASE + 7, 0, 0, 1));
+	EXPECT_EQ(-EINVAL, lookup_raw(c, KBASE + 7, 0, 0, 0x80000000));
+	/* Error replies carry no body (rc_call checks), the store is as it was. */
+	ASSERT_EQ(0, rc_call(c, ORDO_WIRE_OP_INFO, NULL, 0));
+	wi = rc_reply_body(c);
+	EXPECT_EQ(keys, le64toh(wi->keys));
+	ASSERT_EQ(0, lookup(c, KBASE + 7, 0, &res));
+	EXPECT_EQ(1, le32toh(res.rep.found));
+	EXPECT_EQ(3, t_version(res.val, self->vs, KBASE + 7));
+	/* The connection still serves requests in order. */
+	ASSERT_EQ(0, lookup(c, KBASE + 8, 0, &res));
+	EXPECT_EQ(0, le32toh(res.rep.found));
+	/* Counted per op, malformed ones too; an absent key is no error. */
+	EXPECT_EQ(lookups + 13, rc_sysfs_u64("stats/rpc_lookup"));
+	EXPECT_EQ(errs + 11, rc_sysfs_u64("stats/rpc_errors"));
+}
+
+/*
+ * The fallback after a retraining: the attached sub-model is the one
+ * MODEL_FETCH SUB gives, loads on the published top level, and its TT
+ * names the leaf holding the key (checked by READ), for keys of every
+ * sub-model, present and absent; large slices come as the descriptor
+ * alone.
+ */
+TEST_F_TIMEOUT(rpc, lookup_returns_the_sub_model, 300)
+{
+	const uint32_t n = 20000;
+	const uint64_t step = 4099;
+	static struct lookup_res res;
+	static uint8_t sub[ORDO_WIRE_MSG_MAX];
+	struct ordo_model *m = NULL;
+	struct ordo_wire_model_rep mrep;
+	struct ordo_retrain rt = { 0 };
+	uint32_t i, j, leaf, whole = 0, desc_only = 0, subs_seen = 0;
+	uint32_t last_sub = UINT32_MAX;
+	int ret, w;
+
+	ASSERT_EQ(0, ioctl_load(self->fd, self->vs, KBASE, step, n));
+	ASSERT_EQ(0, t_ioctl(self->fd, ORDO_IOC_RETRAIN, &rt));
+	ASSERT_LT(0, rt.version);
+	ASSERT_EQ(0, rc_regions(&self->c));
+	/* Every 211th key and the last one. */
+	for (j = 0; j <= n / 211; j++) {
+		uint64_t k;
+
+		i = j < n / 211 ? j * 211 : n - 1;
+		k = KBASE + step * i;
+
+		ret = lookup_repair(&self->c, &self->geo, &m, k, &res, &w,
+				    &leaf);
+		ASSERT_EQ(1, ret)
+			TH_LOG("key %llu: %d", (unsigned long long)k, ret);
+		EXPECT_EQ(1, le32toh(res.rep.found));
+		EXPECT_EQ(4, t_version(res.val, self->vs, k));
+		EXPECT_LE(rt.version, le64toh(res.rep.epoch));
+		whole += w;
+		desc_only += !w;
+		if (le32toh(res.rep.sub) != last_sub)
+			subs_seen++;
+		last_sub = le32toh(res.rep.sub);
+		/* A key between stored keys: the same leaf, without it. */
+		ret = lookup_repair(&self->c, &self->geo, &m, k + 1, &res, &w,
+				    &leaf);
+		ASSERT_EQ(0, ret);
+		EXPECT_EQ(0, le32toh(res.rep.found));
+		EXPECT_EQ(0, le32toh(res.rep.value_len));
+	}
+	TH_LOG("%u sub-models, %u seen; slices attached whole %u, descriptor alone %u",
+	       m->nsub, subs_seen, whole, desc_only);
+	/*
+	 * Several sub-models met (others may cover only empty leaves that
+	 * earlier tests left): the server's search over the pivots counts.
+	 */
+	EXPECT_LT(1, subs_seen);
+	/* The first and last keys of the space: sub-models 0 and nsub - 1. */
+	ASSERT_EQ(0, lookup(&self->c, 0, 0, &res));
+	if (le64toh(res.rep.epoch) == m->epoch)
+		EXPECT_EQ(0, le32toh(res.rep.sub));
+	ASSERT_EQ(0, lookup(&self->c, UINT64_MAX, 0, &res));
+	if (le64toh(res.rep.epoch) == m->epoch)
+		EXPECT_EQ(m->nsub - 1, le32toh(res.rep.sub));
+	/* The attached bytes are MODEL_FETCH SUB's, descriptor and slice. */
+	for (i = 0; i < 5; i++) {
+		ASSERT_EQ(0, lookup(&self->c, KBASE + step * (n / 2), 0, &res));
+		ASSERT_EQ(0, model_fetch(&self->c, ORDO_WIRE_MODEL_SUB,
+					 le32toh(res.rep.sub), 0, 0, &mrep,
+					 sub, sizeof(sub)));
+		if (le64toh(mrep.epoch) == le64toh(res.rep.epoch))
+			break;
+	}
+	EXPECT_EQ(le32toh(mrep.total), le32toh(res.rep.model_total));
+	EXPECT_EQ(0, memcmp(sub, res.model, ORDO_MODEL_DESC_SIZE));
+	if (le32toh(res.rep.model_len) == le32toh(res.rep.model_total) &&
+	    le32toh(mrep.returned) == le32toh(mrep.total))
+		EXPECT_EQ(0, memcmp(sub, res.model, le32toh(res.rep.model_len)));
+	/* NO_MODEL leaves it out even with a model published. */
+	ASSERT_EQ(0, lookup(&self->c, KBASE, ORDO_WIRE_LOOKUP_NO_MODEL, &res));
+	EXPECT_EQ(0, le32toh(res.rep.model_len));
+	EXPECT_EQ(0, le64toh(res.rep.epoch));
+	ordo_model_free(m);
+}
+
+/*
+ * A small model: the whole slice rides along.  Then splits make the TT
+ * stale; LOOKUP keeps answering, and once the trainer has patched the
+ * sub-model its reply repairs the client's copy without a new top level.
+ */
+TEST_F_TIMEOUT(rpc, lookup_repairs_a_stale_tt, 300)
+{
+	const uint64_t step = 1ULL << 20;
+	static struct lookup_res res;
+	struct ordo_model *m = NULL;
+	struct ordo_retrain rt = { 0 };
+	uint8_t v[ORDO_VALUE_SIZE_MAX];
+	uint64_t k = KBASE + step * 100, hot;
+	uint32_t leaf, leaf0, i, tries;
+	long long t0;
+	int ret, w;
+
+	ASSERT_EQ(0, ioctl_load(self->fd, self->vs, KBASE, step, 400));
+	ASSERT_EQ(0, t_ioctl(self->fd, ORDO_IOC_RETRAIN, &rt));
+	ASSERT_EQ(0, rc_regions(&self->c));
+	ASSERT_EQ(1, lookup_repair(&self->c, &self->geo, &m, k, &res, &w,
+				   &leaf0));
+	EXPECT_EQ(1, w);
+	EXPECT_LT(ORDO_MODEL_DESC_SIZE, le32toh(res.rep.model_len));
+	EXPECT_EQ(le32toh(res.rep.model_len), le32toh(res.rep.model_total));
+	/* Split the leaf of k many times over, right above k. */
+	for (i = 1; i <= 4 * self->geo.leaf_slots; i++) {
+		t_fill(v, self->vs, k + i, 6);
+		ASSERT_EQ(0, rc_kv(&self->c, ORDO_WIRE_OP_PUT, k + i, v,
+				   self->vs));
+	}
+	hot = k + 4 * self->geo.leaf_slots;
+	/* The client's copy is stale now: its entry names the old leaf. */
+	EXPECT_EQ(-ESTALE, tt_leaf(&self->c, &self->geo, m, hot, &leaf));
+	EXPECT_EQ(leaf0, leaf);
+	/* Whatever the TT says, LOOKUP itself is right at once. */
+	ASSERT_EQ(0, lookup(&self->c, hot, 0, &res));
+	EXPECT_EQ(1, le32toh(res.rep.found));
+	EXPECT_EQ(6, t_version(res.val, self->vs, hot));
+	/* The trainer patches the sub-model; the fallback picks that up. */
+	t0 = rc_now_ms();
+	for (tries = 0, ret = -ESTALE; ret == -ESTALE && tries < 600; tries++) {
+		ret = lookup_repair(&self->c, &self->geo, &m, hot, &res, &w,
+				    &leaf);
+		if (ret == -ESTALE)
+			usleep(100000);
+	}
+	ASSERT_EQ(1, ret);
+	EXPECT_EQ(6, t_version(res.val, self->vs, hot));
+	TH_LOG("TT repaired by LOOKUP after %lld ms (%u tries): leaf %u, was %u",
+	       rc_now_ms() - t0, tries, leaf, leaf0);
+	ordo_model_free(m);
 }
 
 TEST_F(rpc, token)

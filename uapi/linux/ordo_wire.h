@@ -167,6 +167,9 @@ struct ordo_wire_conn_rep {
  * @ORDO_WIRE_OP_MODEL_FETCH: read part of the learned model
  *	(struct ordo_wire_model_req).
  * @ORDO_WIRE_OP_BATCH: several point operations (struct ordo_wire_batch).
+ * @ORDO_WIRE_OP_LOOKUP: the learned client's fallback: a GET that also
+ *	returns the current sub-model (descriptor and TT slice) of the key's
+ *	range (struct ordo_wire_lookup_req).
  *
  * The point operations have the numbers of enum ordo_op (linux/ordo.h).
  */
@@ -181,9 +184,10 @@ enum ordo_wire_op {
 	ORDO_WIRE_OP_REGIONS = 8,
 	ORDO_WIRE_OP_MODEL_FETCH = 9,
 	ORDO_WIRE_OP_BATCH = 10,
+	ORDO_WIRE_OP_LOOKUP = 11,
 };
 
-#define ORDO_WIRE_OP_MAX	ORDO_WIRE_OP_BATCH
+#define ORDO_WIRE_OP_MAX	ORDO_WIRE_OP_LOOKUP
 
 /**
  * enum ordo_wire_status - result of an RPC (ordo_wire_hdr.status)
@@ -501,6 +505,62 @@ struct ordo_wire_batch_res {
 	__le16 value_len;
 	__u8 flags;
 	__u8 reserved;
+};
+
+/* ordo_wire_lookup_req.flags */
+#define ORDO_WIRE_LOOKUP_NO_MODEL	0x01	/* attach no model bytes */
+
+/**
+ * struct ordo_wire_lookup_req - LOOKUP request body (24 bytes)
+ * @key: the key to read; every u64 is a valid key.
+ * @epoch: the model epoch the client holds, or 0 for none.  Informational:
+ *	the reply always carries the model published now.
+ * @flags: ORDO_WIRE_LOOKUP_* bits; %ORDO_WIRE_LOOKUP_NO_MODEL: a plain GET
+ *	that reports an absent key in @found instead of by status.
+ * @reserved: zero.
+ *
+ * The body is exactly this struct.
+ */
+struct ordo_wire_lookup_req {
+	__le64 key;
+	__le64 epoch;
+	__le32 flags;
+	__le32 reserved;
+};
+
+/**
+ * struct ordo_wire_lookup_rep - LOOKUP reply body (32 bytes)
+ * @epoch: epoch of the model the attached bytes come from; 0 when
+ *	@model_len is 0.
+ * @found: 1 if the key is present, else 0.
+ * @value_len: bytes of value following this struct: value_size when
+ *	@found, else 0.
+ * @sub: index of the sub-model whose domain holds the key (the largest i
+ *	with pivot[i] <= key in that model); 0 when @model_len is 0.
+ * @model_len: bytes of model data following the value: the sub-model's
+ *	descriptor and its TT slice (what %ORDO_WIRE_MODEL_SUB returns), the
+ *	descriptor alone if the slice does not fit in max_msg, or 0 when no
+ *	model is attached (no trainer, no model published, or
+ *	%ORDO_WIRE_LOOKUP_NO_MODEL).
+ * @model_total: bytes of the descriptor and its whole slice (as
+ *	struct ordo_wire_model_rep.total for %ORDO_WIRE_MODEL_SUB); 0 when
+ *	@model_len is 0.
+ * @reserved: zero.
+ *
+ * Followed by @value_len bytes of value zero-padded to a multiple of 8,
+ * then @model_len bytes of model data.  The model bytes are copied after
+ * the GET, as a one-sided READ would see them: the descriptor's checksum
+ * tells whether they are consistent with the client's top level of the
+ * same epoch.
+ */
+struct ordo_wire_lookup_rep {
+	__le64 epoch;
+	__le32 found;
+	__le32 value_len;
+	__le32 sub;
+	__le32 model_len;
+	__le32 model_total;
+	__le32 reserved;
 };
 
 /**
