@@ -14,7 +14,7 @@ CHECKPATCH := $(KSFT)/scripts/checkpatch.pl
 
 CC ?= gcc
 WARN := -Wall -Wextra -Werror
-USER_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iuapi -Ilibshim -Ikmod/core
+USER_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Wno-unused-parameter -Iuapi -Ilibshim -Ikmod/core
 CORE_CC := $(CC)
 CORE_CFLAGS := -std=gnu11 -O1 -g $(WARN) -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer \

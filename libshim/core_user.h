@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <endian.h>
+#include <sys/mman.h>
 #include <linux/types.h>	/* __u64, __le64 as the uapi headers use them */
 
 typedef uint8_t u8;
@@ -121,7 +122,21 @@ typedef struct { s64 counter; } atomic64_t;
 	__old; })
 #define xchg(p, v)		__atomic_exchange_n(p, v, __ATOMIC_SEQ_CST)
 
-static inline void *ordo_malloc(size_t sz) { return calloc(1, sz); }
+/* Large tables (a client's TT) go on huge pages where the system has them. */
+static inline void *ordo_malloc(size_t sz)
+{
+	const size_t huge = 2u << 20;
+	void *p;
+
+	if (sz < huge)
+		return calloc(1, sz);
+	p = aligned_alloc(huge, ALIGN(sz, huge));
+	if (!p)
+		return NULL;
+	madvise(p, ALIGN(sz, huge), MADV_HUGEPAGE);
+	memset(p, 0, sz);
+	return p;
+}
 static inline void ordo_free(void *p) { free(p); }
 #define ordo_cond_resched()	do { } while (0)
 #define ordo_lock_enter()	do { } while (0)

@@ -1,14 +1,132 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libordo: handles and URI dispatch.
+ * libordo: handles, options, URI dispatch, the slots and the run loop, and
+ * the synchronous calls (one request submitted and polled for).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "shim.h"
 
-struct ordo *ordo_open(const char *uri)
+static const char *const mode_names[] = {
+	[ORDO_MODE_LEARNED] = "learned",
+	[ORDO_MODE_MODEL_ONLY] = "model-only",
+	[ORDO_MODE_WALK] = "walk",
+	[ORDO_MODE_RPC] = "rpc",
+};
+
+long long shim_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+int ordo_mode_parse(const char *name, enum ordo_mode *mode)
+{
+	unsigned int i;
+
+	for (i = ORDO_MODE_LEARNED; i <= ORDO_MODE_RPC; i++)
+		if (name && !strcmp(name, mode_names[i])) {
+			*mode = i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *ordo_mode_name(enum ordo_mode mode)
+{
+	return mode >= ORDO_MODE_LEARNED && mode <= ORDO_MODE_RPC ?
+	       mode_names[mode] : "unknown";
+}
+
+enum ordo_mode ordo_mode(const struct ordo *o)
+{
+	return o->mode;
+}
+
+/* Resolve options: explicit, then the environment, then defaults. */
+static int opts_resolve(struct ordo *o, const struct ordo_opts *in)
+{
+	struct ordo_opts *op = &o->opts;
+	const char *env;
+
+	memset(op, 0, sizeof(*op));
+	if (in) {
+		if (in->size < offsetof(struct ordo_opts, reserved) ||
+		    in->reserved)
+			return -EINVAL;
+		memcpy(op, in, in->size < sizeof(*op) ? in->size : sizeof(*op));
+		op->size = sizeof(*op);
+	}
+	if (op->flags & ~(ORDO_OPT_PRIVATE_CACHE | ORDO_OPT_NO_WALK_CACHE |
+			  ORDO_OPT_FROZEN_CACHE))
+		return -EINVAL;
+	o->mode = op->mode;
+	if (o->mode == ORDO_MODE_DEFAULT) {
+		env = getenv("ORDO_MODE");
+		o->mode = ORDO_MODE_LEARNED;
+		if (env && *env && ordo_mode_parse(env, &o->mode))
+			return -EINVAL;
+	}
+	if (o->mode > ORDO_MODE_RPC)
+		return -EINVAL;
+	if (!op->token)
+		op->token = getenv("ORDO_TOKEN");
+	if (!op->timeout_ms)
+		op->timeout_ms = SHIM_TIMEOUT_DEFAULT;
+	if (!op->queue_depth)
+		op->queue_depth = SHIM_QD_DEFAULT;
+	if (op->queue_depth > SHIM_QD_MAX)
+		return -EINVAL;
+	if (!op->walk_cache_bytes)
+		op->walk_cache_bytes = SHIM_WALK_CACHE_DEFAULT;
+	if (op->flags & ORDO_OPT_NO_WALK_CACHE)
+		op->walk_cache_bytes = 0;
+	o->cache_frozen = op->flags & ORDO_OPT_FROZEN_CACHE;
+	o->qd = op->queue_depth;
+	return 0;
+}
+
+/**
+ * shim_slots_init() - give the handle its slots
+ * @o: handle (qd set)
+ * @mem: qd * @per_slot bytes of read buffers (registered memory for RDMA)
+ * @per_slot: bytes each
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int shim_slots_init(struct ordo *o, uint8_t *mem, size_t per_slot)
+{
+	uint32_t i;
+
+	o->ops = calloc(o->qd, sizeof(*o->ops));
+	if (!o->ops)
+		return -ENOMEM;
+	for (i = 0; i < o->qd; i++) {
+		o->ops[i].slot = i;
+		o->ops[i].buf = mem + i * per_slot;
+		o->ops[i].buf_len = per_slot;
+	}
+	return 0;
+}
+
+/* After open: the caches the mode needs. */
+static int caches_init(struct ordo *o, const char *where)
+{
+	if (o->mode == ORDO_MODE_RPC)
+		return 0;
+	if (o->opts.walk_cache_bytes)
+		o->walk = shim_walk_cache_new(o->opts.walk_cache_bytes, &o->geo);
+	if (o->mode == ORDO_MODE_WALK)
+		return 0;
+	return shim_cache_get(o, o->server_id, where);
+}
+
+struct ordo *ordo_open_opts(const char *uri, const struct ordo_opts *opts)
 {
 	struct ordo *o;
 	int ret;
@@ -19,13 +137,28 @@ struct ordo *ordo_open(const char *uri)
 	if (!o)
 		return NULL;
 	o->fd = -1;
-	if (uri[0] == '/')
-		ret = ordo_local_open(o, uri);
-	else if (!strncmp(uri, "rdma://", 7))
-		ret = -EPROTONOSUPPORT;	/* the RDMA client is not built yet */
-	else
-		ret = -EINVAL;
+	o->uri = strdup(uri);
+	ret = o->uri ? opts_resolve(o, opts) : -ENOMEM;
+	if (!ret) {
+		if (uri[0] == '/')
+			ret = ordo_local_open(o, uri);
+		else if (!strncmp(uri, "rdma://", 7))
+			ret = ordo_rdma_open(o, uri);
+		else
+			ret = -EINVAL;
+		if (!ret) {
+			ret = caches_init(o, uri);
+			if (ret)
+				ordo_close(o);
+			o = ret ? NULL : o;
+			if (!o) {
+				errno = -ret;
+				return NULL;
+			}
+		}
+	}
 	if (ret) {
+		free((void *)o->uri);
 		free(o);
 		errno = -ret;
 		return NULL;
@@ -33,11 +166,20 @@ struct ordo *ordo_open(const char *uri)
 	return o;
 }
 
+struct ordo *ordo_open(const char *uri)
+{
+	return ordo_open_opts(uri, NULL);
+}
+
 void ordo_close(struct ordo *o)
 {
 	if (!o)
 		return;
+	shim_cache_put(o);
+	shim_walk_cache_free(o->walk);
 	o->be->close(o);
+	free(o->ops);
+	free((void *)o->uri);
 	free(o);
 }
 
@@ -48,7 +190,7 @@ int ordo_info(struct ordo *o, struct ordo_info *info)
 
 size_t ordo_value_size(const struct ordo *o)
 {
-	return o->value_size;
+	return o->geo.value_size;
 }
 
 int ordo_fd(const struct ordo *o)
@@ -56,35 +198,235 @@ int ordo_fd(const struct ordo *o)
 	return o->fd;
 }
 
+int ordo_counters(struct ordo *o, struct ordo_counters *c)
+{
+	*c = o->cnt;
+	c->cache_bytes = shim_cache_bytes(o) + shim_walk_cache_bytes(o->walk);
+	return 0;
+}
+
+/* ---- the run loop ---- */
+
+static void complete(struct ordo *o, struct shim_op *op)
+{
+	struct ordo_req *r = op->req;
+
+	switch (r->op) {
+	case ORDO_OP_GET:
+		o->cnt.gets++;
+		break;
+	case ORDO_REQ_SCAN:
+		o->cnt.scans++;
+		break;
+	default:
+		o->cnt.writes++;
+		break;
+	}
+	op->busy = false;
+	op->req = NULL;
+	o->inflight--;
+	o->completed++;
+	if (r->cb)
+		r->cb(r);
+}
+
+/**
+ * shim_run() - step an operation until it waits for I/O or is done
+ * @o: handle
+ * @op: the operation; its I/O (if any) completed and set io_res
+ */
+void shim_run(struct ordo *o, struct shim_op *op)
+{
+	int ret;
+
+	do
+		ret = op->step(o, op);
+	while (ret == SHIM_AGAIN);
+	if (ret == SHIM_DONE)
+		complete(o, op);
+}
+
+static int req_check(const struct ordo *o, const struct ordo_req *r)
+{
+	switch (r->op) {
+	case ORDO_OP_GET:
+		if (r->len < o->geo.value_size)
+			return -ENOBUFS;
+		return r->val ? 0 : -EINVAL;
+	case ORDO_OP_PUT:
+	case ORDO_OP_INSERT:
+	case ORDO_OP_UPDATE:
+		if (!r->len || !r->val)
+			return -EINVAL;
+		return r->len > o->geo.value_size ? -EMSGSIZE : 0;
+	case ORDO_OP_DELETE:
+		return 0;
+	case ORDO_REQ_SCAN:
+		if (!r->count || r->count > ORDO_SCAN_MAX || !r->keys)
+			return -EINVAL;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int ordo_submit(struct ordo *o, struct ordo_req *r)
+{
+	struct shim_op *op = NULL;
+	uint32_t i;
+	int ret = req_check(o, r);
+
+	if (ret)
+		return ret;
+	if (o->inflight >= o->qd)
+		return -EBUSY;
+	if (!o->inflight && o->be->prepare) {
+		ret = o->be->prepare(o);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < o->qd; i++)
+		if (!o->ops[i].busy) {
+			op = &o->ops[i];
+			break;
+		}
+	if (!op)
+		return -EBUSY;
+	op->busy = true;
+	op->req = r;
+	op->t_start = shim_now_ms();
+	r->result = 0;
+	r->more = 0;
+	r->next = 0;
+	o->inflight++;
+	shim_op_start(o, op);
+	shim_run(o, op);
+	return 0;
+}
+
+unsigned int ordo_inflight(const struct ordo *o)
+{
+	return o->inflight;
+}
+
+int ordo_poll(struct ordo *o, unsigned int min, int timeout_ms)
+{
+	long long end;
+	int ret = 0;
+
+	if (timeout_ms < 0)
+		timeout_ms = o->opts.timeout_ms;
+	end = shim_now_ms() + timeout_ms;
+	while (o->completed < min && o->inflight) {
+		long long left = end - shim_now_ms();
+
+		ret = o->be->wait(o, left > 0 ? (int)left : 0);
+		if (ret < 0)
+			break;
+		if (!ret && left <= 0) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+	}
+	/* Queued cache refreshes run between operations. */
+	if (!o->inflight && shim_cache_pending(o))
+		shim_cache_refresh_stale(o);
+	if (o->completed) {
+		ret = (int)o->completed;
+		o->completed = 0;
+	}
+	return ret;
+}
+
+static void sync_done(struct ordo_req *r)
+{
+	*(bool *)r->user = true;
+}
+
+/* One request, waited for. */
+static int sync_req(struct ordo *o, struct ordo_req *r)
+{
+	bool done = false;
+	int ret;
+
+	/* A synchronous call needs a free slot: finish what is in flight. */
+	while (o->inflight >= o->qd) {
+		ret = ordo_poll(o, 1, -1);
+		if (ret < 0)
+			return ret;
+	}
+	r->cb = sync_done;
+	r->user = &done;
+	ret = ordo_submit(o, r);
+	if (ret)
+		return ret;
+	while (!done) {
+		ret = ordo_poll(o, 1, -1);
+		if (ret < 0 && !done)
+			return ret;
+	}
+	/* Queued cache refreshes run between operations. */
+	if (shim_cache_pending(o))
+		shim_cache_refresh_stale(o);
+	return r->result;
+}
+
+static int kv(struct ordo *o, uint32_t op, uint64_t key, const void *val,
+	      size_t len)
+{
+	struct ordo_req r = {
+		.op = op,
+		.key = key,
+		.val = (void *)val,
+		.len = len,
+	};
+
+	return sync_req(o, &r);
+}
+
 int ordo_get(struct ordo *o, uint64_t key, void *val, size_t len)
 {
-	return o->be->kv(o, ORDO_IOC_GET, key, val, len);
+	return kv(o, ORDO_OP_GET, key, val, len);
 }
 
 int ordo_put(struct ordo *o, uint64_t key, const void *val, size_t len)
 {
-	return o->be->kv(o, ORDO_IOC_PUT, key, val, len);
+	return kv(o, ORDO_OP_PUT, key, val, len);
 }
 
 int ordo_insert(struct ordo *o, uint64_t key, const void *val, size_t len)
 {
-	return o->be->kv(o, ORDO_IOC_INSERT, key, val, len);
+	return kv(o, ORDO_OP_INSERT, key, val, len);
 }
 
 int ordo_update(struct ordo *o, uint64_t key, const void *val, size_t len)
 {
-	return o->be->kv(o, ORDO_IOC_UPDATE, key, val, len);
+	return kv(o, ORDO_OP_UPDATE, key, val, len);
 }
 
 int ordo_delete(struct ordo *o, uint64_t key)
 {
-	return o->be->kv(o, ORDO_IOC_DELETE, key, NULL, 0);
+	return kv(o, ORDO_OP_DELETE, key, NULL, 0);
 }
 
 int ordo_scan(struct ordo *o, uint64_t start, uint32_t n, uint64_t *keys,
 	      void *vals, int *more, uint64_t *next)
 {
-	return o->be->scan(o, start, n, keys, vals, more, next);
+	struct ordo_req r = {
+		.op = ORDO_REQ_SCAN,
+		.key = start,
+		.count = n,
+		.keys = keys,
+		.val = vals,
+	};
+	int ret = sync_req(o, &r);
+
+	if (ret < 0)
+		return ret;
+	if (more)
+		*more = r.more;
+	if (next)
+		*next = r.next;
+	return ret;
 }
 
 int ordo_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)

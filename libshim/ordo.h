@@ -2,10 +2,19 @@
 /*
  * libordo - the ordo client library.
  *
- * One handle talks to one ordo store: the local device ("/dev/ordo") or,
- * later, a remote server ("rdma://HOST[:PORT]").  Every call returns 0 (or
- * a count) on success and a negative errno on failure; the errnos are the
- * same ones the kernel module returns.
+ * One handle talks to one ordo store: the local device ("/dev/ordo") or a
+ * remote server ("rdma://HOST[:PORT]").  Every call returns 0 (or a count)
+ * on success and a negative errno on failure; the errnos are the same ones
+ * the kernel module returns, on both backends.
+ *
+ * GET and SCAN read the store's memory directly -- the read-only mmap of
+ * /dev/ordo, or one-sided RDMA READs of a remote pool -- guided by a cached
+ * learned model; writes are ioctls or RPCs.  Documentation/client.rst is
+ * the guide.
+ *
+ * Threads: a handle is used by one thread at a time (open one handle per
+ * thread).  Handles of one process that talk to the same server share one
+ * learned cache, which is thread-safe.  Nothing else is global.
  */
 #ifndef LIBORDO_ORDO_H
 #define LIBORDO_ORDO_H
@@ -20,9 +29,70 @@ extern "C" {
 
 struct ordo;
 
-/* Open a store; NULL for the default "/dev/ordo".  NULL + errno on error. */
+/**
+ * enum ordo_mode - how a handle serves GET and SCAN
+ * @ORDO_MODE_DEFAULT: from $ORDO_MODE, else %ORDO_MODE_LEARNED.
+ * @ORDO_MODE_LEARNED: learned model and translation table (TT) cached:
+ *	a GET is one read of the leaf the model names.
+ * @ORDO_MODE_MODEL_ONLY: only the model is cached; each GET reads its TT
+ *	entry first (two reads, far less client memory).
+ * @ORDO_MODE_WALK: no model: a B-link walk from the root, inner nodes
+ *	cached up to &ordo_opts.walk_cache_bytes.
+ * @ORDO_MODE_RPC: every operation is an RPC (or ioctl) served by the
+ *	server's CPU.
+ */
+enum ordo_mode {
+	ORDO_MODE_DEFAULT = 0,
+	ORDO_MODE_LEARNED = 1,
+	ORDO_MODE_MODEL_ONLY = 2,
+	ORDO_MODE_WALK = 3,
+	ORDO_MODE_RPC = 4,
+};
+
+/**
+ * struct ordo_opts - options of ordo_open_opts(); zero means the default
+ * @size: sizeof(struct ordo_opts), so the struct can grow.
+ * @mode: enum ordo_mode.
+ * @token: access token of a remote server (NULL: $ORDO_TOKEN, else none).
+ * @timeout_ms: bound on every wait for the network (default 5000).  A
+ *	server that does not answer in time gives -ETIMEDOUT.
+ * @queue_depth: operations in flight per handle (default 32, at most 256;
+ *	a server may grant fewer RPC credits).
+ * @walk_cache_bytes: bytes of inner nodes the walk caches (default 4 MiB;
+ *	0 with %ORDO_OPT_NO_WALK_CACHE).
+ * @flags: ORDO_OPT_* bits.
+ */
+struct ordo_opts {
+	uint32_t size;
+	uint32_t mode;
+	const char *token;
+	uint32_t timeout_ms;
+	uint32_t queue_depth;
+	uint64_t walk_cache_bytes;
+	uint32_t flags;
+	uint32_t reserved;
+};
+
+/* ordo_opts.flags */
+#define ORDO_OPT_PRIVATE_CACHE	0x1	/* do not share the learned cache */
+#define ORDO_OPT_NO_WALK_CACHE	0x2	/* walk without caching inner nodes */
+/*
+ * Tests: never refresh the learned cache after open, so every GET meets
+ * whatever staleness the server's changes cause (reads stay validated).
+ */
+#define ORDO_OPT_FROZEN_CACHE	0x4
+
+/* Open a store; NULL for "/dev/ordo".  NULL + errno on error. */
 struct ordo *ordo_open(const char *uri);
+/* Open with options (NULL: as ordo_open()).  NULL + errno on error. */
+struct ordo *ordo_open_opts(const char *uri, const struct ordo_opts *opts);
 void ordo_close(struct ordo *o);
+
+/* The mode a handle uses (never %ORDO_MODE_DEFAULT). */
+enum ordo_mode ordo_mode(const struct ordo *o);
+/* Parse "learned", "model-only", "walk" or "rpc"; -EINVAL otherwise. */
+int ordo_mode_parse(const char *name, enum ordo_mode *mode);
+const char *ordo_mode_name(enum ordo_mode mode);
 
 /* Module version and geometry. */
 int ordo_info(struct ordo *o, struct ordo_info *info);
@@ -57,6 +127,93 @@ int ordo_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n);
 
 /* The file descriptor of a local store (for mmap and io_uring), or -1. */
 int ordo_fd(const struct ordo *o);
+
+/**
+ * struct ordo_counters - what a handle did since it was opened
+ * @gets: GETs completed.
+ * @scans: SCANs completed.
+ * @writes: PUT, INSERT, UPDATE and DELETE completed.
+ * @round_trips: times the handle waited on the network: one doorbell
+ *	batch of READs is one, one RPC is one.  Local reads count none.
+ * @reads: one-sided READs (or, locally, node and model copies).
+ * @bytes_read: bytes those reads moved.
+ * @rpcs: RPCs sent (or, locally, ioctls).
+ * @fallbacks: GETs and SCANs that one-sided reads could not finish.
+ * @speculative_reads: right-sibling reads after a leaf split.
+ * @retries: reads repeated because a copy was torn or stale.
+ * @cache_bytes: bytes of this handle's learned or walk cache.
+ * @model_loads: whole models loaded (open, new epoch).
+ * @sub_refreshes: sub-models refreshed after a stale TT entry.
+ * @reconnects: connections re-established after a failure.
+ */
+struct ordo_counters {
+	uint64_t gets;
+	uint64_t scans;
+	uint64_t writes;
+	uint64_t round_trips;
+	uint64_t reads;
+	uint64_t bytes_read;
+	uint64_t rpcs;
+	uint64_t fallbacks;
+	uint64_t speculative_reads;
+	uint64_t retries;
+	uint64_t cache_bytes;
+	uint64_t model_loads;
+	uint64_t sub_refreshes;
+	uint64_t reconnects;
+};
+
+int ordo_counters(struct ordo *o, struct ordo_counters *c);
+
+/*
+ * Asynchronous operations: submit up to queue_depth requests, then reap
+ * completions with ordo_poll().  A request's memory (and its buffers) must
+ * stay valid until its callback ran.
+ */
+struct ordo_req;
+typedef void (*ordo_cb_t)(struct ordo_req *req);
+
+/**
+ * struct ordo_req - one asynchronous operation
+ * @op: enum ordo_op (GET..DELETE) or %ORDO_REQ_SCAN.
+ * @key: the key; SCAN: the first key of interest.
+ * @val: GET: buffer of @len >= value_size bytes; writes: the value (1..
+ *	value_size bytes); SCAN: @count * value_size bytes or NULL.
+ * @len: bytes at @val.
+ * @keys: SCAN: room for @count keys.
+ * @count: SCAN: pairs wanted, 1..ORDO_SCAN_MAX.
+ * @cb: called from ordo_poll() when the request completed (may be NULL).
+ * @user: for the caller.
+ * @result: out: 0, a SCAN's pair count, or a negative errno.
+ * @more: out: SCAN: keys past the last one may exist.
+ * @next: out: SCAN with @more: where to continue.
+ */
+struct ordo_req {
+	uint32_t op;
+	uint32_t count;
+	uint64_t key;
+	void *val;
+	size_t len;
+	uint64_t *keys;
+	ordo_cb_t cb;
+	void *user;
+	int result;
+	int more;
+	uint64_t next;
+};
+
+#define ORDO_REQ_SCAN	16
+
+/* Queue @r; 0, -EBUSY when queue_depth requests are in flight, -EINVAL. */
+int ordo_submit(struct ordo *o, struct ordo_req *r);
+/*
+ * Progress the handle's requests; wait up to @timeout_ms (-1: the handle's
+ * timeout) until at least @min requests completed.  Returns the number
+ * completed (callbacks already ran), or a negative errno.
+ */
+int ordo_poll(struct ordo *o, unsigned int min, int timeout_ms);
+/* Requests submitted and not completed. */
+unsigned int ordo_inflight(const struct ordo *o);
 
 #ifdef __cplusplus
 }

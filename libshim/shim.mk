@@ -1,16 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0
 # libordo: build/lib/libordo.{so,a}; public header libshim/ordo.h.
-SHIM_SRCS := libshim/ordo.c libshim/local.c
+SHIM_SRCS := libshim/ordo.c libshim/local.c libshim/read.c libshim/cache.c \
+	libshim/walk_cache.c libshim/rdma.c libshim/rdma_conn.c \
+	kmod/core/node.c kmod/core/model_predict.c
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/%.o)
 SHIM_LIBS := $(BUILD)/lib/libordo.so $(BUILD)/lib/libordo.a
 
-$(BUILD)/libshim/%.o: libshim/%.c $(wildcard libshim/*.h uapi/linux/*.h)
+$(BUILD)/libshim/%.o: libshim/%.c $(wildcard libshim/*.h kmod/core/*.h uapi/linux/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -fPIC -fvisibility=default -c -o $@ $<
 
+# The core's shared code (node validation, model loading and prediction):
+# the same source the module builds, never a second copy.
+$(BUILD)/kmod/core/%.o: kmod/core/%.c $(wildcard kmod/core/*.h libshim/core_user.h uapi/linux/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -fPIC -c -o $@ $<
+
 $(BUILD)/lib/libordo.so: $(SHIM_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libordo.so.0 -o $@ $^
+	$(CC) -shared -Wl,-soname,libordo.so.0 -o $@ $^ -lrdmacm -libverbs -lpthread
 
 $(BUILD)/lib/libordo.a: $(SHIM_OBJS)
 	@mkdir -p $(dir $@)

@@ -318,6 +318,7 @@ void ordo_sub_to_desc(const struct ordo_sub *s, struct ordo_model_desc *d);
 void ordo_tt_to_entry(const struct ordo_tt *t, struct ordo_tt_entry *e);
 int ordo_model_parse_hdr(const void *buf, size_t len,
 			 struct ordo_model_layout *lay);
+int ordo_model_desc_decode(const void *desc, struct ordo_sub *s);
 int ordo_model_desc_slice(const struct ordo_model_layout *lay,
 			  const void *desc, u64 *off, u64 *len);
 int ordo_model_load_top(struct ordo_model **mp, const void *buf, size_t len);

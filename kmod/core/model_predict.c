@@ -666,6 +666,27 @@ static int desc_decode(const void *desc, struct desc_fields *f)
 	return 0;
 }
 
+/**
+ * ordo_model_desc_decode() - decode one descriptor without its slice
+ * @desc: the encoded descriptor (%ORDO_MODEL_DESC_SIZE bytes)
+ * @s: the decoded sub-model; @s->tt is the region's tt_start
+ *
+ * For readers that cache descriptors alone (and read TT entries on
+ * demand): the fields are range-checked but, without the slice, not
+ * checksummed, so whatever they lead to must be validated.
+ *
+ * Return: 0, or -EINVAL for out-of-range fields.
+ */
+int ordo_model_desc_decode(const void *desc, struct ordo_sub *s)
+{
+	struct desc_fields f;
+	int err = desc_decode(desc, &f);
+
+	if (!err)
+		*s = f.s;
+	return err;
+}
+
 /*
  * Fences must increase, start at the pivot and stay in the domain, and the
  * stored bounds must hold at every fence and at the domain's end: then a

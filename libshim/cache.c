@@ -1,0 +1,584 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libordo: the learned cache, shared by the handles of a process that talk
+ * to the same store (same place, same server_id, same mode).
+ *
+ * learned: the whole model and TT, loaded from the model region with the
+ * core's loader (checksums, bounds), refreshed one sub-model at a time
+ * when a GET meets a stale TT entry, and reloaded when the epoch changes.
+ * model-only: the top level and the descriptors; TT entries are read per
+ * GET.  Readers take the lock shared; loads build outside it and swap.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+
+#define STALE_RING	64
+#define LOAD_TRIES	8
+
+/**
+ * struct shim_cache - one store's learned cache
+ * @next: list of the process's caches.
+ * @where: the store's URI.
+ * @server_id: its identity.
+ * @mode: %ORDO_MODE_LEARNED or %ORDO_MODE_MODEL_ONLY.
+ * @refs: handles using it.
+ * @lock: readers shared, loads exclusive.
+ * @m: the model (learned: with every slice; model-only: none), or NULL.
+ * @tt_start: model-only: each sub-model's first TT entry in the region.
+ * @tt_off: model-only: offset of the TT area in the region.
+ * @stale: per sub-model: a refresh is queued.
+ * @ring: queued refreshes; @head, @tail index it.
+ * @reload: a new epoch was seen: load the whole model again.
+ * @next_try_ms: no model yet: when to look for one again.
+ */
+struct shim_cache {
+	struct shim_cache *next;
+	char *where;
+	uint64_t server_id;
+	enum ordo_mode mode;
+	int refs;
+	pthread_rwlock_t lock;
+	struct ordo_model *m;
+	uint32_t *tt_start;
+	uint64_t tt_off;
+	uint8_t *stale;
+	uint32_t ring[STALE_RING];
+	uint32_t head, tail;
+	bool reload;
+	long long next_try_ms;
+};
+
+static pthread_mutex_t caches_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shim_cache *caches;
+
+/* Serialises loads and refreshes of all caches (rare, and each is a read). */
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t model_bytes(const struct shim_cache *c)
+{
+	const struct ordo_model *m = c->m;
+	uint64_t b;
+
+	if (!m)
+		return 0;
+	b = (uint64_t)m->nsub * (sizeof(*m->pivots) + sizeof(*m->subs) + 1);
+	if (c->mode == ORDO_MODE_LEARNED)
+		b += (uint64_t)m->tt_cap * sizeof(*m->tt);
+	else
+		b += (uint64_t)m->nsub * sizeof(*c->tt_start);
+	return b;
+}
+
+/* Read the header; -ENODATA if no model is published. */
+static int read_layout(struct ordo *o, struct ordo_model_layout *lay)
+{
+	uint8_t hdr[ORDO_MODEL_HDR_SIZE];
+	int ret = o->be->bulk(o, SHIM_MODEL, 0, hdr, sizeof(hdr));
+
+	if (ret)
+		return ret;
+	if (ordo_model_parse_hdr(hdr, sizeof(hdr), lay))
+		return -ENODATA;
+	return 0;
+}
+
+/* learned: the whole region, every slice. */
+static int load_learned(struct ordo *o, struct ordo_model **mp)
+{
+	struct ordo_model_layout lay;
+	uint8_t *img;
+	int ret, tries;
+
+	for (tries = 0; tries < LOAD_TRIES; tries++) {
+		ret = read_layout(o, &lay);
+		if (ret)
+			return ret;
+		img = malloc(lay.region_size);
+		if (!img)
+			return -ENOMEM;
+		ret = o->be->bulk(o, SHIM_MODEL, 0, img, lay.region_size);
+		if (!ret)
+			ret = ordo_model_from_image(mp, img, lay.region_size);
+		free(img);
+		if (ret != -EBADMSG)
+			return ret;
+		o->cnt.retries++;
+	}
+	return -EAGAIN;
+}
+
+/* model-only: header, pivots and descriptors. */
+static int load_model_only(struct ordo *o, struct ordo_model **mp,
+			   uint32_t **starts, uint64_t *tt_off)
+{
+	struct ordo_model_layout lay;
+	struct ordo_model *m;
+	uint8_t *img;
+	uint32_t i;
+	int ret, tries;
+
+	for (tries = 0; tries < LOAD_TRIES; tries++) {
+		ret = read_layout(o, &lay);
+		if (ret)
+			return ret;
+		img = malloc(lay.model_size);
+		if (!img)
+			return -ENOMEM;
+		ret = o->be->bulk(o, SHIM_MODEL, 0, img, lay.model_size);
+		if (!ret)
+			ret = ordo_model_load_top(&m, img, lay.model_size);
+		if (ret) {
+			free(img);
+			if (ret != -EBADMSG)
+				return ret;
+			o->cnt.retries++;
+			continue;
+		}
+		*starts = calloc(lay.nsub, sizeof(**starts));
+		for (i = 0; *starts && i < lay.nsub; i++) {
+			const uint8_t *d = img + lay.desc_off +
+					   (uint64_t)ORDO_MODEL_DESC_SIZE * i;
+			uint64_t off, len;
+
+			/* Unchecked by a sum: the leaf's checks decide. */
+			ret = ordo_model_desc_decode(d, &m->subs[i]);
+			if (!ret)
+				ret = ordo_model_desc_slice(&lay, d, &off,
+							    &len);
+			if (ret)
+				break;
+			(*starts)[i] = (off - lay.tt_off) / ORDO_TT_ENTRY_SIZE;
+			m->subs[i].tt = ORDO_SUB_NO_TT;
+		}
+		free(img);
+		if (!*starts)
+			ret = -ENOMEM;
+		if (ret) {
+			ordo_model_free(m);
+			free(*starts);
+			*starts = NULL;
+			return ret;
+		}
+		*tt_off = lay.tt_off;
+		*mp = m;
+		return 0;
+	}
+	return -EAGAIN;
+}
+
+/**
+ * shim_cache_load() - (re)load the handle's cache from the model region
+ * @o: handle with a cache
+ *
+ * Return: 0; -ENODATA when the store has no model yet (the handle walks
+ * meanwhile); another negative errno.
+ */
+int shim_cache_load(struct ordo *o)
+{
+	struct shim_cache *c = o->cache;
+	struct ordo_model *m = NULL, *old;
+	uint32_t *starts = NULL, *old_starts;
+	uint8_t *stale;
+	uint64_t tt_off = 0;
+	int ret;
+
+	pthread_mutex_lock(&load_lock);
+	if (c->mode == ORDO_MODE_LEARNED)
+		ret = load_learned(o, &m);
+	else
+		ret = load_model_only(o, &m, &starts, &tt_off);
+	stale = ret ? NULL : calloc(m->nsub, 1);
+	if (!ret && !stale) {
+		ordo_model_free(m);
+		free(starts);
+		ret = -ENOMEM;
+	}
+	if (!ret) {
+		pthread_rwlock_wrlock(&c->lock);
+		old = c->m;
+		old_starts = c->tt_start;
+		free(c->stale);
+		c->m = m;
+		c->tt_start = starts;
+		c->tt_off = tt_off;
+		c->stale = stale;
+		c->head = c->tail = 0;
+		c->reload = false;
+		pthread_rwlock_unlock(&c->lock);
+		if (old)
+			ordo_model_free(old);
+		free(old_starts);
+		o->cnt.model_loads++;
+	}
+	pthread_mutex_unlock(&load_lock);
+	return ret;
+}
+
+/**
+ * shim_cache_get() - attach a handle to its store's cache, loading it
+ * @o: handle (mode learned or model-only)
+ * @server_id: the store's identity
+ * @where: its URI
+ *
+ * Return: 0 (a store without a model yet is not an error), or -ENOMEM.
+ */
+int shim_cache_get(struct ordo *o, uint64_t server_id, const char *where)
+{
+	bool shared = !(o->opts.flags & ORDO_OPT_PRIVATE_CACHE) &&
+		      !o->cache_frozen;
+	struct shim_cache *c = NULL;
+	int ret;
+
+	pthread_mutex_lock(&caches_lock);
+	if (shared)
+		for (c = caches; c; c = c->next)
+			if (c->server_id == server_id && c->mode == o->mode &&
+			    !strcmp(c->where, where))
+				break;
+	if (c) {
+		c->refs++;
+		o->cache = c;
+		pthread_mutex_unlock(&caches_lock);
+		return 0;
+	}
+	c = calloc(1, sizeof(*c));
+	if (c)
+		c->where = strdup(where);
+	if (!c || !c->where) {
+		pthread_mutex_unlock(&caches_lock);
+		free(c);
+		return -ENOMEM;
+	}
+	c->server_id = server_id;
+	c->mode = o->mode;
+	c->refs = 1;
+	pthread_rwlock_init(&c->lock, NULL);
+	if (shared) {
+		c->next = caches;
+		caches = c;
+	}
+	o->cache = c;
+	pthread_mutex_unlock(&caches_lock);
+	ret = shim_cache_load(o);
+	return ret == -ENOMEM ? ret : 0;
+}
+
+/* Detach a handle; the last one frees the cache. */
+void shim_cache_put(struct ordo *o)
+{
+	struct shim_cache *c = o->cache, **pp;
+
+	if (!c)
+		return;
+	o->cache = NULL;
+	pthread_mutex_lock(&caches_lock);
+	if (--c->refs) {
+		pthread_mutex_unlock(&caches_lock);
+		return;
+	}
+	for (pp = &caches; *pp; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	pthread_mutex_unlock(&caches_lock);
+	if (c->m)
+		ordo_model_free(c->m);
+	pthread_rwlock_destroy(&c->lock);
+	free(c->tt_start);
+	free(c->stale);
+	free(c->where);
+	free(c);
+}
+
+bool shim_cache_ready(struct ordo *o)
+{
+	return o->cache && o->cache->m;
+}
+
+uint64_t shim_cache_epoch(struct ordo *o)
+{
+	uint64_t e = 0;
+
+	if (!o->cache)
+		return 0;
+	pthread_rwlock_rdlock(&o->cache->lock);
+	if (o->cache->m)
+		e = o->cache->m->epoch;
+	pthread_rwlock_unlock(&o->cache->lock);
+	return e;
+}
+
+uint64_t shim_cache_bytes(struct ordo *o)
+{
+	uint64_t b;
+
+	if (!o->cache)
+		return 0;
+	pthread_rwlock_rdlock(&o->cache->lock);
+	b = model_bytes(o->cache);
+	pthread_rwlock_unlock(&o->cache->lock);
+	return b;
+}
+
+/**
+ * shim_cache_lookup() - the leaf the learned cache names for a key
+ * @o: handle
+ * @key: key
+ * @p: prediction (sub-model, logical leaf)
+ * @ent: a copy of the TT entry
+ *
+ * Return: 0, or -ENODATA without a usable model.
+ */
+int shim_cache_lookup(struct ordo *o, uint64_t key, struct ordo_pred *p,
+		      struct ordo_tt *ent)
+{
+	struct shim_cache *c = o->cache;
+	int ret = -ENODATA;
+
+	if (!c || c->mode != ORDO_MODE_LEARNED)
+		return -ENODATA;
+	pthread_rwlock_rdlock(&c->lock);
+	if (c->m && !c->reload) {
+		ret = ordo_model_lookup(c->m, key, p);
+		if (!ret)
+			*ent = *p->ent;
+	}
+	pthread_rwlock_unlock(&c->lock);
+	return ret;
+}
+
+/* The next leaf in key order after (@sub, @lln); 0 or -ENOENT/-ENODATA. */
+int shim_cache_next(struct ordo *o, uint32_t *sub, uint32_t *lln,
+		    struct ordo_tt *ent)
+{
+	struct shim_cache *c = o->cache;
+	const struct ordo_tt *t;
+	int ret = -ENODATA;
+
+	if (!c || c->mode != ORDO_MODE_LEARNED)
+		return -ENODATA;
+	pthread_rwlock_rdlock(&c->lock);
+	if (c->m && *sub < c->m->nsub) {
+		ret = ordo_model_next(c->m, sub, lln);
+		t = ret ? NULL : ordo_model_tt(c->m, *sub, *lln);
+		if (t)
+			*ent = *t;
+		else if (!ret)
+			ret = -ENODATA;
+	}
+	pthread_rwlock_unlock(&c->lock);
+	return ret;
+}
+
+/**
+ * shim_cache_tt_window() - model-only: where a key's TT window lies
+ * @o: handle
+ * @key: key
+ * @sub: its sub-model
+ * @off: region offset of the window's first TT entry
+ * @len: bytes of the window
+ * @max: most entries to read
+ *
+ * Return: 0, or -ENODATA without a model or for a window over @max.
+ */
+int shim_cache_tt_window(struct ordo *o, uint64_t key, uint32_t *sub,
+			 uint64_t *off, uint64_t *len, uint32_t max)
+{
+	struct shim_cache *c = o->cache;
+	const struct ordo_sub *s;
+	uint32_t lo, hi;
+	int ret = -ENODATA;
+
+	if (!c || c->mode != ORDO_MODE_MODEL_ONLY)
+		return -ENODATA;
+	pthread_rwlock_rdlock(&c->lock);
+	if (c->m && !c->reload) {
+		*sub = ordo_model_sub_of(c->m, key);
+		s = &c->m->subs[*sub];
+		ordo_sub_window(s, ordo_sub_pos(s, key - c->m->pivots[*sub]),
+				&lo, &hi);
+		if (hi - lo < max) {
+			*off = c->tt_off + ((uint64_t)c->tt_start[*sub] + lo) *
+			       ORDO_TT_ENTRY_SIZE;
+			*len = (uint64_t)(hi - lo + 1) * ORDO_TT_ENTRY_SIZE;
+			ret = 0;
+		}
+	}
+	pthread_rwlock_unlock(&c->lock);
+	return ret;
+}
+
+/**
+ * shim_cache_mark_stale() - a read met a stale TT entry of @sub
+ * @o: handle
+ * @sub: sub-model
+ *
+ * Queues a refresh that shim_cache_refresh_stale() runs after the
+ * operations in hand completed.
+ */
+void shim_cache_mark_stale(struct ordo *o, uint32_t sub)
+{
+	struct shim_cache *c = o->cache;
+
+	if (!c || c->mode != ORDO_MODE_LEARNED || o->cache_frozen)
+		return;
+	pthread_rwlock_wrlock(&c->lock);
+	if (c->m && sub < c->m->nsub && !c->stale[sub] &&
+	    c->tail - c->head < STALE_RING) {
+		c->stale[sub] = 1;
+		c->ring[c->tail++ % STALE_RING] = sub;
+	}
+	pthread_rwlock_unlock(&c->lock);
+}
+
+/* Install a descriptor + slice if they belong to the cached epoch. */
+static int install_sub(struct ordo *o, uint64_t epoch, uint32_t sub,
+		       const void *bytes, size_t len)
+{
+	struct shim_cache *c = o->cache;
+	int ret = -ESTALE;
+
+	if (len < ORDO_MODEL_DESC_SIZE)
+		return -EINVAL;
+	pthread_rwlock_wrlock(&c->lock);
+	if (c->m && c->m->epoch == epoch && sub < c->m->nsub) {
+		ret = ordo_model_load_sub(c->m, sub, bytes,
+					  (const uint8_t *)bytes +
+					  ORDO_MODEL_DESC_SIZE,
+					  len - ORDO_MODEL_DESC_SIZE);
+		if (!ret)
+			c->stale[sub] = 0;
+	} else if (c->m && c->m->epoch != epoch) {
+		c->reload = true;
+	}
+	pthread_rwlock_unlock(&c->lock);
+	return ret;
+}
+
+/**
+ * shim_cache_load_sub() - take a sub-model a LOOKUP reply carried
+ * @o: handle
+ * @epoch: the reply's epoch
+ * @sub: sub-model index
+ * @bytes: descriptor and slice
+ * @len: their bytes
+ *
+ * Return: 0, or a negative errno (the cache is left as it was).
+ */
+int shim_cache_load_sub(struct ordo *o, uint64_t epoch, uint32_t sub,
+			const void *bytes, size_t len)
+{
+	int ret;
+
+	if (!o->cache || o->cache->mode != ORDO_MODE_LEARNED ||
+	    o->cache_frozen || !epoch)
+		return 0;
+	ret = install_sub(o, epoch, sub, bytes, len);
+	if (!ret)
+		o->cnt.sub_refreshes++;
+	return ret;
+}
+
+/* Read one sub-model (descriptor, then its slice) and install it. */
+static int refresh_one(struct ordo *o, uint32_t sub)
+{
+	struct ordo_model_layout lay;
+	uint64_t off, len;
+	uint8_t *buf;
+	int ret;
+
+	ret = read_layout(o, &lay);
+	if (ret)
+		return ret;
+	if (lay.epoch != shim_cache_epoch(o) || sub >= lay.nsub) {
+		o->cache->reload = true;
+		return -ESTALE;
+	}
+	buf = malloc(ORDO_MODEL_DESC_SIZE);
+	if (!buf)
+		return -ENOMEM;
+	ret = o->be->bulk(o, SHIM_MODEL, lay.desc_off +
+			  (uint64_t)ORDO_MODEL_DESC_SIZE * sub, buf,
+			  ORDO_MODEL_DESC_SIZE);
+	if (!ret)
+		ret = ordo_model_desc_slice(&lay, buf, &off, &len);
+	if (!ret) {
+		uint8_t *b = realloc(buf, ORDO_MODEL_DESC_SIZE + len);
+
+		if (!b)
+			ret = -ENOMEM;
+		else
+			buf = b;
+	}
+	if (!ret)
+		ret = o->be->bulk(o, SHIM_MODEL, off,
+				  buf + ORDO_MODEL_DESC_SIZE, len);
+	if (!ret)
+		ret = install_sub(o, lay.epoch, sub, buf,
+				  ORDO_MODEL_DESC_SIZE + len);
+	free(buf);
+	if (!ret)
+		o->cnt.sub_refreshes++;
+	return ret;
+}
+
+/**
+ * shim_cache_refresh_stale() - run the queued refreshes
+ * @o: handle
+ *
+ * A sub-model whose checksum fails (a patch raced) stays queued for the
+ * next call; a new epoch reloads the whole model.
+ */
+void shim_cache_refresh_stale(struct ordo *o)
+{
+	struct shim_cache *c = o->cache;
+	uint32_t n = 0, sub;
+
+	if (!c || c->mode != ORDO_MODE_LEARNED || o->cache_frozen)
+		return;
+	if (!c->m || c->reload) {
+		/* No model yet: look again now and then, walking meanwhile. */
+		if (!c->m && shim_now_ms() < c->next_try_ms)
+			return;
+		if (shim_cache_load(o) && !c->m)
+			c->next_try_ms = shim_now_ms() + 200;
+		return;
+	}
+	pthread_mutex_lock(&load_lock);
+	while (n++ < 4) {
+		pthread_rwlock_wrlock(&c->lock);
+		if (c->head == c->tail) {
+			pthread_rwlock_unlock(&c->lock);
+			break;
+		}
+		sub = c->ring[c->head++ % STALE_RING];
+		pthread_rwlock_unlock(&c->lock);
+		if (refresh_one(o, sub)) {
+			pthread_rwlock_wrlock(&c->lock);
+			if (c->m && sub < c->m->nsub)
+				c->stale[sub] = 0;
+			pthread_rwlock_unlock(&c->lock);
+			if (c->reload)
+				break;
+		}
+	}
+	pthread_mutex_unlock(&load_lock);
+	if (c->reload)
+		shim_cache_load(o);
+}
+
+/* Does the cache have work queued (refreshes, a reload)? */
+bool shim_cache_pending(struct ordo *o)
+{
+	struct shim_cache *c = o->cache;
+
+	if (!c || c->mode != ORDO_MODE_LEARNED || o->cache_frozen)
+		return false;
+	return c->reload || c->head != c->tail ||
+	       (!c->m && shim_now_ms() >= c->next_try_ms);
+}

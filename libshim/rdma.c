@@ -1,0 +1,846 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libordo: the RDMA backend (rdma://HOST[:PORT]).  Requests and replies of
+ * the wire protocol (Documentation/wire.rst), the region tables that give
+ * READs their keys, reconnection, and the bounded waits.  Every reply is
+ * checked against its request before a byte of it is used: a broken or
+ * hostile server gets -EPROTO, never an overrun.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdma.h"
+
+#define HDR	sizeof(struct ordo_wire_hdr)
+
+/* ---- requests ---- */
+
+static uint8_t *req_begin(struct ordo *o, uint32_t slot, uint8_t op,
+			  uint64_t *id)
+{
+	struct rdma_be *r = rbe(o);
+	struct ordo_wire_hdr *h = (void *)rconn_send_buf(r, slot);
+
+	memset(h, 0, HDR);
+	*id = (++r->seq << 16) | (slot == o->qd ? SYNC_SLOT : slot);
+	h->id = htole64(*id);
+	h->version = ORDO_WIRE_VERSION;
+	h->op = op;
+	return (uint8_t *)(h + 1);
+}
+
+/* Encode a call; returns the message length or a negative errno. */
+static int encode_call(struct ordo *o, uint32_t slot, const struct shim_call *c,
+		       uint64_t *id)
+{
+	struct rdma_be *r = rbe(o);
+	uint8_t *b;
+	uint32_t blen;
+
+	if (c->op == SHIM_CALL_SCAN) {
+		struct ordo_wire_scan_req *s;
+
+		b = req_begin(o, slot, ORDO_WIRE_OP_SCAN, id);
+		s = (void *)b;
+		s->start = htole64(c->key);
+		s->count = htole32(c->count);
+		s->flags = htole32(0);
+		blen = sizeof(*s);
+	} else if (c->op == SHIM_CALL_LOOKUP) {
+		struct ordo_wire_lookup_req *l;
+
+		b = req_begin(o, slot, ORDO_WIRE_OP_LOOKUP, id);
+		l = (void *)b;
+		memset(l, 0, sizeof(*l));
+		l->key = htole64(c->key);
+		l->epoch = htole64(shim_cache_epoch(o));
+		if (!o->cache || o->cache_frozen)
+			l->flags = htole32(ORDO_WIRE_LOOKUP_NO_MODEL);
+		blen = sizeof(*l);
+	} else {
+		struct ordo_wire_kv *kv;
+
+		if (c->len > o->geo.value_size)
+			return -EMSGSIZE;
+		b = req_begin(o, slot, c->op, id);
+		kv = (void *)b;
+		memset(kv, 0, sizeof(*kv) + ordo_wire_pad8(c->len));
+		kv->key = htole64(c->key);
+		kv->value_len = htole16(c->len);
+		kv->op = c->op;
+		if (c->hint_leaf) {
+			kv->flags = ORDO_WIRE_KV_HINT;
+			kv->hint_leaf = htole32(c->hint_leaf);
+			kv->hint_incarnation = htole32(c->hint_inca);
+		}
+		if (c->len)
+			memcpy(kv + 1, c->val, c->len);
+		blen = sizeof(*kv) + ordo_wire_pad8(c->len);
+	}
+	if (HDR + blen > r->max_msg)
+		return -EMSGSIZE;
+	((struct ordo_wire_hdr *)(b - HDR))->length = htole32(HDR + blen);
+	return (int)(HDR + blen);
+}
+
+static int send_now(struct ordo *o, uint32_t slot, uint32_t len)
+{
+	struct rdma_be *r = rbe(o);
+
+	r->avail--;
+	o->cnt.rpcs++;
+	o->cnt.round_trips++;
+	return rconn_post_send(r, slot, len);
+}
+
+static int rdma_call(struct ordo *o, struct shim_op *op)
+{
+	struct rdma_be *r = rbe(o);
+	int len;
+
+	if (r->dead)
+		return -ECONNRESET;
+	len = encode_call(o, op->slot, &op->call, &op->call_id);
+	if (len < 0)
+		return len;
+	op->call_len = len;
+	if (!r->avail) {
+		/* No credit: send when a reply returns one, in order. */
+		r->pend[r->npend++] = op->slot;
+		return 0;
+	}
+	return send_now(o, op->slot, len) ? -ECONNRESET : 0;
+}
+
+/* ---- replies ---- */
+
+/* LOOKUP's reply: found/value, then maybe the key's sub-model. */
+static int decode_lookup(struct ordo *o, struct shim_call *c, const uint8_t *b,
+			 uint32_t blen)
+{
+	const struct ordo_wire_lookup_rep *l = (const void *)b;
+	uint32_t vlen, mlen, mtot, vpad;
+
+	if (blen < sizeof(*l))
+		return -EPROTO;
+	vlen = le32toh(l->value_len);
+	mlen = le32toh(l->model_len);
+	mtot = le32toh(l->model_total);
+	if (l->found > htole32(1) || vlen > o->geo.value_size ||
+	    (l->found && vlen != o->geo.value_size) || (!l->found && vlen) ||
+	    mlen > mtot)
+		return -EPROTO;
+	vpad = ordo_wire_pad8(vlen);
+	if ((uint64_t)sizeof(*l) + vpad + mlen != blen)
+		return -EPROTO;
+	if (vlen && c->out_val)
+		memcpy(c->out_val, l + 1, vlen);
+	if (mlen && mlen == mtot)
+		shim_cache_load_sub(o, le64toh(l->epoch), le32toh(l->sub),
+				    (const uint8_t *)(l + 1) + vpad, mlen);
+	else if (mlen)
+		shim_cache_mark_stale(o, le32toh(l->sub));
+	return l->found ? 0 : -ENOENT;
+}
+
+static int decode_scan(struct ordo *o, struct shim_call *c, const uint8_t *b,
+		       uint32_t blen)
+{
+	const struct ordo_wire_scan_rep *s = (const void *)b;
+	const uint8_t *p = b + sizeof(*s);
+	uint32_t n, i;
+	uint64_t prev = 0;
+
+	if (blen < sizeof(*s))
+		return -EPROTO;
+	n = le32toh(s->returned);
+	if (n > c->count || le32toh(s->more) > 1 ||
+	    blen != sizeof(*s) + (uint64_t)n * (8 + o->geo.value_size))
+		return -EPROTO;
+	for (i = 0; i < n; i++) {
+		uint64_t k = le64toh(((const __le64 *)p)[i]);
+
+		/* Ascending, no duplicates, from the start key on. */
+		if (k < c->key || (i && k <= prev))
+			return -EPROTO;
+		prev = k;
+		c->out_keys[i] = k;
+	}
+	if (c->out_vals)
+		memcpy(c->out_vals, p + 8 * (size_t)n,
+		       (size_t)n * o->geo.value_size);
+	c->returned = n;
+	c->more = le32toh(s->more);
+	c->next = le64toh(s->next);
+	return 0;
+}
+
+/* Decode a reply whose header matched op; the call's status. */
+static int decode_reply(struct ordo *o, struct shim_call *c,
+			const struct ordo_wire_hdr *h, uint32_t len)
+{
+	const uint8_t *b = (const uint8_t *)(h + 1);
+	uint32_t blen = len - HDR;
+	int st = ordo_wire_errno(le32toh(h->status));
+
+	if (st)
+		return blen ? -EPROTO : st;
+	switch (c->op) {
+	case ORDO_OP_GET:
+		if (blen != o->geo.value_size)
+			return -EPROTO;
+		if (c->out_val)
+			memcpy(c->out_val, b, blen);
+		return 0;
+	case SHIM_CALL_LOOKUP:
+		return decode_lookup(o, c, b, blen);
+	case SHIM_CALL_SCAN:
+		return decode_scan(o, c, b, blen);
+	}
+	return blen ? -EPROTO : 0;
+}
+
+static uint8_t wire_op(const struct shim_call *c)
+{
+	return c->op == SHIM_CALL_SCAN ? ORDO_WIRE_OP_SCAN :
+	       c->op == SHIM_CALL_LOOKUP ? ORDO_WIRE_OP_LOOKUP : c->op;
+}
+
+/* Send what waited for credits. */
+static void send_pending(struct ordo *o)
+{
+	struct rdma_be *r = rbe(o);
+
+	while (r->npend && r->avail && !r->dead) {
+		struct shim_op *op = &o->ops[r->pend[0]];
+
+		memmove(r->pend, r->pend + 1, --r->npend * sizeof(*r->pend));
+		if (send_now(o, op->slot, op->call_len))
+			r->dead = true;
+	}
+}
+
+void rdma_on_reply(struct ordo *o, const uint8_t *msg, uint32_t len)
+{
+	struct rdma_be *r = rbe(o);
+	const struct ordo_wire_hdr *h = (const void *)msg;
+	struct shim_op *op;
+	uint32_t slot;
+
+	if (len < HDR || le32toh(h->length) != len ||
+	    h->version != ORDO_WIRE_VERSION) {
+		r->dead = true;	/* a server we cannot trust any more */
+		return;
+	}
+	if (r->avail < r->credits)
+		r->avail++;
+	if (le32toh(h->pool_chunks) > r->pool_chunks)
+		r->pool_chunks = le32toh(h->pool_chunks);
+	slot = le64toh(h->id) & 0xffff;
+	if (slot == SYNC_SLOT) {
+		if (len <= r->max_msg) {
+			memcpy(r->sync, msg, len);
+			r->sync_len = len;
+			r->sync_done = true;
+		}
+		send_pending(o);
+		return;
+	}
+	op = slot < o->qd ? &o->ops[slot] : NULL;
+	if (!op || !op->busy || op->call_id != le64toh(h->id) ||
+	    h->op != wire_op(&op->call)) {
+		send_pending(o);
+		return;	/* a late reply of a request that timed out */
+	}
+	op->call_id = 0;
+	op->call.status = decode_reply(o, &op->call, h, len);
+	op->io_res = 0;
+	send_pending(o);
+	shim_run(o, op);
+}
+
+void rdma_on_read(struct ordo *o, uint32_t slot, int status)
+{
+	struct shim_op *op = &o->ops[slot];
+
+	if (!op->busy || !op->reading)
+		return;
+	op->reading = false;
+	op->io_res = status;
+	shim_run(o, op);
+}
+
+/* Fail every operation in flight (connection lost or timed out). */
+void rdma_fail_all(struct ordo *o, int err)
+{
+	uint32_t i;
+
+	rbe(o)->npend = 0;
+	for (i = 0; i < o->qd; i++) {
+		struct shim_op *op = &o->ops[i];
+
+		if (!op->busy)
+			continue;
+		op->call_id = 0;
+		op->reading = false;
+		op->req->result = err;
+		op->step = shim_step_fail;
+		op->io_res = err;
+		shim_run(o, op);
+	}
+}
+
+/* ---- reads ---- */
+
+static const struct region_ent *region_find(const struct region_tab *t,
+					    uint64_t off, uint32_t len)
+{
+	uint32_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct region_ent *e = &t->ent[mid];
+
+		if (off < e->off)
+			hi = mid;
+		else if (off - e->off >= e->len)
+			lo = mid + 1;
+		else
+			return len <= e->len - (off - e->off) ? e : NULL;
+	}
+	return NULL;
+}
+
+static int rdma_read(struct ordo *o, struct shim_op *op)
+{
+	struct rdma_be *r = rbe(o);
+	uint32_t rkeys[SHIM_BATCH_MAX], i;
+
+	if (r->dead)
+		return -ECONNRESET;
+	for (i = 0; i < op->nio; i++) {
+		const struct region_ent *e = region_find(
+			op->io[i].kind == SHIM_POOL ? &r->pool : &r->model,
+			op->io[i].off, op->io[i].len);
+
+		if (!e)
+			return -ERANGE;
+		rkeys[i] = e->rkey;
+	}
+	op->reading = true;
+	if (rconn_post_reads(o, op, rkeys)) {
+		op->reading = false;
+		r->dead = true;
+		return -ECONNRESET;
+	}
+	return 0;
+}
+
+/* ---- synchronous calls ---- */
+
+/* Wait for @done with the handle's bound; other completions run too. */
+static int wait_for(struct ordo *o, bool *done)
+{
+	struct rdma_be *r = rbe(o);
+	long long end = shim_now_ms() + o->opts.timeout_ms;
+	int ret;
+
+	while (!*done) {
+		long long left = end - shim_now_ms();
+
+		if (left <= 0) {
+			r->dead = true;
+			rdma_fail_all(o, -ETIMEDOUT);
+			return -ETIMEDOUT;
+		}
+		ret = rconn_poll(o, (int)left);
+		if (ret < 0) {
+			rdma_fail_all(o, ret);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * One synchronous RPC: @body of @blen bytes for @op; the reply lands in
+ * r->sync.  Returns the reply status as an errno, -EPROTO for a reply
+ * that does not match, or a transport error.
+ */
+static int sync_call(struct ordo *o, uint8_t op, const void *body,
+		     uint32_t blen)
+{
+	struct rdma_be *r = rbe(o);
+	const struct ordo_wire_hdr *h = (const void *)r->sync;
+	uint64_t id;
+	uint8_t *b;
+	int ret;
+
+	if (r->dead)
+		return -ECONNRESET;
+	if (HDR + blen > r->max_msg)
+		return -EMSGSIZE;
+	/* The sync call needs a credit like any request. */
+	while (!r->avail) {
+		ret = rconn_poll(o, (int)o->opts.timeout_ms);
+		if (ret <= 0) {
+			r->dead = true;
+			rdma_fail_all(o, ret ? ret : -ETIMEDOUT);
+			return ret ? ret : -ETIMEDOUT;
+		}
+	}
+	b = req_begin(o, o->qd, op, &id);
+	memcpy(b, body, blen);
+	((struct ordo_wire_hdr *)(b - HDR))->length = htole32(HDR + blen);
+	r->sync_done = false;
+	if (send_now(o, o->qd, HDR + blen)) {
+		r->dead = true;
+		return -ECONNRESET;
+	}
+	ret = wait_for(o, &r->sync_done);
+	if (ret)
+		return ret;
+	if (le64toh(h->id) != id || h->op != op)
+		return -EPROTO;
+	ret = ordo_wire_errno(le32toh(h->status));
+	if (ret && r->sync_len != HDR)
+		return -EPROTO;
+	return ret;
+}
+
+/* Fetch the region table of @kind. */
+static int regions_fetch(struct ordo *o, uint16_t kind, struct region_tab *t)
+{
+	struct rdma_be *r = rbe(o);
+	struct ordo_wire_regions_req req = { .kind = htole16(kind) };
+	struct region_ent *ent = NULL;
+	uint32_t got = 0, total = 0, i;
+	uint64_t covered = 0;
+	int ret;
+
+	do {
+		const struct ordo_wire_regions_rep *rep;
+		const struct ordo_wire_region *e;
+		uint32_t k;
+		void *n;
+
+		req.first = htole32(got);
+		ret = sync_call(o, ORDO_WIRE_OP_REGIONS, &req, sizeof(req));
+		if (ret)
+			goto out;
+		rep = (const void *)(r->sync + HDR);
+		e = (const void *)(rep + 1);
+		ret = -EPROTO;
+		if (r->sync_len < HDR + sizeof(*rep))
+			goto out;
+		k = le32toh(rep->returned);
+		if (got && le32toh(rep->total) != total)
+			goto out;
+		total = le32toh(rep->total);
+		covered = le64toh(rep->covered);
+		if (k > total - got || (!k && got < total) ||
+		    r->sync_len != HDR + sizeof(*rep) + (uint64_t)k * sizeof(*e))
+			goto out;
+		n = realloc(ent, (got + k + 1) * sizeof(*ent));
+		if (!n) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		ent = n;
+		for (i = 0; i < k; i++, got++) {
+			ent[got].off = le64toh(e[i].offset);
+			ent[got].len = le64toh(e[i].length);
+			ent[got].rkey = le32toh(e[i].rkey);
+			/* They must tile [0, covered) in order. */
+			if (ent[got].off != (got ? ent[got - 1].off +
+					     ent[got - 1].len : 0) ||
+			    !ent[got].len || le16toh(e[i].kind) != kind)
+				goto out;
+		}
+	} while (got < total);
+	ret = -EPROTO;
+	if (got && ent[got - 1].off + ent[got - 1].len != covered)
+		goto out;
+	free(t->ent);
+	t->ent = ent;
+	t->n = got;
+	t->covered = covered;
+	return 0;
+out:
+	free(ent);
+	return ret;
+}
+
+static int rdma_refresh(struct ordo *o)
+{
+	struct rdma_be *r = rbe(o);
+	int ret = regions_fetch(o, ORDO_WIRE_REGION_POOL, &r->pool);
+
+	if (!ret && r->model.n)
+		ret = regions_fetch(o, ORDO_WIRE_REGION_MODEL, &r->model);
+	if (!ret)
+		ret = shim_super_load(o);
+	return ret;
+}
+
+/* Read @len bytes at @off of @kind synchronously (cache loads). */
+static int rdma_bulk(struct ordo *o, uint32_t kind, uint64_t off, void *dst,
+		     size_t len)
+{
+	struct rdma_be *r = rbe(o);
+	struct region_tab *t = kind == SHIM_POOL ? &r->pool : &r->model;
+	uint8_t *d = dst;
+	bool fetched = false;
+	int ret;
+
+	while (len) {
+		const struct region_ent *e;
+		uint32_t n = len > RDMA_BULK_BUF ? RDMA_BULK_BUF : (uint32_t)len;
+
+		e = region_find(t, off, 1);
+		if (e && n > e->len - (off - e->off))
+			n = e->len - (off - e->off);
+		if (!e) {
+			if (fetched)
+				return -ERANGE;
+			fetched = true;
+			ret = regions_fetch(o, kind == SHIM_POOL ?
+					    ORDO_WIRE_REGION_POOL :
+					    ORDO_WIRE_REGION_MODEL, t);
+			if (ret)
+				return ret == -EOPNOTSUPP ? -ENODATA : ret;
+			continue;
+		}
+		if (r->dead)
+			return -ECONNRESET;
+		if (rconn_post_bulk(o, off, n, e->rkey)) {
+			r->dead = true;
+			return -ECONNRESET;
+		}
+		ret = wait_for(o, &r->bulk_done);
+		if (ret)
+			return ret;
+		if (r->bulk_status)
+			return r->bulk_status;
+		memcpy(d, rconn_bulk_buf(o), n);
+		d += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* ---- the backend ---- */
+
+static int rdma_wait(struct ordo *o, int ms)
+{
+	struct rdma_be *r = rbe(o);
+	long long now;
+	uint32_t i;
+	int ret = rconn_poll(o, ms);
+
+	if (ret < 0) {
+		rdma_fail_all(o, ret);
+		/* Let go of the device now (its removal waits for us). */
+		rconn_close(r);
+		return ret;
+	}
+	/* Operations past the handle's bound fail; so does the connection. */
+	now = shim_now_ms();
+	for (i = 0; i < o->qd; i++)
+		if (o->ops[i].busy &&
+		    now - o->ops[i].t_start > (long long)o->opts.timeout_ms) {
+			r->dead = true;
+			rdma_fail_all(o, -ETIMEDOUT);
+			return -ETIMEDOUT;
+		}
+	return ret;
+}
+
+static int rdma_info(struct ordo *o, struct ordo_info *info)
+{
+	struct rdma_be *r = rbe(o);
+	const struct ordo_wire_info *w;
+	int ret = sync_call(o, ORDO_WIRE_OP_INFO, NULL, 0);
+
+	if (ret)
+		return ret;
+	if (r->sync_len != HDR + sizeof(*w))
+		return -EPROTO;
+	w = (const void *)(r->sync + HDR);
+	memset(info, 0, sizeof(*info));
+	info->abi_version = ORDO_ABI_VERSION;
+	snprintf(info->version, sizeof(info->version), "wire %u",
+		 ORDO_WIRE_VERSION);
+	info->node_size = le32toh(w->node_size);
+	info->leaf_slots = le32toh(w->leaf_slots);
+	info->inner_fanout = le32toh(w->inner_fanout);
+	info->value_size = le32toh(w->value_size);
+	info->chunk_size = le64toh(w->chunk_size);
+	info->max_chunks = le32toh(w->max_chunks);
+	info->pool_bytes_used = le64toh(w->pool_bytes_used);
+	info->pool_bytes_total = le64toh(w->pool_bytes_total);
+	info->keys = le64toh(w->keys);
+	info->height = le32toh(w->height);
+	return 0;
+}
+
+/* Over RDMA the model's figures are what its region header carries. */
+static int rdma_model_info(struct ordo *o, struct ordo_model_info *info)
+{
+	struct ordo_model_layout lay;
+	uint8_t hdr[ORDO_MODEL_HDR_SIZE];
+	int ret = rdma_bulk(o, SHIM_MODEL, 0, hdr, sizeof(hdr));
+
+	memset(info, 0, sizeof(*info));
+	if (ret == -ERANGE || ret == -ENODATA)
+		return 0;	/* no model published yet */
+	if (ret)
+		return ret;
+	if (ordo_model_parse_hdr(hdr, sizeof(hdr), &lay))
+		return 0;
+	info->version = lay.epoch;
+	info->keys = lay.nkeys;
+	info->sub_models = lay.nsub;
+	info->tt_entries = lay.nleaves;
+	info->tt_capacity = lay.tt_cap;
+	info->eps = lay.eps;
+	info->model_bytes = lay.model_size;
+	info->tt_bytes = (uint64_t)lay.nleaves * ORDO_TT_ENTRY_SIZE;
+	info->region_bytes = lay.region_size;
+	return 0;
+}
+
+static int rdma_retrain(struct ordo *o, uint64_t *version)
+{
+	(void)o;
+	(void)version;
+	return -EOPNOTSUPP;	/* an administrative act of the server host */
+}
+
+static int rdma_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
+{
+	struct rdma_be *r = rbe(o);
+	uint8_t *body, *p;
+	const struct ordo_wire_batch_rep *rep;
+	const struct ordo_wire_batch_res *res;
+	const uint8_t *vals;
+	uint32_t i, blen = sizeof(struct ordo_wire_batch);
+	int ret;
+
+	if (!n || n > le32toh(r->rep.batch_max))
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		uint32_t vl = ops[i].op == ORDO_OP_GET ||
+			      ops[i].op == ORDO_OP_DELETE ? 0 :
+			      ops[i].kv.value_len;
+
+		if (ops[i].op < ORDO_OP_GET || ops[i].op > ORDO_OP_DELETE ||
+		    ops[i].kv.flags)
+			return -EINVAL;
+		if (vl > o->geo.value_size)
+			return -EMSGSIZE;
+		blen += sizeof(struct ordo_wire_kv) + ordo_wire_pad8(vl);
+	}
+	if (HDR + blen > r->max_msg)
+		return -E2BIG;
+	body = calloc(1, blen);
+	if (!body)
+		return -ENOMEM;
+	((struct ordo_wire_batch *)body)->count = htole32(n);
+	p = body + sizeof(struct ordo_wire_batch);
+	for (i = 0; i < n; i++) {
+		struct ordo_wire_kv *kv = (void *)p;
+		uint32_t vl = ops[i].op == ORDO_OP_GET ||
+			      ops[i].op == ORDO_OP_DELETE ? 0 :
+			      ops[i].kv.value_len;
+
+		kv->key = htole64(ops[i].kv.key);
+		kv->value_len = htole16(vl);
+		kv->op = ops[i].op;
+		if (vl)
+			memcpy(kv + 1, (const void *)(uintptr_t)ops[i].kv.value,
+			       vl);
+		p += sizeof(*kv) + ordo_wire_pad8(vl);
+	}
+	ret = sync_call(o, ORDO_WIRE_OP_BATCH, body, blen);
+	free(body);
+	if (ret)
+		return ret;
+	rep = (const void *)(r->sync + HDR);
+	res = (const void *)(rep + 1);
+	vals = (const uint8_t *)(res + n);
+	if (r->sync_len < HDR + sizeof(*rep) + n * sizeof(*res) ||
+	    le32toh(rep->count) != n)
+		return -EPROTO;
+	for (i = 0; i < n; i++) {
+		uint32_t vl = le16toh(res[i].value_len);
+
+		ops[i].result = ordo_wire_errno(le32toh(res[i].status));
+		if (vl && (ops[i].op != ORDO_OP_GET || ops[i].result ||
+			   vl != o->geo.value_size ||
+			   vals + vl > r->sync + r->sync_len))
+			return -EPROTO;
+		if (vl && ops[i].kv.value_len >= vl)
+			memcpy((void *)(uintptr_t)ops[i].kv.value, vals, vl);
+		else if (vl)
+			ops[i].result = -ENOBUFS;
+		vals += vl;
+	}
+	return (int)n;
+}
+
+static void rdma_close(struct ordo *o)
+{
+	struct rdma_be *r = rbe(o);
+
+	if (!r)
+		return;
+	rconn_close(r);
+	free(r->pool.ent);
+	free(r->model.ent);
+	free(r->pend);
+	free(r->sync);
+	free(r);
+}
+
+/* Point the slots at the (new) registered buffers. */
+static void slots_bind(struct ordo *o)
+{
+	struct rdma_be *r = rbe(o);
+	uint8_t *base = rconn_bulk_buf(o) - (size_t)o->qd * r->per_slot;
+	uint32_t i;
+
+	for (i = 0; i < o->qd; i++) {
+		o->ops[i].buf = base + (size_t)i * r->per_slot;
+		o->ops[i].buf_len = r->per_slot;
+	}
+}
+
+/* Connect, learn the regions and the root; a new server drops the cache. */
+static int rdma_connect_all(struct ordo *o)
+{
+	struct rdma_be *r = rbe(o);
+	uint64_t sid;
+	int ret = rconn_connect(o);
+
+	if (ret)
+		return ret;
+	free(r->sync);
+	r->sync = malloc(r->max_msg);
+	if (!r->sync)
+		return -ENOMEM;
+	if (!o->ops) {
+		ret = shim_slots_init(o, rconn_bulk_buf(o), r->per_slot);
+		if (ret)
+			return ret;
+	}
+	slots_bind(o);
+	free(r->model.ent);
+	r->model.ent = NULL;
+	r->model.n = 0;
+	ret = regions_fetch(o, ORDO_WIRE_REGION_POOL, &r->pool);
+	if (!ret)
+		ret = shim_super_load(o);
+	if (ret)
+		return ret;
+	sid = le64toh(r->rep.server_id);
+	if (o->server_id && sid != o->server_id && o->cache) {
+		/* A restarted store: nothing cached about the old one holds. */
+		shim_cache_put(o);
+		o->server_id = sid;
+		ret = shim_cache_get(o, sid, o->uri);
+		if (ret)
+			return ret;
+	}
+	o->server_id = sid;
+	return 0;
+}
+
+/* Before an operation starts with nothing in flight: reconnect if needed. */
+static int rdma_prepare(struct ordo *o)
+{
+	struct rdma_be *r = rbe(o);
+	int ret;
+
+	if (!r->dead)
+		return 0;
+	rconn_close(r);
+	ret = rdma_connect_all(o);
+	if (!ret)
+		o->cnt.reconnects++;
+	return ret;
+}
+
+static const struct shim_backend rdma_backend = {
+	.read = rdma_read,
+	.call = rdma_call,
+	.wait = rdma_wait,
+	.bulk = rdma_bulk,
+	.info = rdma_info,
+	.model_info = rdma_model_info,
+	.retrain = rdma_retrain,
+	.batch = rdma_batch,
+	.refresh = rdma_refresh,
+	.prepare = rdma_prepare,
+	.close = rdma_close,
+};
+
+/* "rdma://HOST[:PORT]" or "rdma://[V6ADDR][:PORT]". */
+static int uri_parse(struct rdma_be *r, const char *uri)
+{
+	const char *h = uri + 7, *end, *colon;
+	size_t n;
+
+	if (*h == '[') {
+		end = strchr(++h, ']');
+		if (!end)
+			return -EINVAL;
+		colon = end[1] == ':' ? end + 1 : NULL;
+		if (end[1] && !colon)
+			return -EINVAL;
+	} else {
+		colon = strchr(h, ':');
+		end = colon ? colon : h + strlen(h);
+	}
+	n = end - h;
+	if (!n || n >= sizeof(r->host))
+		return -EINVAL;
+	memcpy(r->host, h, n);
+	r->host[n] = 0;
+	if (colon) {
+		char *e;
+		unsigned long p = strtoul(colon + 1, &e, 10);
+
+		if (*e || !p || p > 65535 || !colon[1])
+			return -EINVAL;
+		snprintf(r->port, sizeof(r->port), "%lu", p);
+	} else {
+		snprintf(r->port, sizeof(r->port), "%u", ORDO_WIRE_PORT);
+	}
+	return 0;
+}
+
+int ordo_rdma_open(struct ordo *o, const char *uri)
+{
+	struct rdma_be *r = calloc(1, sizeof(*r));
+	int ret;
+
+	if (!r)
+		return -ENOMEM;
+	o->priv = r;
+	o->be = &rdma_backend;
+	ret = uri_parse(r, uri);
+	r->pend = ret ? NULL : calloc(o->qd, sizeof(*r->pend));
+	if (!ret && !r->pend)
+		ret = -ENOMEM;
+	if (!ret)
+		ret = rdma_connect_all(o);
+	if (ret) {
+		rdma_close(o);
+		o->priv = NULL;
+	}
+	return ret;
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libordo's RDMA backend: one RC connection per handle (rdma_conn.c: the
+ * verbs and rdma_cm side), the wire protocol and region tables (rdma.c).
+ */
+#ifndef LIBORDO_RDMA_H
+#define LIBORDO_RDMA_H
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+#include <linux/ordo_wire.h>
+
+#include "shim.h"
+
+/* Bytes of the staging buffer of synchronous (bulk) reads. */
+#define RDMA_BULK_BUF	(1u << 20)
+
+/* wr_id tags: the low 32 bits are a slot or receive index. */
+#define WR_RECV		(1ULL << 40)
+#define WR_SEND		(2ULL << 40)
+#define WR_READ		(3ULL << 40)
+#define WR_BULK		(4ULL << 40)
+#define WR_TAG(x)	((x) & (7ULL << 40))
+#define WR_IDX(x)	((uint32_t)(x))
+
+/* The request id's low 16 bits name the slot; this one is the sync call's. */
+#define SYNC_SLOT	0xffffu
+
+/**
+ * struct region_tab - where one address space may be READ
+ * @ent: entries in ascending offset order (host order).
+ * @n: entries.
+ * @covered: bytes the entries tile from 0.
+ */
+struct region_tab {
+	struct region_ent {
+		uint64_t off;
+		uint64_t len;
+		uint32_t rkey;
+	} *ent;
+	uint32_t n;
+	uint64_t covered;
+};
+
+/**
+ * struct rdma_be - the RDMA backend's state
+ * @host: server address; @port its port (text).
+ * @ch, @id, @pd, @cc, @cq, @qp: the connection's verbs objects.
+ * @mr: registered local memory @mem of @mem_len bytes: receive buffers,
+ *	send buffers (one per slot and one for the sync call), the slots'
+ *	read buffers, the bulk staging buffer.
+ * @credits: requests the server lets us have outstanding (granted).
+ * @avail: credits free now.
+ * @max_msg: the server's message bound.
+ * @rep: the accept reply.
+ * @dead: the connection failed: reconnect before the next I/O.
+ * @seq: request sequence, in the id's high bits.
+ * @pend: slots whose call waits for a credit, in order; @npend of them.
+ * @pool, @model: region tables.
+ * @pool_chunks: chunks the last reply said are registered.
+ * @sync_done: the sync call's reply arrived; @sync_len its bytes in @sync.
+ * @bulk_done: the bulk READ completed; @bulk_status its status.
+ * @per_slot: read-buffer bytes per slot.
+ */
+struct rdma_be {
+	char host[256];
+	char port[8];
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *cc;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	uint8_t *mem;
+	size_t mem_len;
+	uint32_t credits;
+	uint32_t avail;
+	uint32_t max_msg;
+	struct ordo_wire_conn_rep rep;
+	bool dead;
+	uint64_t seq;
+	uint32_t *pend;
+	uint32_t npend;
+	struct region_tab pool;
+	struct region_tab model;
+	uint32_t pool_chunks;
+	bool sync_done;
+	uint32_t sync_len;
+	uint8_t *sync;
+	bool bulk_done;
+	int bulk_status;
+	size_t per_slot;
+};
+
+static inline struct rdma_be *rbe(struct ordo *o)
+{
+	return o->priv;
+}
+
+/* rdma_conn.c */
+int rconn_connect(struct ordo *o);
+void rconn_close(struct rdma_be *r);
+uint8_t *rconn_send_buf(struct rdma_be *r, uint32_t slot);
+uint8_t *rconn_recv_buf(struct rdma_be *r, uint32_t i);
+uint8_t *rconn_bulk_buf(struct ordo *o);
+int rconn_post_send(struct rdma_be *r, uint32_t slot, uint32_t len);
+int rconn_post_recv(struct rdma_be *r, uint32_t i);
+int rconn_post_reads(struct ordo *o, struct shim_op *op,
+		     const uint32_t *rkeys);
+int rconn_post_bulk(struct ordo *o, uint64_t off, uint32_t len,
+		    uint32_t rkey);
+int rconn_poll(struct ordo *o, int ms);
+
+/* rdma.c: what the transport hands back */
+void rdma_on_reply(struct ordo *o, const uint8_t *msg, uint32_t len);
+void rdma_on_read(struct ordo *o, uint32_t slot, int status);
+void rdma_fail_all(struct ordo *o, int err);
+
+#endif /* LIBORDO_RDMA_H */

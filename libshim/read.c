@@ -1,0 +1,711 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libordo: the operations' state machines.
+ *
+ * GET (learned): the cache names one leaf; one READ; the copy is validated
+ * (checksum, node number, level, fences).  A leaf whose incarnation no
+ * longer matches the TT entry still answers if its fences hold the key; if
+ * the key moved right in a split, the right sibling is read once
+ * (speculation).  Anything else falls back to one LOOKUP call, which also
+ * refreshes the key's sub-model.  model-only reads the TT window first;
+ * walk descends from the root (Cell), inner nodes cached.  SCAN finds its
+ * first leaf the same way and reads the following ones several per batch,
+ * each of which must cover the previous one's high fence; on failure it
+ * continues with SCAN calls from the last good key.  Writes are calls.
+ *
+ * Nothing read from the store is trusted: every index is clamped, every
+ * node is checked before use.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "shim.h"
+
+static uint64_t node_off(struct ordo *o, uint32_t n)
+{
+	return ordo_node_offset(n, o->sup.nodes_per_chunk, o->sup.chunk_size,
+				o->geo.node_size);
+}
+
+static uint32_t slot_nodes(struct ordo *o)
+{
+	uint32_t n = SHIM_SLOT_READ_MAX / o->geo.node_size;
+
+	return n < 2 ? 2 : n > SHIM_BATCH_MAX ? SHIM_BATCH_MAX : n;
+}
+
+static uint8_t *slot_node(struct ordo *o, struct shim_op *op, uint32_t i)
+{
+	return op->buf + (size_t)i * o->geo.node_size;
+}
+
+/* Bytes of TT window a model-only GET reads, after the slot's nodes. */
+#define TT_WINDOW_MAX	256
+
+size_t shim_slot_bytes(const struct ordo_geo *geo)
+{
+	uint32_t n = SHIM_SLOT_READ_MAX / geo->node_size;
+
+	n = n < 2 ? 2 : n > SHIM_BATCH_MAX ? SHIM_BATCH_MAX : n;
+	return (size_t)n * geo->node_size + TT_WINDOW_MAX * ORDO_TT_ENTRY_SIZE;
+}
+
+/* Queue a read of node @n into node buffer @i of the batch. */
+static void io_node(struct ordo *o, struct shim_op *op, uint32_t i, uint32_t n)
+{
+	struct shim_io *io = &op->io[op->nio++];
+
+	io->kind = SHIM_POOL;
+	io->off = node_off(o, n);
+	io->len = o->geo.node_size;
+	io->dst = slot_node(o, op, i);
+}
+
+/* Start the batch; SHIM_WAIT, or SHIM_AGAIN with op->io_res set. */
+static int io_start(struct ordo *o, struct shim_op *op, shim_step_t next)
+{
+	int ret = o->be->read(o, op);
+
+	op->step = next;
+	if (ret == 0)
+		return SHIM_WAIT;
+	op->io_res = ret < 0 ? ret : 0;
+	return SHIM_AGAIN;
+}
+
+static int call_start(struct ordo *o, struct shim_op *op, shim_step_t next)
+{
+	int ret = o->be->call(o, op);
+
+	op->step = next;
+	if (ret == 0)
+		return SHIM_WAIT;
+	if (ret < 0)
+		op->call.status = ret;
+	op->io_res = ret < 0 ? ret : 0;
+	return SHIM_AGAIN;
+}
+
+static int finish(struct shim_op *op, int result)
+{
+	op->req->result = result;
+	return SHIM_DONE;
+}
+
+/* The step of an operation whose connection failed: io_res says why. */
+int shim_step_fail(struct ordo *o, struct shim_op *op)
+{
+	(void)o;
+	return finish(op, op->io_res);
+}
+
+/* Outcome of checking a leaf or inner copy against a key. */
+enum vres {
+	V_OK,		/* the node's fences hold the key */
+	V_RIGHT,	/* the key is at or past the high fence */
+	V_TORN,		/* read it again */
+	V_STALE,	/* not the node we wanted any more */
+};
+
+static enum vres node_check(struct ordo *o, const void *buf, uint32_t node,
+			    uint32_t level, uint64_t key)
+{
+	const struct ordo_node_hdr *h = buf;
+	int ret = ordo_node_validate(buf, &o->geo);
+
+	if (ret == -EAGAIN)
+		return V_TORN;
+	if (ret || le32toh(h->node_no) != node || h->level != level ||
+	    (h->flags & (ORDO_NODE_F_FREE | ORDO_NODE_F_SUPER)))
+		return V_STALE;
+	if (key < le64toh(h->low_key))
+		return V_STALE;
+	if ((h->flags & ORDO_NODE_F_HAS_HIGH) && key >= le64toh(h->high_key))
+		return h->right ? V_RIGHT : V_STALE;
+	return V_OK;
+}
+
+/* Copy the value of @key from a validated leaf; 0 or -ENOENT. */
+static int leaf_get(struct ordo *o, const void *buf, uint64_t key, void *val)
+{
+	const struct ordo_node_hdr *h = buf;
+	uint32_t cnt = le16toh(h->count), i;
+
+	if (cnt > o->geo.leaf_slots)
+		return -EIO;
+	i = ordo_keys_lower_bound(ordo_node_ckeys(h), cnt, key);
+	if (i >= cnt || le64toh(ordo_node_ckeys(h)[i]) != key)
+		return -ENOENT;
+	if (val)
+		memcpy(val, ordo_leaf_cvalue(h, &o->geo, i), o->geo.value_size);
+	return 0;
+}
+
+/* ---- GET ---- */
+
+static int get_fallback(struct ordo *o, struct shim_op *op);
+static int get_walk_start(struct ordo *o, struct shim_op *op);
+static int get_leaf_read(struct ordo *o, struct shim_op *op);
+
+static int get_done(struct ordo *o, struct shim_op *op, const void *leaf)
+{
+	const struct ordo_node_hdr *h = leaf;
+
+	if (op->st.has_pred && !o->cache_frozen &&
+	    !ordo_tt_inca_matches(&(struct ordo_tt){ .inca_cnt = op->st.inca },
+				  le32toh(h->incarnation)))
+		shim_cache_mark_stale(o, op->st.sub);
+	return finish(op, leaf_get(o, leaf, op->req->key, op->req->val));
+}
+
+static int get_fallback_done(struct ordo *o, struct shim_op *op)
+{
+	return finish(op, op->call.status);
+}
+
+static int get_fallback(struct ordo *o, struct shim_op *op)
+{
+	o->cnt.fallbacks++;
+	memset(&op->call, 0, sizeof(op->call));
+	op->call.op = SHIM_CALL_LOOKUP;
+	op->call.key = op->req->key;
+	op->call.out_val = op->req->val;
+	return call_start(o, op, get_fallback_done);
+}
+
+/* A leaf copy arrived: answer, move right once, read again or fall back. */
+static int get_leaf_read(struct ordo *o, struct shim_op *op)
+{
+	const struct ordo_node_hdr *h = (const void *)slot_node(o, op, 0);
+
+	if (op->io_res == -ERANGE && op->tries++ < SHIM_TRIES &&
+	    !o->be->refresh(o))
+		goto again;
+	if (op->io_res)
+		return op->io_res == -ERANGE ? get_fallback(o, op) :
+		       finish(op, op->io_res);
+	switch (node_check(o, h, op->st.node, 0, op->req->key)) {
+	case V_OK:
+		return get_done(o, op, h);
+	case V_RIGHT:
+		if (op->st.right_done)
+			break;
+		/* The key moved right in a split: one more READ. */
+		op->st.right_done = true;
+		op->st.node = le32toh(h->right);
+		op->st.has_pred = false;
+		if (o->cache && op->st.sub != UINT32_MAX && !o->cache_frozen)
+			shim_cache_mark_stale(o, op->st.sub);
+		o->cnt.speculative_reads++;
+		goto again;
+	case V_TORN:
+		o->cnt.retries++;
+		if (op->tries++ < SHIM_TRIES)
+			goto again;
+		break;
+	case V_STALE:
+		if (op->st.has_pred && !o->cache_frozen)
+			shim_cache_mark_stale(o, op->st.sub);
+		break;
+	}
+	return get_fallback(o, op);
+again:
+	op->nio = 0;
+	io_node(o, op, 0, op->st.node);
+	return io_start(o, op, get_leaf_read);
+}
+
+/* model-only: the TT window arrived; pick the leaf by the fences. */
+static int get_tt_read(struct ordo *o, struct shim_op *op)
+{
+	const struct ordo_tt_entry *e = op->io[0].dst;
+	uint32_t n = op->io[0].len / ORDO_TT_ENTRY_SIZE, i, pick = 0;
+
+	if (op->io_res)
+		return op->io_res == -ERANGE ? get_fallback(o, op) :
+		       finish(op, op->io_res);
+	/* Entries are not checksummed alone; the leaf's checks decide. */
+	for (i = 0; i < n; i++)
+		if (le64toh(e[i].low) <= op->req->key)
+			pick = i;
+	op->st.node = le32toh(e[pick].leaf);
+	op->st.inca = le32toh(e[pick].inca_cnt);
+	op->st.has_pred = true;
+	if (op->st.node == ORDO_NODE_NONE)
+		return get_fallback(o, op);
+	op->nio = 0;
+	io_node(o, op, 0, op->st.node);
+	return io_start(o, op, get_leaf_read);
+}
+
+static int get_start(struct ordo *o, struct shim_op *op)
+{
+	struct ordo_pred p;
+	struct ordo_tt ent;
+	uint64_t off, len;
+	uint32_t sub;
+
+	op->st.sub = UINT32_MAX;
+	if (o->mode == ORDO_MODE_LEARNED &&
+	    !shim_cache_lookup(o, op->req->key, &p, &ent)) {
+		op->st.sub = p.sub;
+		op->st.node = ent.leaf;
+		op->st.inca = ent.inca_cnt;
+		op->st.has_pred = true;
+		op->nio = 0;
+		io_node(o, op, 0, ent.leaf);
+		return io_start(o, op, get_leaf_read);
+	}
+	if (o->mode == ORDO_MODE_MODEL_ONLY &&
+	    !shim_cache_tt_window(o, op->req->key, &sub, &off, &len,
+				  TT_WINDOW_MAX)) {
+		op->st.sub = sub;
+		op->nio = 1;
+		op->io[0].kind = SHIM_MODEL;
+		op->io[0].off = off;
+		op->io[0].len = len;
+		op->io[0].dst = slot_node(o, op, slot_nodes(o));
+		return io_start(o, op, get_tt_read);
+	}
+	return get_walk_start(o, op);
+}
+
+/* ---- the walk (Cell): root to leaf by READs, inner nodes cached ---- */
+
+static int walk_step(struct ordo *o, struct shim_op *op, const void *node);
+static int walk_read(struct ordo *o, struct shim_op *op);
+
+static int walk_restart(struct ordo *o, struct shim_op *op)
+{
+	if (op->tries++ >= SHIM_TRIES)
+		return -1;
+	o->cnt.retries++;
+	/* Cached inner nodes led astray: walk by fresh reads this time. */
+	op->st.nocache = true;
+	if (shim_super_load(o))
+		return -1;
+	op->st.node = o->sup.root;
+	op->st.level = o->sup.height - 1;
+	return 0;
+}
+
+/* Go to node st.node at st.level: from the cache, or by one READ. */
+static int walk_visit(struct ordo *o, struct shim_op *op)
+{
+	for (;;) {
+		const struct ordo_node_hdr *c = NULL;
+		int ret;
+
+		if (op->st.level && o->walk && !op->st.nocache)
+			c = shim_walk_cache_find(o->walk, op->st.node);
+		if (!c) {
+			op->nio = 0;
+			io_node(o, op, 0, op->st.node);
+			return io_start(o, op, walk_read);
+		}
+		ret = walk_step(o, op, c);
+		/* Anything but "go on to the next node" is the caller's. */
+		if (ret != SHIM_AGAIN || op->step != walk_read || op->nio ||
+		    op->io_res)
+			return ret;
+	}
+}
+
+/*
+ * One validated (or cached) node of the walk.  Inner: descend or move
+ * right.  Leaf: answer the operation.  Sets op->step = walk_read and
+ * returns SHIM_AGAIN with io_res 0 to go on to the next node.
+ */
+static int walk_step(struct ordo *o, struct shim_op *op, const void *node)
+{
+	const struct ordo_node_hdr *h = node;
+	uint64_t key = op->req->op == ORDO_REQ_SCAN ? op->st.fence :
+		       op->req->key;
+	enum vres v = node_check(o, node, op->st.node, op->st.level, key);
+	uint32_t cnt, i;
+
+	switch (v) {
+	case V_TORN:
+		o->cnt.retries++;
+		if (op->tries++ >= SHIM_TRIES)
+			goto fail;
+		op->nio = 0;
+		io_node(o, op, 0, op->st.node);
+		return io_start(o, op, walk_read);
+	case V_STALE:
+		if (o->walk)
+			shim_walk_cache_drop(o->walk, op->st.node);
+		if (walk_restart(o, op))
+			goto fail;
+		goto next;
+	case V_RIGHT:
+		op->st.node = le32toh(h->right);
+		goto next;
+	case V_OK:
+		break;
+	}
+	if (op->st.level == 0)
+		return op->st.leaf_done(o, op, node);
+	if (o->walk && node == slot_node(o, op, 0))
+		shim_walk_cache_add(o->walk, node);
+	cnt = le16toh(h->count);
+	if (cnt > o->geo.inner_fanout)
+		cnt = o->geo.inner_fanout;
+	i = ordo_keys_upper_bound(ordo_node_ckeys(h), cnt, key);
+	i = i ? i - 1 : 0;
+	op->st.node = le32toh(ordo_inner_cchildren(h, &o->geo)[i]);
+	op->st.level--;
+next:
+	op->step = walk_read;
+	op->io_res = 0;
+	op->nio = 0;
+	return SHIM_AGAIN;
+fail:
+	return op->st.fail(o, op);
+}
+
+/* The walk's READ completed (nio 1), or it moves on (nio 0). */
+static int walk_read(struct ordo *o, struct shim_op *op)
+{
+	if (op->io_res == -ERANGE && op->tries++ < SHIM_TRIES &&
+	    !o->be->refresh(o)) {
+		op->io_res = 0;
+		op->nio = 0;
+	}
+	if (op->io_res)
+		return op->io_res == -ERANGE ? op->st.fail(o, op) :
+		       finish(op, op->io_res);
+	if (!op->nio)
+		return walk_visit(o, op);
+	return walk_step(o, op, slot_node(o, op, 0));
+}
+
+static int get_walk_leaf(struct ordo *o, struct shim_op *op, const void *leaf)
+{
+	return get_done(o, op, leaf);
+}
+
+static int get_walk_start(struct ordo *o, struct shim_op *op)
+{
+	op->st.has_pred = false;
+	op->st.node = o->sup.root;
+	op->st.level = o->sup.height - 1;
+	op->st.leaf_done = get_walk_leaf;
+	op->st.fail = get_fallback;
+	return walk_visit(o, op);
+}
+
+/* ---- SCAN ---- */
+
+static int scan_rpc(struct ordo *o, struct shim_op *op);
+
+/*
+ * Take the keys of a validated leaf from the fence on.  Returns true when
+ * the scan is complete (count reached or rightmost leaf).
+ */
+static bool scan_take(struct ordo *o, struct shim_op *op, const void *leaf)
+{
+	const struct ordo_node_hdr *h = leaf;
+	struct ordo_req *r = op->req;
+	uint32_t cnt = le16toh(h->count), i;
+	const __le64 *keys = ordo_node_ckeys(h);
+
+	if (cnt > o->geo.leaf_slots)
+		cnt = o->geo.leaf_slots;
+	i = ordo_keys_lower_bound(keys, cnt, op->st.fence);
+	for (; i < cnt && op->st.have < r->count; i++) {
+		r->keys[op->st.have] = le64toh(keys[i]);
+		if (r->val)
+			memcpy((uint8_t *)r->val +
+			       (size_t)op->st.have * o->geo.value_size,
+			       ordo_leaf_cvalue(h, &o->geo, i),
+			       o->geo.value_size);
+		op->st.have++;
+	}
+	if (op->st.have == r->count) {
+		uint64_t last = r->keys[r->count - 1];
+
+		r->more = last != UINT64_MAX &&
+			  (i < cnt || (h->flags & ORDO_NODE_F_HAS_HIGH));
+		r->next = last + 1;
+		return true;
+	}
+	if (!(h->flags & ORDO_NODE_F_HAS_HIGH)) {
+		r->more = 0;
+		return true;
+	}
+	op->st.fence = le64toh(h->high_key);
+	op->st.right = le32toh(h->right);
+	return false;
+}
+
+static int scan_finish(struct shim_op *op)
+{
+	return finish(op, (int)op->st.have);
+}
+
+static int scan_next_batch(struct ordo *o, struct shim_op *op);
+
+/* A batch of following leaves arrived: take each that connects. */
+static int scan_batch_read(struct ordo *o, struct shim_op *op)
+{
+	uint32_t i;
+
+	if (op->io_res == -ERANGE && op->tries++ < SHIM_TRIES &&
+	    !o->be->refresh(o))
+		return scan_next_batch(o, op);
+	if (op->io_res)
+		return op->io_res == -ERANGE ? scan_rpc(o, op) :
+		       finish(op, op->io_res);
+	for (i = 0; i < op->nio; i++) {
+		const struct ordo_node_hdr *h = op->io[i].dst;
+		uint32_t want = op->st.pend_nodes[i];
+		enum vres v = node_check(o, h, want, 0, op->st.fence);
+
+		/* Only a leaf holding the fence continues the scan. */
+		if (v != V_OK) {
+			if (v == V_TORN)
+				o->cnt.retries++;
+			else if (op->st.has_pred && !o->cache_frozen)
+				shim_cache_mark_stale(o, op->st.sub);
+			op->st.has_pred = false;	/* follow right links */
+			if (op->tries++ >= SHIM_TRIES)
+				return scan_rpc(o, op);
+			return scan_next_batch(o, op);
+		}
+		if (scan_take(o, op, h))
+			return scan_finish(op);
+	}
+	return scan_next_batch(o, op);
+}
+
+/* Read the leaves after the fence: several from the TT, or the right link. */
+static int scan_next_batch(struct ordo *o, struct shim_op *op)
+{
+	uint32_t want = op->req->count - op->st.have;
+	uint32_t n = want / (o->geo.leaf_slots / 2 ? o->geo.leaf_slots / 2 : 1) + 1;
+	uint32_t max = slot_nodes(o), i;
+	struct ordo_tt ent;
+
+	if (n > max)
+		n = max;
+	/* The TT's next leaf must be the right sibling to read ahead. */
+	if (op->st.has_pred &&
+	    (shim_cache_next(o, &op->st.sub, &op->st.lln, &ent) ||
+	     ent.leaf != op->st.right))
+		op->st.has_pred = false;
+	op->nio = 0;
+	op->st.pend_nodes[0] = op->st.right;
+	io_node(o, op, 0, op->st.right);
+	if (op->st.has_pred) {
+		for (i = 1; i < n; i++) {
+			if (shim_cache_next(o, &op->st.sub, &op->st.lln, &ent))
+				break;
+			op->st.pend_nodes[i] = ent.leaf;
+			io_node(o, op, i, ent.leaf);
+		}
+	}
+	return io_start(o, op, scan_batch_read);
+}
+
+static int scan_first_leaf(struct ordo *o, struct shim_op *op, const void *leaf)
+{
+	if (scan_take(o, op, leaf))
+		return scan_finish(op);
+	return scan_next_batch(o, op);
+}
+
+static int scan_rpc_done(struct ordo *o, struct shim_op *op)
+{
+	struct ordo_req *r = op->req;
+
+	if (op->call.status)
+		return finish(op, op->call.status);
+	op->st.have += op->call.returned;
+	r->more = op->call.more;
+	r->next = op->call.next;
+	if (op->st.have < r->count && op->call.more) {
+		op->st.fence = op->call.next;
+		return scan_rpc(o, op);
+	}
+	return scan_finish(op);
+}
+
+/* Continue by SCAN calls from the fence (the last good key + 1). */
+static int scan_rpc(struct ordo *o, struct shim_op *op)
+{
+	struct ordo_req *r = op->req;
+
+	if (op->st.step_rpc++ == 0 && o->mode != ORDO_MODE_RPC)
+		o->cnt.fallbacks++;
+	memset(&op->call, 0, sizeof(op->call));
+	op->call.op = SHIM_CALL_SCAN;
+	op->call.key = op->st.fence;
+	op->call.count = r->count - op->st.have;
+	op->call.out_keys = r->keys + op->st.have;
+	op->call.out_vals = r->val ? (uint8_t *)r->val +
+			    (size_t)op->st.have * o->geo.value_size : NULL;
+	return call_start(o, op, scan_rpc_done);
+}
+
+static int scan_leaf_read(struct ordo *o, struct shim_op *op)
+{
+	const void *leaf = slot_node(o, op, 0);
+
+	if (op->io_res == -ERANGE && op->tries++ < SHIM_TRIES &&
+	    !o->be->refresh(o))
+		goto again;
+	if (op->io_res)
+		return op->io_res == -ERANGE ? scan_rpc(o, op) :
+		       finish(op, op->io_res);
+	switch (node_check(o, leaf, op->st.node, 0, op->st.fence)) {
+	case V_OK:
+		return scan_first_leaf(o, op, leaf);
+	case V_RIGHT:
+		op->st.node = le32toh(((const struct ordo_node_hdr *)leaf)->right);
+		op->st.has_pred = false;
+		o->cnt.speculative_reads++;
+		break;
+	case V_TORN:
+		o->cnt.retries++;
+		break;
+	case V_STALE:
+		if (!o->cache_frozen)
+			shim_cache_mark_stale(o, op->st.sub);
+		op->st.has_pred = false;
+		op->st.leaf_done = scan_first_leaf;
+		op->st.fail = scan_rpc;
+		return get_walk_start_at(o, op);
+	}
+	if (op->tries++ >= SHIM_TRIES)
+		return scan_rpc(o, op);
+again:
+	op->nio = 0;
+	io_node(o, op, 0, op->st.node);
+	return io_start(o, op, scan_leaf_read);
+}
+
+static int scan_start(struct ordo *o, struct shim_op *op)
+{
+	struct ordo_pred p;
+	struct ordo_tt ent;
+
+	op->st.fence = op->req->key;
+	op->st.have = 0;
+	op->req->more = 0;
+	op->req->next = 0;
+	if (o->mode == ORDO_MODE_RPC)
+		return scan_rpc(o, op);
+	if (o->mode == ORDO_MODE_LEARNED &&
+	    !shim_cache_lookup(o, op->req->key, &p, &ent)) {
+		op->st.sub = p.sub;
+		op->st.lln = p.lln;
+		op->st.has_pred = true;
+		op->st.node = ent.leaf;
+		op->nio = 0;
+		io_node(o, op, 0, ent.leaf);
+		return io_start(o, op, scan_leaf_read);
+	}
+	op->st.has_pred = false;
+	op->st.leaf_done = scan_first_leaf;
+	op->st.fail = scan_rpc;
+	return get_walk_start_at(o, op);
+}
+
+/* Walk from the root to the leaf of st.fence (SCAN) or the key (GET). */
+int get_walk_start_at(struct ordo *o, struct shim_op *op)
+{
+	op->st.node = o->sup.root;
+	op->st.level = o->sup.height - 1;
+	return walk_visit(o, op);
+}
+
+/* ---- writes ---- */
+
+static int write_done(struct ordo *o, struct shim_op *op)
+{
+	return finish(op, op->call.status);
+}
+
+static int write_start(struct ordo *o, struct shim_op *op)
+{
+	struct ordo_req *r = op->req;
+	struct ordo_pred p;
+	struct ordo_tt ent;
+
+	memset(&op->call, 0, sizeof(op->call));
+	op->call.op = r->op;
+	op->call.key = r->key;
+	op->call.val = r->val;
+	op->call.len = r->op == ORDO_OP_DELETE ? 0 : r->len;
+	/* The cache's position hint spares the server its descent. */
+	if (r->op == ORDO_OP_UPDATE && o->mode == ORDO_MODE_LEARNED &&
+	    !shim_cache_lookup(o, r->key, &p, &ent)) {
+		op->call.hint_leaf = ent.leaf;
+		op->call.hint_inca = ent.inca_cnt & ORDO_TT_INCA_MASK;
+	}
+	return call_start(o, op, write_done);
+}
+
+static int get_rpc_start(struct ordo *o, struct shim_op *op)
+{
+	memset(&op->call, 0, sizeof(op->call));
+	op->call.op = ORDO_OP_GET;
+	op->call.key = op->req->key;
+	op->call.out_val = op->req->val;
+	return call_start(o, op, get_fallback_done);
+}
+
+/**
+ * shim_op_start() - pick the state machine of a request
+ * @o: handle
+ * @op: slot holding the request
+ */
+void shim_op_start(struct ordo *o, struct shim_op *op)
+{
+	memset(&op->st, 0, sizeof(op->st));
+	op->tries = 0;
+	op->nio = 0;
+	switch (op->req->op) {
+	case ORDO_OP_GET:
+		op->step = o->mode == ORDO_MODE_RPC ? get_rpc_start : get_start;
+		break;
+	case ORDO_REQ_SCAN:
+		op->step = scan_start;
+		break;
+	default:
+		op->step = write_start;
+		break;
+	}
+}
+
+/**
+ * shim_super_load() - read node 0 and take the root, height and pool size
+ * @o: handle
+ *
+ * Return: 0, -EPROTO for a superblock of another geometry, -EAGAIN when
+ * every copy was torn, or the read's error.
+ */
+int shim_super_load(struct ordo *o)
+{
+	struct ordo_super_info si;
+	uint8_t *buf = malloc(o->geo.node_size);
+	int ret = -ENOMEM, tries;
+
+	for (tries = 0; buf && tries < SHIM_TRIES * 4; tries++) {
+		ret = o->be->bulk(o, SHIM_POOL, 0, buf, o->geo.node_size);
+		if (!ret)
+			ret = ordo_super_parse(buf, o->geo.node_size, &si);
+		if (ret != -EAGAIN)
+			break;
+		o->cnt.retries++;
+	}
+	free(buf);
+	if (ret)
+		return ret;
+	if (memcmp(&si.geo, &o->geo, sizeof(si.geo)) || !si.height ||
+	    si.height > ORDO_MAX_HEIGHT || !si.nr_chunks)
+		return -EPROTO;
+	o->sup = si;
+	return 0;
+}

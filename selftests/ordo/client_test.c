@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libordo end to end, on both backends (/dev/ordo and rdma://192.0.2.1)
+ * and in every mode: every operation against a reference, SCAN against
+ * the reference, async requests, and the fast path proven by counters --
+ * on a static store, a learned GET is exactly one round trip and no RPC,
+ * a walk GET at most height round trips, and libordo's RPC count agrees
+ * with the server's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "ordo.h"
+#include "ordo_test.h"
+#include "rdma_client.h"
+
+#define NKEYS	6000
+#define URI_RDMA "rdma://192.0.2.1"
+
+static const enum ordo_mode modes[] = {
+	ORDO_MODE_LEARNED, ORDO_MODE_MODEL_ONLY, ORDO_MODE_WALK, ORDO_MODE_RPC,
+};
+
+static uint64_t key_of(uint32_t i)
+{
+	return (uint64_t)i * 7919 * 1000003ULL + 17;
+}
+
+static struct ordo *open_mode(const char *uri, enum ordo_mode mode)
+{
+	struct ordo_opts op = {
+		.size = sizeof(op),
+		.mode = mode,
+		.timeout_ms = 20000,
+	};
+
+	return ordo_open_opts(uri, &op);
+}
+
+/* Load NKEYS keys through /dev/ordo and publish a model for them. */
+static void load_store(struct __test_metadata *_metadata)
+{
+	struct ordo *o = ordo_open(NULL);
+	uint8_t val[ORDO_VALUE_SIZE_MAX];
+	uint32_t vs, i;
+
+	ASSERT_NE(NULL, o);
+	vs = ordo_value_size(o);
+	ASSERT_EQ(0, t_clear(ordo_fd(o)));
+	for (i = 0; i < NKEYS; i++) {
+		t_fill(val, vs, key_of(i), 1);
+		ASSERT_EQ(0, ordo_put(o, key_of(i), val, vs));
+	}
+	ASSERT_EQ(0, ordo_retrain(o, NULL));
+	ordo_close(o);
+}
+
+static long long server_rpcs(void)
+{
+	static const char *const ops[] = {
+		"get", "put", "insert", "update", "delete", "scan", "info",
+		"regions", "model_fetch", "batch", "lookup",
+	};
+	long long sum = 0;
+	char rel[64];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		snprintf(rel, sizeof(rel), "stats/rpc_%s", ops[i]);
+		sum += rc_sysfs_u64(rel);
+	}
+	return sum;
+}
+
+/* Every key, absent keys, scans: the same answers in every mode. */
+static void check_reads(struct __test_metadata *_metadata, struct ordo *o)
+{
+	uint8_t val[ORDO_VALUE_SIZE_MAX], *vals;
+	uint64_t keys[300], next;
+	uint32_t vs = ordo_value_size(o), i, j;
+	int more, n;
+
+	for (i = 0; i < NKEYS; i++) {
+		ASSERT_EQ(0, ordo_get(o, key_of(i), val, sizeof(val)));
+		ASSERT_EQ(1, t_version(val, vs, key_of(i)));
+		ASSERT_EQ(-ENOENT, ordo_get(o, key_of(i) + 1, val, sizeof(val)));
+	}
+	ASSERT_EQ(-ENOENT, ordo_get(o, 0, val, sizeof(val)));
+	ASSERT_EQ(-ENOENT, ordo_get(o, UINT64_MAX, val, sizeof(val)));
+	vals = malloc(300 * (size_t)vs);
+	ASSERT_NE(NULL, vals);
+	for (i = 0; i < NKEYS; i += 977) {
+		n = ordo_scan(o, key_of(i) - 1, 300, keys, vals, &more, &next);
+		ASSERT_EQ(i + 300 <= NKEYS ? 300 : NKEYS - i, n);
+		for (j = 0; j < (uint32_t)n; j++) {
+			ASSERT_EQ(key_of(i + j), keys[j]);
+			ASSERT_EQ(1, t_version(vals + j * (size_t)vs, vs,
+					       keys[j]));
+		}
+		if (i + 300 < NKEYS) {
+			ASSERT_EQ(1, more);
+			ASSERT_EQ(keys[n - 1] + 1, next);
+		}
+	}
+	n = ordo_scan(o, key_of(NKEYS - 1), 10, keys, NULL, &more, &next);
+	ASSERT_EQ(1, n);
+	ASSERT_EQ(0, more);
+	free(vals);
+}
+
+static void check_writes(struct __test_metadata *_metadata, struct ordo *o)
+{
+	uint8_t val[ORDO_VALUE_SIZE_MAX];
+	uint32_t vs = ordo_value_size(o);
+	uint64_t k = key_of(5) + 3;
+
+	t_fill(val, vs, k, 7);
+	ASSERT_EQ(0, ordo_insert(o, k, val, vs));
+	ASSERT_EQ(-EEXIST, ordo_insert(o, k, val, vs));
+	t_fill(val, vs, k, 8);
+	ASSERT_EQ(0, ordo_update(o, k, val, vs));
+	ASSERT_EQ(0, ordo_get(o, k, val, sizeof(val)));
+	ASSERT_EQ(8, t_version(val, vs, k));
+	ASSERT_EQ(0, ordo_delete(o, k));
+	ASSERT_EQ(-ENOENT, ordo_delete(o, k));
+	ASSERT_EQ(-ENOENT, ordo_update(o, k, val, vs));
+	ASSERT_EQ(-ENOENT, ordo_get(o, k, val, sizeof(val)));
+	ASSERT_EQ(-EMSGSIZE, ordo_put(o, k, val, vs + 1));
+	ASSERT_EQ(-ENOBUFS, ordo_get(o, k, val, vs - 1));
+}
+
+static void run_backend(struct __test_metadata *_metadata, const char *uri)
+{
+	unsigned int m;
+
+	load_store(_metadata);
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
+		struct ordo *o = open_mode(uri, modes[m]);
+		struct ordo_counters c;
+
+		ASSERT_NE(NULL, o) TH_LOG("%s %s: %s", uri,
+					  ordo_mode_name(modes[m]),
+					  strerror(errno));
+		ASSERT_EQ(modes[m], ordo_mode(o));
+		check_reads(_metadata, o);
+		check_writes(_metadata, o);
+		ordo_counters(o, &c);
+		TH_LOG("%s %s: gets %llu rt %llu reads %llu rpcs %llu fb %llu spec %llu retries %llu cache %llu",
+		       uri, ordo_mode_name(modes[m]),
+		       (unsigned long long)c.gets,
+		       (unsigned long long)c.round_trips,
+		       (unsigned long long)c.reads,
+		       (unsigned long long)c.rpcs,
+		       (unsigned long long)c.fallbacks,
+		       (unsigned long long)c.speculative_reads,
+		       (unsigned long long)c.retries,
+		       (unsigned long long)c.cache_bytes);
+		ordo_close(o);
+	}
+}
+
+TEST(local_every_mode)
+{
+	run_backend(_metadata, "/dev/ordo");
+}
+
+TEST(rdma_every_mode)
+{
+	if (!rc_available())
+		SKIP(return, "no RDMA");
+	run_backend(_metadata, URI_RDMA);
+}
+
+/* Static store, warm cache: GET = 1 round trip, 0 RPCs (learned). */
+TEST(rdma_fast_path_counters)
+{
+	uint8_t val[ORDO_VALUE_SIZE_MAX];
+	struct ordo_counters a, b;
+	struct ordo_info info;
+	long long s0, s1;
+	struct ordo *o;
+	uint32_t i;
+
+	if (!rc_available())
+		SKIP(return, "no RDMA");
+	load_store(_metadata);
+	o = open_mode(URI_RDMA, ORDO_MODE_LEARNED);
+	ASSERT_NE(NULL, o);
+	ASSERT_EQ(0, ordo_info(o, &info));
+	for (i = 0; i < NKEYS; i++)	/* warm-up: any refreshes happen here */
+		ASSERT_EQ(0, ordo_get(o, key_of(i), val, sizeof(val)));
+	ordo_counters(o, &a);
+	s0 = server_rpcs();
+	for (i = 0; i < NKEYS; i++)
+		ASSERT_EQ(0, ordo_get(o, key_of(i), val, sizeof(val)));
+	for (i = 0; i < 1000; i++)
+		ASSERT_EQ(-ENOENT, ordo_get(o, key_of(i) + 5, val,
+					    sizeof(val)));
+	ordo_counters(o, &b);
+	s1 = server_rpcs();
+	EXPECT_EQ(NKEYS + 1000, b.gets - a.gets);
+	EXPECT_EQ(NKEYS + 1000, b.round_trips - a.round_trips);
+	EXPECT_EQ(NKEYS + 1000, b.reads - a.reads);
+	EXPECT_EQ(0, b.rpcs - a.rpcs);
+	EXPECT_EQ(0, b.fallbacks - a.fallbacks);
+	EXPECT_EQ(0, s1 - s0);
+	EXPECT_GT(b.cache_bytes, 0);
+	ordo_close(o);
+
+	/* walk: at most height round trips per GET, none with a warm cache. */
+	o = open_mode(URI_RDMA, ORDO_MODE_WALK);
+	ASSERT_NE(NULL, o);
+	ordo_counters(o, &a);
+	for (i = 0; i < NKEYS; i++)
+		ASSERT_EQ(0, ordo_get(o, key_of(i), val, sizeof(val)));
+	ordo_counters(o, &b);
+	EXPECT_LE(b.round_trips - a.round_trips, (uint64_t)NKEYS * info.height);
+	EXPECT_EQ(0, b.rpcs - a.rpcs);
+	TH_LOG("walk: %.2f round trips per GET, height %u",
+	       (double)(b.round_trips - a.round_trips) / NKEYS, info.height);
+	ordo_close(o);
+
+	/* rpc: the client's count is the server's. */
+	o = open_mode(URI_RDMA, ORDO_MODE_RPC);
+	ASSERT_NE(NULL, o);
+	ordo_counters(o, &a);
+	s0 = server_rpcs();
+	for (i = 0; i < 500; i++)
+		ASSERT_EQ(0, ordo_get(o, key_of(i), val, sizeof(val)));
+	ordo_counters(o, &b);
+	s1 = server_rpcs();
+	EXPECT_EQ(500, b.rpcs - a.rpcs);
+	EXPECT_EQ(500, b.round_trips - a.round_trips);
+	EXPECT_EQ(s1 - s0, (long long)(b.rpcs - a.rpcs));
+	ordo_close(o);
+}
+
+static void count_cb(struct ordo_req *r)
+{
+	(*(int *)r->user)++;
+}
+
+/* Many requests in flight, completed by polling. */
+TEST(async_many_in_flight)
+{
+	static const char *const uris[] = { "/dev/ordo", URI_RDMA };
+	uint8_t vals[64][ORDO_VALUE_SIZE_MAX];
+	struct ordo_req reqs[64];
+	unsigned int u, i, round;
+
+	load_store(_metadata);
+	for (u = 0; u < ARRAY_SIZE(uris); u++) {
+		struct ordo *o;
+		int done = 0, ret;
+
+		if (u && !rc_available())
+			break;
+		o = open_mode(uris[u], ORDO_MODE_LEARNED);
+		ASSERT_NE(NULL, o);
+		for (round = 0; round < 20; round++) {
+			done = 0;
+			for (i = 0; i < 32; i++) {
+				reqs[i] = (struct ordo_req){
+					.op = ORDO_OP_GET,
+					.key = key_of(round * 32 + i),
+					.val = vals[i],
+					.len = sizeof(vals[i]),
+					.cb = count_cb,
+					.user = &done,
+				};
+				ASSERT_EQ(0, ordo_submit(o, &reqs[i]));
+			}
+			while (ordo_inflight(o)) {
+				ret = ordo_poll(o, 1, -1);
+				ASSERT_LE(0, ret);
+			}
+			ASSERT_EQ(32, done);
+			for (i = 0; i < 32; i++) {
+				ASSERT_EQ(0, reqs[i].result);
+				ASSERT_EQ(1, t_version(vals[i],
+						       ordo_value_size(o),
+						       key_of(round * 32 + i)));
+			}
+		}
+		ordo_close(o);
+	}
+}
+
+/* The module's load-time geometry, to load it again the same way. */
+static void module_params(char *buf, size_t len)
+{
+	static const char * const names[] = {
+		"value_size", "leaf_slots", "max_memory_mb", "chunk_kb",
+	};
+	size_t i, off = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		char path[128], v[64] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), RC_PARAMS "/%s", names[i]);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(v, sizeof(v), f))
+			v[strcspn(v, "\n")] = 0;
+		fclose(f);
+		off += snprintf(buf + off, len - off, " %s=%s", names[i], v);
+	}
+}
+
+/*
+ * The server goes away mid-run (rmmod): the next GET fails within the
+ * handle's bound, never hangs; after insmod the same handle reconnects to
+ * the new store (a new server_id: nothing of the old cache is used).
+ */
+TEST(rdma_server_restart)
+{
+	uint8_t val[ORDO_VALUE_SIZE_MAX];
+	struct ordo_opts op = {
+		.size = sizeof(op),
+		.mode = ORDO_MODE_LEARNED,
+		.timeout_ms = 3000,
+	};
+	struct ordo_counters c;
+	char params[256], cmd[512];
+	struct ordo *o, *l;
+	long long t0, dt;
+	int ret, i;
+
+	if (!rc_available())
+		SKIP(return, "no RDMA");
+	load_store(_metadata);
+	o = ordo_open_opts(URI_RDMA, &op);
+	ASSERT_NE(NULL, o);
+	ASSERT_EQ(0, ordo_get(o, key_of(1), val, sizeof(val)));
+	module_params(params, sizeof(params));
+	ASSERT_EQ(0, system("rmmod ordo"));
+	t0 = rc_now_ms();
+	ret = ordo_get(o, key_of(2), val, sizeof(val));
+	dt = rc_now_ms() - t0;
+	TH_LOG("GET with the server gone: %d (%s) after %lld ms", ret,
+	       strerror(-ret), dt);
+	EXPECT_TRUE(ret == -ECONNRESET || ret == -ETIMEDOUT ||
+		    ret == -ECONNREFUSED || ret == -EHOSTUNREACH ||
+		    ret == -ENODEV);
+	EXPECT_LE(dt, 3000 + 2000);
+	/* With no server, reconnecting fails within the bound as well. */
+	t0 = rc_now_ms();
+	EXPECT_NE(0, ordo_get(o, key_of(2), val, sizeof(val)));
+	EXPECT_LE(rc_now_ms() - t0, 2 * 3000 + 2000);
+
+	snprintf(cmd, sizeof(cmd), "insmod kmod/ordo.ko%s", params);
+	ASSERT_EQ(0, system(cmd));
+	for (i = 0; i < 600 && access(RC_SYSFS "/listener", F_OK); i++)
+		usleep(50000);
+	l = ordo_open(NULL);
+	ASSERT_NE(NULL, l);
+	t_fill(val, ordo_value_size(l), 42, 9);
+	ASSERT_EQ(0, ordo_put(l, 42, val, ordo_value_size(l)));
+	ordo_close(l);
+	/* Bounded retries while the listener comes up. */
+	for (i = 0; i < 100; i++) {
+		ret = ordo_get(o, 42, val, sizeof(val));
+		if (!ret)
+			break;
+		usleep(100000);
+	}
+	ASSERT_EQ(0, ret);
+	EXPECT_EQ(9, t_version(val, ordo_value_size(o), 42));
+	/* The old store's keys are gone: no stale cache answers for them. */
+	EXPECT_EQ(-ENOENT, ordo_get(o, key_of(1), val, sizeof(val)));
+	ordo_counters(o, &c);
+	EXPECT_LE(1, c.reconnects);
+	ordo_close(o);
+}
+
+TEST_HARNESS_MAIN
