@@ -5,4 +5,4 @@ ORDOCTL_SRCS := $(wildcard tools/ctl/*.c) bench/datasets.c
 TOOLS := tools/ordoctl
 
 tools/ordoctl: $(ORDOCTL_SRCS) $(wildcard tools/ctl/*.h) bench/datasets.h $(BUILD)/lib/libordo.a
-	$(CC) $(USER_CFLAGS) -Itools/ctl -Ibench -o $@ $(ORDOCTL_SRCS) $(BUILD)/lib/libordo.a -lm
+	$(CC) $(USER_CFLAGS) -Itools/ctl -Ibench -o $@ $(ORDOCTL_SRCS) $(BUILD)/lib/libordo.a -lrdmacm -libverbs -lpthread -lm
