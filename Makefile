@@ -27,7 +27,7 @@ BENCH_BINS :=
 BENCH_RESULTS :=
 SELFTESTS :=
 
-.PHONY: all module user deps check demo bench lint clean help
+.PHONY: all module user deps check demo bench lint install clean help
 all: module user
 
 help:
@@ -37,6 +37,8 @@ help:
 	@echo "make demo     boot the guest and show ordo working"
 	@echo "make bench    run the benchmarks, results in bench/results/"
 	@echo "make lint     checkpatch, sparse and W=1 on kmod/ and uapi/"
+	@echo "make install  libordo, its headers and .pc, ordoctl and its man page"
+	@echo "              into \$$(DESTDIR)\$$(PREFIX) (PREFIX=/usr/local)"
 
 deps:
 	@tools/deps
@@ -60,6 +62,7 @@ $(CHECKPATCH):
 
 include libshim/shim.mk
 include tools/tools.mk
+include libshim/install.mk
 include selftests/core/Makefile
 include selftests/ordo/selftests.mk
 include bench/bench.mk

@@ -29,101 +29,210 @@ static void print_value(const unsigned char *v, size_t size)
 	}
 }
 
-int ctl_get(struct ordo *o, int argc, char **argv)
+/* Commands of one KEY and nothing else: del. */
+int ctl_parse_key_only(struct ctl_args *a, int argc, char **argv)
 {
-	unsigned char *val;
-	uint64_t key;
-	int ret;
+	if (ctl_split(a, argc, argv, 0))
+		return CTL_EXIT_USAGE;
+	if (a->npos != 2)
+		return ctl_usage(a);
+	return ctl_parse_key(a->pos[1], &a->key) ? CTL_EXIT_USAGE : 0;
+}
 
-	if (argc != 2) {
-		fprintf(stderr, "ordoctl: usage: get KEY\n");
+/* get KEY [--file F] */
+int ctl_parse_get(struct ctl_args *a, int argc, char **argv)
+{
+	if (ctl_split(a, argc, argv, 1))
+		return CTL_EXIT_USAGE;
+	if (a->npos != 2)
+		return ctl_usage(a);
+	return ctl_parse_key(a->pos[1], &a->key) ? CTL_EXIT_USAGE : 0;
+}
+
+/* put|insert|update KEY VALUE, or KEY --file F */
+int ctl_parse_write(struct ctl_args *a, int argc, char **argv)
+{
+	if (ctl_split(a, argc, argv, 1))
+		return CTL_EXIT_USAGE;
+	if (a->npos != (a->file ? 2 : 3))
+		return ctl_usage(a);
+	return ctl_parse_key(a->pos[1], &a->key) ? CTL_EXIT_USAGE : 0;
+}
+
+/* scan START COUNT */
+int ctl_parse_scan(struct ctl_args *a, int argc, char **argv)
+{
+	if (ctl_split(a, argc, argv, 0))
+		return CTL_EXIT_USAGE;
+	if (a->npos != 3)
+		return ctl_usage(a);
+	if (ctl_parse_key(a->pos[1], &a->key))
+		return CTL_EXIT_USAGE;
+	if (ctl_parse_u64(a->pos[2], &a->count) || !a->count) {
+		fprintf(stderr, "ordoctl: bad count '%s'\n", a->pos[2]);
 		return CTL_EXIT_USAGE;
 	}
-	if (ctl_parse_key(argv[1], &key))
+	return 0;
+}
+
+/* Commands without arguments: stats, retrain. */
+int ctl_parse_none(struct ctl_args *a, int argc, char **argv)
+{
+	(void)argv;
+	return argc == 1 ? 0 : ctl_usage(a);
+}
+
+/*
+ * Write the @n raw bytes of a value to @path ("-": stdout).  Problems with
+ * the file are the caller's (exit 2), not the store's.
+ */
+static int write_value(const char *path, const void *buf, size_t n)
+{
+	int std = !strcmp(path, "-");
+	FILE *f = std ? stdout : fopen(path, "wb");
+	int ok;
+
+	if (!f) {
+		fprintf(stderr, "ordoctl: %s: %s\n", path, strerror(errno));
 		return CTL_EXIT_USAGE;
-	val = malloc(ordo_value_size(o));
+	}
+	ok = fwrite(buf, 1, n, f) == n;
+	if (std)
+		ok = !fflush(f) && ok;
+	else
+		ok = !fclose(f) && ok;
+	if (!ok) {
+		fprintf(stderr, "ordoctl: %s: write error: %s\n", path,
+			strerror(errno));
+		return CTL_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/*
+ * Read a value from @path ("-": stdin): 1..@vsize bytes, more is an error.
+ * @buf has room for @vsize + 1 bytes.
+ */
+static int read_value(const char *path, void *buf, size_t vsize,
+		      size_t *len)
+{
+	int std = !strcmp(path, "-");
+	FILE *f = std ? stdin : fopen(path, "rb");
+	int err;
+
+	if (!f) {
+		fprintf(stderr, "ordoctl: %s: %s\n", path, strerror(errno));
+		return CTL_EXIT_USAGE;
+	}
+	*len = fread(buf, 1, vsize + 1, f);
+	err = ferror(f);
+	if (!std)
+		fclose(f);
+	if (err) {
+		fprintf(stderr, "ordoctl: %s: read error\n", path);
+		return CTL_EXIT_USAGE;
+	}
+	if (*len > vsize) {
+		fprintf(stderr,
+			"ordoctl: %s: longer than value_size (%zu bytes)\n",
+			path, vsize);
+		return CTL_EXIT_USAGE;
+	}
+	if (!*len) {
+		fprintf(stderr, "ordoctl: %s: empty; a value has 1..%zu bytes\n",
+			path, vsize);
+		return CTL_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* get KEY: the value as text; get KEY --file F: its value_size bytes. */
+int ctl_get(struct ordo *o, struct ctl_args *a)
+{
+	size_t vsize = ordo_value_size(o);
+	unsigned char *val;
+	int ret;
+
+	val = malloc(vsize);
 	if (!val)
 		return ctl_fail(-ENOMEM, "get");
-	ret = ordo_get(o, key, val, ordo_value_size(o));
-	if (!ret) {
-		print_value(val, ordo_value_size(o));
+	ret = ordo_get(o, a->key, val, vsize);
+	if (ret) {
+		ret = ctl_fail(ret, "get");
+	} else if (a->file) {
+		/* Only now: a missing key leaves F untouched. */
+		ret = write_value(a->file, val, vsize);
+	} else {
+		print_value(val, vsize);
 		putchar('\n');
 	}
 	free(val);
-	return ret ? ctl_fail(ret, "get") : 0;
+	return ret;
 }
 
-static int kv_write(struct ordo *o, int argc, char **argv,
+static int kv_write(struct ordo *o, struct ctl_args *a,
 		    int (*op)(struct ordo *, uint64_t, const void *, size_t))
 {
-	uint64_t key;
-	size_t len;
+	size_t vsize = ordo_value_size(o), len;
+	unsigned char *buf = NULL;
+	const void *val;
 	int ret;
 
-	if (argc != 3) {
-		fprintf(stderr, "ordoctl: usage: %s KEY VALUE\n", argv[0]);
-		return CTL_EXIT_USAGE;
+	if (a->file) {
+		buf = malloc(vsize + 1);
+		if (!buf)
+			return ctl_fail(-ENOMEM, a->cmd->name);
+		ret = read_value(a->file, buf, vsize, &len);
+		if (ret)
+			goto out;
+		val = buf;
+	} else {
+		val = a->pos[2];
+		len = strlen(a->pos[2]);
+		if (!len || len > vsize) {
+			fprintf(stderr, "ordoctl: value must be 1..%zu bytes\n",
+				vsize);
+			return CTL_EXIT_USAGE;
+		}
 	}
-	if (ctl_parse_key(argv[1], &key))
-		return CTL_EXIT_USAGE;
-	len = strlen(argv[2]);
-	if (!len || len > ordo_value_size(o)) {
-		fprintf(stderr, "ordoctl: value must be 1..%zu bytes\n",
-			ordo_value_size(o));
-		return CTL_EXIT_USAGE;
-	}
-	ret = op(o, key, argv[2], len);
-	return ret ? ctl_fail(ret, argv[0]) : 0;
+	ret = op(o, a->key, val, len);
+	if (ret)
+		ret = ctl_fail(ret, a->cmd->name);
+out:
+	free(buf);
+	return ret;
 }
 
-int ctl_put(struct ordo *o, int argc, char **argv)
+int ctl_put(struct ordo *o, struct ctl_args *a)
 {
-	return kv_write(o, argc, argv, ordo_put);
+	return kv_write(o, a, ordo_put);
 }
 
-int ctl_insert(struct ordo *o, int argc, char **argv)
+int ctl_insert(struct ordo *o, struct ctl_args *a)
 {
-	return kv_write(o, argc, argv, ordo_insert);
+	return kv_write(o, a, ordo_insert);
 }
 
-int ctl_update(struct ordo *o, int argc, char **argv)
+int ctl_update(struct ordo *o, struct ctl_args *a)
 {
-	return kv_write(o, argc, argv, ordo_update);
+	return kv_write(o, a, ordo_update);
 }
 
-int ctl_del(struct ordo *o, int argc, char **argv)
+int ctl_del(struct ordo *o, struct ctl_args *a)
 {
-	uint64_t key;
-	int ret;
+	int ret = ordo_delete(o, a->key);
 
-	if (argc != 2) {
-		fprintf(stderr, "ordoctl: usage: del KEY\n");
-		return CTL_EXIT_USAGE;
-	}
-	if (ctl_parse_key(argv[1], &key))
-		return CTL_EXIT_USAGE;
-	ret = ordo_delete(o, key);
 	return ret ? ctl_fail(ret, "del") : 0;
 }
 
 /* Prints "KEY VALUE" lines; COUNT may exceed one call's limit. */
-int ctl_scan(struct ordo *o, int argc, char **argv)
+int ctl_scan(struct ordo *o, struct ctl_args *a)
 {
 	size_t vsize = ordo_value_size(o);
-	uint64_t start, count, *keys;
+	uint64_t start = a->key, count = a->count, *keys;
 	unsigned char *vals;
 	int ret = 0, more = 1;
 
-	if (argc != 3) {
-		fprintf(stderr, "ordoctl: usage: scan START COUNT\n");
-		return CTL_EXIT_USAGE;
-	}
-	if (ctl_parse_key(argv[1], &start))
-		return CTL_EXIT_USAGE;
-	if (ctl_parse_u64(argv[2], &count) || !count) {
-		fprintf(stderr, "ordoctl: bad count '%s'\n", argv[2]);
-		return CTL_EXIT_USAGE;
-	}
 	keys = malloc(sizeof(*keys) * 4096);
 	vals = malloc(vsize * 4096);
 	if (!keys || !vals) {

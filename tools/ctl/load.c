@@ -86,7 +86,7 @@ static int load_keys(struct ordo *o, const uint64_t *keys, uint64_t n,
 	return ret;
 }
 
-int ctl_load(struct ordo *o, int argc, char **argv)
+int ctl_parse_load(struct ctl_args *a, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "count", required_argument, NULL, 'n' },
@@ -94,16 +94,17 @@ int ctl_load(struct ordo *o, int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ }
 	};
-	uint64_t count = 0, seed = 1, version, *keys;
 	enum ordo_dist dist = ORDO_DIST_COUNT;
-	int c, ret;
+	int c;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	/* Start over: main() already ran getopt over its own options. */
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			if (ctl_parse_u64(optarg, &count) || !count ||
-			    count > LOAD_MAX)
+			if (ctl_parse_u64(optarg, &a->count) || !a->count ||
+			    a->count > LOAD_MAX)
 				goto usage;
 			break;
 		case 'd':
@@ -111,32 +112,16 @@ int ctl_load(struct ordo *o, int argc, char **argv)
 				goto usage;
 			break;
 		case 's':
-			if (ctl_parse_u64(optarg, &seed))
+			if (ctl_parse_u64(optarg, &a->seed))
 				goto usage;
 			break;
 		default:
 			goto usage;
 		}
 	}
-	if (optind != argc || !count || dist == ORDO_DIST_COUNT)
+	if (optind != argc || !a->count || dist == ORDO_DIST_COUNT)
 		goto usage;
-	keys = malloc(count * sizeof(*keys));
-	if (!keys)
-		return ctl_fail(-ENOMEM, "load");
-	if (ordo_dataset_gen(dist, count, seed, ORDO_ORDER_RANDOM, keys)) {
-		free(keys);
-		return ctl_fail(-ENOMEM, "load");
-	}
-	ret = load_keys(o, keys, count, isatty(STDERR_FILENO));
-	free(keys);
-	if (ret)
-		return ctl_fail(ret, "load");
-	/* Learn the new key set now rather than when the trainer notices. */
-	ret = ordo_retrain(o, &version);
-	if (ret)
-		return ctl_fail(ret, "load: retrain");
-	printf("loaded %" PRIu64 " %s keys (seed %" PRIu64 "), model version %"
-	       PRIu64 "\n", count, ordo_dist_name(dist), seed, version);
+	a->dist = dist;
 	return 0;
 usage:
 	fprintf(stderr, "ordoctl: usage: load --count N --dist %s [--seed S]\n",
@@ -144,20 +129,54 @@ usage:
 	return CTL_EXIT_USAGE;
 }
 
-int ctl_retrain(struct ordo *o, int argc, char **argv)
+int ctl_load(struct ordo *o, struct ctl_args *a)
+{
+	uint64_t version, *keys;
+	int ret;
+
+	keys = malloc(a->count * sizeof(*keys));
+	if (!keys)
+		return ctl_fail(-ENOMEM, "load");
+	if (ordo_dataset_gen(a->dist, a->count, a->seed, ORDO_ORDER_RANDOM,
+			     keys)) {
+		free(keys);
+		return ctl_fail(-ENOMEM, "load");
+	}
+	ret = load_keys(o, keys, a->count, isatty(STDERR_FILENO));
+	free(keys);
+	if (ret)
+		return ctl_fail(ret, "load");
+	/* Learn the new key set now rather than when the trainer notices. */
+	ret = ordo_retrain(o, &version);
+	if (ret == -EOPNOTSUPP) {
+		/* A remote server's trainer retrains when it sees fit. */
+		printf("loaded %" PRIu64 " %s keys (seed %" PRIu64
+		       "); the server retrains the model itself\n",
+		       a->count, ordo_dist_name(a->dist), a->seed);
+		return 0;
+	}
+	if (ret)
+		return ctl_fail(ret, "load: retrain");
+	printf("loaded %" PRIu64 " %s keys (seed %" PRIu64 "), model version %"
+	       PRIu64 "\n", a->count, ordo_dist_name(a->dist), a->seed, version);
+	return 0;
+}
+
+int ctl_retrain(struct ordo *o, struct ctl_args *a)
 {
 	uint64_t version;
 	int ret;
 
-	(void)argv;
-	if (argc != 1) {
-		fprintf(stderr, "ordoctl: usage: retrain\n");
-		return CTL_EXIT_USAGE;
-	}
 	ret = ordo_retrain(o, &version);
 	if (ret == -ENODATA) {
 		fprintf(stderr, "ordoctl: retrain: the store is empty\n");
 		return CTL_EXIT_MISSING;
+	}
+	if (ret == -EOPNOTSUPP) {
+		fprintf(stderr,
+			"ordoctl: retrain: not offered by %s (retrain on the server host)\n",
+			a->uri);
+		return CTL_EXIT_ERROR;
 	}
 	if (ret)
 		return ctl_fail(ret, "retrain");
