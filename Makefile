@@ -27,13 +27,14 @@ BENCH_BINS :=
 BENCH_RESULTS :=
 SELFTESTS :=
 
-.PHONY: all module user deps check demo bench lint install clean help
+.PHONY: all module user deps check stress demo bench lint install clean help
 all: module user
 
 help:
 	@echo "make          build module, shim, ordoctl, selftests, benchmarks"
 	@echo "make deps     install missing Debian packages"
 	@echo "make check    install, build and run every test"
+	@echo "make stress   long linearizability runs of libordo in the guest"
 	@echo "make demo     boot the guest and show ordo working"
 	@echo "make bench    run the benchmarks, results in bench/results/"
 	@echo "make lint     checkpatch, sparse and W=1 on kmod/ and uapi/"
@@ -65,6 +66,7 @@ include tools/tools.mk
 include libshim/install.mk
 include selftests/core/Makefile
 include selftests/ordo/selftests.mk
+include selftests/ordo/stress.mk
 include bench/bench.mk
 
 user: $(SHIM_LIBS) $(TOOLS) $(CORE_TESTS) $(SELFTESTS) $(BENCH_BINS)
