@@ -92,6 +92,24 @@ static int finish(struct shim_op *op, int result)
 	return SHIM_DONE;
 }
 
+/*
+ * A read fell outside the regions the handle knows (the pool grew): learn
+ * them again, a bounded number of times, and the caller reads again.
+ */
+static bool io_regions_refreshed(struct ordo *o, struct shim_op *op)
+{
+	return op->io_res == -ERANGE && op->tries++ < SHIM_TRIES &&
+	       !o->be->refresh(o);
+}
+
+/* A read failed for good: out of range goes to @fallback, else an error. */
+static int io_failed(struct ordo *o, struct shim_op *op,
+		     int (*fallback)(struct ordo *o, struct shim_op *op))
+{
+	return op->io_res == -ERANGE ? fallback(o, op) :
+	       finish(op, op->io_res);
+}
+
 /* The step of an operation whose connection failed: io_res says why. */
 int shim_step_fail(struct ordo *o, struct shim_op *op)
 {
@@ -144,7 +162,10 @@ static int leaf_get(struct ordo *o, const void *buf, uint64_t key, void *val)
 /* ---- GET ---- */
 
 static int get_fallback(struct ordo *o, struct shim_op *op);
-static int get_walk_start(struct ordo *o, struct shim_op *op);
+static int walk_start(struct ordo *o, struct shim_op *op,
+		      int (*leaf_done)(struct ordo *o, struct shim_op *op,
+				       const void *leaf),
+		      int (*fail)(struct ordo *o, struct shim_op *op));
 static int get_leaf_read(struct ordo *o, struct shim_op *op);
 
 static int get_done(struct ordo *o, struct shim_op *op, const void *leaf)
@@ -178,12 +199,10 @@ static int get_leaf_read(struct ordo *o, struct shim_op *op)
 {
 	const struct ordo_node_hdr *h = (const void *)slot_node(o, op, 0);
 
-	if (op->io_res == -ERANGE && op->tries++ < SHIM_TRIES &&
-	    !o->be->refresh(o))
+	if (io_regions_refreshed(o, op))
 		goto again;
 	if (op->io_res)
-		return op->io_res == -ERANGE ? get_fallback(o, op) :
-		       finish(op, op->io_res);
+		return io_failed(o, op, get_fallback);
 	switch (node_check(o, h, op->st.node, 0, op->req->key)) {
 	case V_OK:
 		return get_done(o, op, h);
@@ -222,8 +241,7 @@ static int get_tt_read(struct ordo *o, struct shim_op *op)
 	uint32_t n = op->io[0].len / ORDO_TT_ENTRY_SIZE, i, pick = 0;
 
 	if (op->io_res)
-		return op->io_res == -ERANGE ? get_fallback(o, op) :
-		       finish(op, op->io_res);
+		return io_failed(o, op, get_fallback);
 	/* Entries are not checksummed alone; the leaf's checks decide. */
 	for (i = 0; i < n; i++)
 		if (le64toh(e[i].low) <= op->req->key)
@@ -267,7 +285,7 @@ static int get_start(struct ordo *o, struct shim_op *op)
 		op->io[0].dst = slot_node(o, op, slot_nodes(o));
 		return io_start(o, op, get_tt_read);
 	}
-	return get_walk_start(o, op);
+	return walk_start(o, op, get_done, get_fallback);
 }
 
 /* ---- the walk (Cell): root to leaf by READs, inner nodes cached ---- */
@@ -367,31 +385,31 @@ fail:
 /* The walk's READ completed (nio 1), or it moves on (nio 0). */
 static int walk_read(struct ordo *o, struct shim_op *op)
 {
-	if (op->io_res == -ERANGE && op->tries++ < SHIM_TRIES &&
-	    !o->be->refresh(o)) {
+	if (io_regions_refreshed(o, op)) {
 		op->io_res = 0;
 		op->nio = 0;
 	}
 	if (op->io_res)
-		return op->io_res == -ERANGE ? op->st.fail(o, op) :
-		       finish(op, op->io_res);
+		return io_failed(o, op, op->st.fail);
 	if (!op->nio)
 		return walk_visit(o, op);
 	return walk_step(o, op, slot_node(o, op, 0));
 }
 
-static int get_walk_leaf(struct ordo *o, struct shim_op *op, const void *leaf)
-{
-	return get_done(o, op, leaf);
-}
-
-static int get_walk_start(struct ordo *o, struct shim_op *op)
+/*
+ * Walk from the root to the leaf of the key (GET) or of st.fence (SCAN);
+ * the leaf goes to @leaf_done, a walk that keeps failing to @fail.
+ */
+static int walk_start(struct ordo *o, struct shim_op *op,
+		      int (*leaf_done)(struct ordo *o, struct shim_op *op,
+				       const void *leaf),
+		      int (*fail)(struct ordo *o, struct shim_op *op))
 {
 	op->st.has_pred = false;
+	op->st.leaf_done = leaf_done;
+	op->st.fail = fail;
 	op->st.node = o->sup.root;
 	op->st.level = o->sup.height - 1;
-	op->st.leaf_done = get_walk_leaf;
-	op->st.fail = get_fallback;
 	return walk_visit(o, op);
 }
 
@@ -451,12 +469,10 @@ static int scan_batch_read(struct ordo *o, struct shim_op *op)
 {
 	uint32_t i;
 
-	if (op->io_res == -ERANGE && op->tries++ < SHIM_TRIES &&
-	    !o->be->refresh(o))
+	if (io_regions_refreshed(o, op))
 		return scan_next_batch(o, op);
 	if (op->io_res)
-		return op->io_res == -ERANGE ? scan_rpc(o, op) :
-		       finish(op, op->io_res);
+		return io_failed(o, op, scan_rpc);
 	for (i = 0; i < op->nio; i++) {
 		const struct ordo_node_hdr *h = op->io[i].dst;
 		uint32_t want = op->st.pend_nodes[i];
@@ -552,12 +568,10 @@ static int scan_leaf_read(struct ordo *o, struct shim_op *op)
 {
 	const void *leaf = slot_node(o, op, 0);
 
-	if (op->io_res == -ERANGE && op->tries++ < SHIM_TRIES &&
-	    !o->be->refresh(o))
+	if (io_regions_refreshed(o, op))
 		goto again;
 	if (op->io_res)
-		return op->io_res == -ERANGE ? scan_rpc(o, op) :
-		       finish(op, op->io_res);
+		return io_failed(o, op, scan_rpc);
 	switch (node_check(o, leaf, op->st.node, 0, op->st.fence)) {
 	case V_OK:
 		return scan_first_leaf(o, op, leaf);
@@ -572,10 +586,7 @@ static int scan_leaf_read(struct ordo *o, struct shim_op *op)
 	case V_STALE:
 		if (!o->cache_frozen)
 			shim_cache_mark_stale(o, op->st.sub);
-		op->st.has_pred = false;
-		op->st.leaf_done = scan_first_leaf;
-		op->st.fail = scan_rpc;
-		return get_walk_start_at(o, op);
+		return walk_start(o, op, scan_first_leaf, scan_rpc);
 	}
 	if (op->tries++ >= SHIM_TRIES)
 		return scan_rpc(o, op);
@@ -606,18 +617,7 @@ static int scan_start(struct ordo *o, struct shim_op *op)
 		io_node(o, op, 0, ent.leaf);
 		return io_start(o, op, scan_leaf_read);
 	}
-	op->st.has_pred = false;
-	op->st.leaf_done = scan_first_leaf;
-	op->st.fail = scan_rpc;
-	return get_walk_start_at(o, op);
-}
-
-/* Walk from the root to the leaf of st.fence (SCAN) or the key (GET). */
-int get_walk_start_at(struct ordo *o, struct shim_op *op)
-{
-	op->st.node = o->sup.root;
-	op->st.level = o->sup.height - 1;
-	return walk_visit(o, op);
+	return walk_start(o, op, scan_first_leaf, scan_rpc);
 }
 
 /* ---- writes ---- */

@@ -228,7 +228,6 @@ void shim_run(struct ordo *o, struct shim_op *op);
 /* read.c: the state machines */
 void shim_op_start(struct ordo *o, struct shim_op *op);
 int shim_super_load(struct ordo *o);
-int get_walk_start_at(struct ordo *o, struct shim_op *op);
 int shim_step_fail(struct ordo *o, struct shim_op *op);
 
 /* local.c, rdma.c */

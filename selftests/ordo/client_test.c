@@ -294,30 +294,6 @@ TEST_F_TIMEOUT(client, async_many_in_flight, 900)
 	}
 }
 
-/* The module's load-time geometry, to load it again the same way. */
-static void module_params(char *buf, size_t len)
-{
-	static const char * const names[] = {
-		"value_size", "leaf_slots", "max_memory_mb", "chunk_kb",
-	};
-	size_t i, off = 0;
-
-	buf[0] = 0;
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		char path[128], v[64] = "";
-		FILE *f;
-
-		snprintf(path, sizeof(path), RC_PARAMS "/%s", names[i]);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(v, sizeof(v), f))
-			v[strcspn(v, "\n")] = 0;
-		fclose(f);
-		off += snprintf(buf + off, len - off, " %s=%s", names[i], v);
-	}
-}
-
 /*
  * The server goes away mid-run (rmmod): the next GET fails within the
  * handle's bound, never hangs; after insmod the same handle reconnects to
@@ -343,7 +319,7 @@ TEST_F_TIMEOUT(client, rdma_server_restart, 900)
 	o = ordo_open_opts(URI_RDMA, &op);
 	ASSERT_NE(NULL, o);
 	ASSERT_EQ(0, ordo_get(o, key_of(1), val, sizeof(val)));
-	module_params(params, sizeof(params));
+	t_module_params(params, sizeof(params));
 	ASSERT_EQ(0, system("rmmod ordo"));
 	t0 = rc_now_ms();
 	ret = ordo_get(o, key_of(2), val, sizeof(val));

@@ -32,32 +32,6 @@ FIXTURE_TEARDOWN(load)
 		close(self->fd);
 }
 
-
-/* The parameters the module was loaded with, as "k=v k=v". */
-static void module_params(char *buf, size_t len)
-{
-	static const char * const names[] = {
-		"value_size", "leaf_slots", "max_memory_mb", "chunk_kb",
-	};
-	size_t i, off = 0;
-
-	buf[0] = 0;
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		char path[128], v[64] = "";
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/sys/module/ordo/parameters/%s",
-			 names[i]);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(v, sizeof(v), f))
-			v[strcspn(v, "\n")] = 0;
-		fclose(f);
-		off += snprintf(buf + off, len - off, " %s=%s", names[i], v);
-	}
-}
-
 TEST_F_TIMEOUT(load, million_keys_via_ordoctl, 1200)
 {
 	uint32_t vs = t_value_size(self->fd), i, j;
@@ -112,7 +86,7 @@ TEST_F_TIMEOUT(load, million_keys_via_ordoctl, 1200)
 	EXPECT_EQ(N, seen);
 
 	/* Remove the module with the data in it, then bring it back. */
-	module_params(params, sizeof(params));
+	t_module_params(params, sizeof(params));
 	close(self->fd);
 	self->fd = -1;
 	ASSERT_EQ(0, syscall(SYS_delete_module, "ordo", O_NONBLOCK));

@@ -106,4 +106,32 @@ static inline int t_clear(int fd)
 	}
 }
 
+/*
+ * The geometry parameters the module was loaded with, as " k=v k=v", to
+ * load it again the same way.
+ */
+static inline void t_module_params(char *buf, size_t len)
+{
+	static const char * const names[] = {
+		"value_size", "leaf_slots", "max_memory_mb", "chunk_kb",
+	};
+	size_t i, off = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char path[128], v[64] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/module/ordo/parameters/%s",
+			 names[i]);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(v, sizeof(v), f))
+			v[strcspn(v, "\n")] = 0;
+		fclose(f);
+		off += snprintf(buf + off, len - off, " %s=%s", names[i], v);
+	}
+}
+
 #endif /* ORDO_SELFTEST_H */
