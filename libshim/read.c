@@ -69,7 +69,9 @@ static int io_start(struct ordo *o, struct shim_op *op, shim_step_t next)
 	op->step = next;
 	if (ret == 0)
 		return SHIM_WAIT;
-	op->io_res = ret < 0 ? ret : 0;
+	/* 1: done already, and the backend set io_res (maybe an error). */
+	if (ret < 0)
+		op->io_res = ret;
 	return SHIM_AGAIN;
 }
 
@@ -80,9 +82,10 @@ static int call_start(struct ordo *o, struct shim_op *op, shim_step_t next)
 	op->step = next;
 	if (ret == 0)
 		return SHIM_WAIT;
-	if (ret < 0)
+	if (ret < 0) {
 		op->call.status = ret;
-	op->io_res = ret < 0 ? ret : 0;
+		op->io_res = ret;
+	}
 	return SHIM_AGAIN;
 }
 
@@ -240,6 +243,8 @@ static int get_tt_read(struct ordo *o, struct shim_op *op)
 	const struct ordo_tt_entry *e = op->io[0].dst;
 	uint32_t n = op->io[0].len / ORDO_TT_ENTRY_SIZE, i, pick = 0;
 
+	if (io_regions_refreshed(o, op))
+		return io_start(o, op, get_tt_read);
 	if (op->io_res)
 		return io_failed(o, op, get_fallback);
 	/* Entries are not checksummed alone; the leaf's checks decide. */
