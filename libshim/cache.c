@@ -32,7 +32,9 @@
  * @tt_off: model-only: offset of the TT area in the region.
  * @stale: per sub-model: a refresh is queued.
  * @ring: queued refreshes; @head, @tail index it.
- * @reload: a new epoch was seen: load the whole model again.
+ * @reload: load the whole model again: a new epoch was seen, or (model-
+ *	only, whose descriptors are not refreshed one by one) a read met a
+ *	stale entry.
  * @next_try_ms: no model yet: when to look for one again.
  */
 struct shim_cache {
@@ -419,17 +421,20 @@ int shim_cache_tt_window(struct ordo *o, uint64_t key, uint32_t *sub,
  * @sub: sub-model
  *
  * Queues a refresh that shim_cache_refresh_stale() runs after the
- * operations in hand completed.
+ * operations in hand completed: of the sub-model (learned), or of the
+ * descriptors (model-only).
  */
 void shim_cache_mark_stale(struct ordo *o, uint32_t sub)
 {
 	struct shim_cache *c = o->cache;
 
-	if (!c || c->mode != ORDO_MODE_LEARNED || o->cache_frozen)
+	if (!c || o->cache_frozen)
 		return;
 	pthread_rwlock_wrlock(&c->lock);
-	if (c->m && sub < c->m->nsub && !c->stale[sub] &&
-	    c->tail - c->head < STALE_RING) {
+	if (c->mode != ORDO_MODE_LEARNED) {
+		c->reload = true;	/* a few bytes per sub-model */
+	} else if (c->m && sub < c->m->nsub && !c->stale[sub] &&
+		   c->tail - c->head < STALE_RING) {
 		c->stale[sub] = 1;
 		c->ring[c->tail++ % STALE_RING] = sub;
 	}
@@ -539,7 +544,7 @@ void shim_cache_refresh_stale(struct ordo *o)
 	struct shim_cache *c = o->cache;
 	uint32_t n = 0, sub;
 
-	if (!c || c->mode != ORDO_MODE_LEARNED || o->cache_frozen)
+	if (!c || o->cache_frozen)
 		return;
 	if (!c->m || c->reload) {
 		/* No model yet: look again now and then, walking meanwhile. */
@@ -577,7 +582,7 @@ bool shim_cache_pending(struct ordo *o)
 {
 	struct shim_cache *c = o->cache;
 
-	if (!c || c->mode != ORDO_MODE_LEARNED || o->cache_frozen)
+	if (!c || o->cache_frozen)
 		return false;
 	return c->reload || c->head != c->tail ||
 	       (!c->m && shim_now_ms() >= c->next_try_ms);

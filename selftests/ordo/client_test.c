@@ -295,6 +295,72 @@ TEST_F_TIMEOUT(client, async_many_in_flight, 900)
 }
 
 /*
+ * A model-only handle whose descriptors went stale (new epoch after
+ * inserts and a retraining) reloads them and is back on the one-sided
+ * path: no fallback once it has met the change.
+ */
+static void model_only_follows(struct __test_metadata *_metadata,
+			       const char *uri)
+{
+	uint8_t val[ORDO_VALUE_SIZE_MAX];
+	struct ordo_opts op = {
+		.size = sizeof(op),
+		.mode = ORDO_MODE_MODEL_ONLY,
+		.timeout_ms = 20000,
+		.flags = ORDO_OPT_PRIVATE_CACHE,
+	};
+	struct ordo_counters a, b;
+	struct ordo *o, *l;
+	uint32_t vs, i;
+
+	load_store(_metadata);
+	o = ordo_open_opts(uri, &op);
+	ASSERT_NE(NULL, o);
+	for (i = 0; i < NKEYS; i++)
+		ASSERT_EQ(0, ordo_get(o, key_of(i), val, sizeof(val)));
+	l = ordo_open(NULL);
+	ASSERT_NE(NULL, l);
+	vs = ordo_value_size(l);
+	for (i = 0; i < NKEYS; i++) {
+		t_fill(val, vs, key_of(i) + 1, 1);
+		ASSERT_EQ(0, ordo_put(l, key_of(i) + 1, val, vs));
+	}
+	ASSERT_EQ(0, ordo_retrain(l, NULL));
+	/* Until the trainer has caught up with the splits, any cache lags. */
+	for (i = 0; i < 1200; i++) {
+		struct ordo_model_info mi;
+
+		ASSERT_EQ(0, ordo_model_info(l, &mi));
+		if (!mi.pending)
+			break;
+		usleep(50000);
+	}
+	ordo_close(l);
+	for (i = 0; i < NKEYS; i++)	/* meets the change, reloads */
+		ASSERT_EQ(0, ordo_get(o, key_of(i), val, sizeof(val)));
+	ordo_counters(o, &a);
+	for (i = 0; i < NKEYS; i++) {
+		ASSERT_EQ(0, ordo_get(o, key_of(i), val, sizeof(val)));
+		ASSERT_EQ(1, t_version(val, vs, key_of(i)));
+	}
+	ordo_counters(o, &b);
+	TH_LOG("%s model-only: %llu model loads, %llu fallbacks before, %llu after",
+	       uri, (unsigned long long)b.model_loads,
+	       (unsigned long long)a.fallbacks,
+	       (unsigned long long)(b.fallbacks - a.fallbacks));
+	EXPECT_EQ(0, b.fallbacks - a.fallbacks);
+	EXPECT_EQ(0, b.rpcs - a.rpcs);
+	ordo_close(o);
+}
+
+TEST_F_TIMEOUT(client, model_only_follows_new_epochs, 900)
+{
+	model_only_follows(_metadata, "/dev/ordo");
+	if (rc_available())
+		model_only_follows(_metadata, URI_RDMA);
+}
+
+/*
  * The server goes away mid-run (rmmod): the next GET fails within the
  * handle's bound, never hangs; after insmod the same handle reconnects to
  * the new store (a new server_id: nothing of the old cache is used).
