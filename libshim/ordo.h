@@ -122,7 +122,20 @@ int ordo_model_info(struct ordo *o, struct ordo_model_info *info);
 /* Full retraining of the model, waited for; *@version: its epoch. */
 int ordo_retrain(struct ordo *o, uint64_t *version);
 
-/* Several point operations in one call; see struct ordo_batch. */
+/**
+ * ordo_batch() - several point operations in one call
+ * @o: the handle.
+ * @ops: 1..ORDO_BATCH_MAX entries (struct ordo_batch_op); each entry's
+ *	result gets its own errno.
+ * @n: entries.
+ *
+ * Every entry is checked before any runs, so a malformed batch changes
+ * nothing.  Entries then run in order.  Over RDMA a batch travels as as
+ * many BATCH messages as the server's message size needs; if one of them
+ * fails, the entries it and later messages carried keep -ECANCELED.
+ *
+ * Return: @n, or a negative errno.
+ */
 int ordo_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n);
 
 /* The file descriptor of a local store (for mmap and io_uring), or -1. */

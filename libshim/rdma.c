@@ -620,32 +620,51 @@ static int rdma_retrain(struct ordo *o, uint64_t *version)
 	return -EOPNOTSUPP;	/* an administrative act of the server host */
 }
 
-static int rdma_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
+/* Value bytes an entry carries in the request (GET and DELETE carry none). */
+static uint32_t batch_vlen(const struct ordo_batch_op *op)
+{
+	return op->op == ORDO_OP_GET || op->op == ORDO_OP_DELETE ? 0 :
+	       op->kv.value_len;
+}
+
+/*
+ * Entries from @ops that one BATCH message carries: at most batch_max, the
+ * request within max_msg, and the reply (8 bytes per entry plus a value per
+ * GET) within max_msg too.
+ */
+static uint32_t batch_chunk(struct ordo *o, const struct ordo_batch_op *ops,
+			    uint32_t n)
 {
 	struct rdma_be *r = rbe(o);
-	uint8_t *body, *p;
+	uint32_t room = r->max_msg - HDR, k;
+	uint64_t req = sizeof(struct ordo_wire_batch);
+	uint64_t rep = sizeof(struct ordo_wire_batch_rep);
+
+	for (k = 0; k < n && k < le32toh(r->rep.batch_max); k++) {
+		req += sizeof(struct ordo_wire_kv) +
+		       ordo_wire_pad8(batch_vlen(&ops[k]));
+		rep += sizeof(struct ordo_wire_batch_res) +
+		       (ops[k].op == ORDO_OP_GET ? o->geo.value_size : 0);
+		if (req > room || rep > room)
+			break;
+	}
+	return k;
+}
+
+/* One BATCH RPC of @n entries that batch_chunk() said fit. */
+static int batch_send(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
+{
+	struct rdma_be *r = rbe(o);
 	const struct ordo_wire_batch_rep *rep;
 	const struct ordo_wire_batch_res *res;
-	const uint8_t *vals;
 	uint32_t i, blen = sizeof(struct ordo_wire_batch);
+	const uint8_t *vals;
+	uint8_t *body, *p;
 	int ret;
 
-	if (!n || n > le32toh(r->rep.batch_max))
-		return -EINVAL;
-	for (i = 0; i < n; i++) {
-		uint32_t vl = ops[i].op == ORDO_OP_GET ||
-			      ops[i].op == ORDO_OP_DELETE ? 0 :
-			      ops[i].kv.value_len;
-
-		if (ops[i].op < ORDO_OP_GET || ops[i].op > ORDO_OP_DELETE ||
-		    ops[i].kv.flags)
-			return -EINVAL;
-		if (vl > o->geo.value_size)
-			return -EMSGSIZE;
-		blen += sizeof(struct ordo_wire_kv) + ordo_wire_pad8(vl);
-	}
-	if (HDR + blen > r->max_msg)
-		return -E2BIG;
+	for (i = 0; i < n; i++)
+		blen += sizeof(struct ordo_wire_kv) +
+			ordo_wire_pad8(batch_vlen(&ops[i]));
 	body = calloc(1, blen);
 	if (!body)
 		return -ENOMEM;
@@ -653,9 +672,7 @@ static int rdma_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
 	p = body + sizeof(struct ordo_wire_batch);
 	for (i = 0; i < n; i++) {
 		struct ordo_wire_kv *kv = (void *)p;
-		uint32_t vl = ops[i].op == ORDO_OP_GET ||
-			      ops[i].op == ORDO_OP_DELETE ? 0 :
-			      ops[i].kv.value_len;
+		uint32_t vl = batch_vlen(&ops[i]);
 
 		kv->key = htole64(ops[i].kv.key);
 		kv->value_len = htole16(vl);
@@ -688,6 +705,41 @@ static int rdma_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
 		else if (vl)
 			ops[i].result = -ENOBUFS;
 		vals += vl;
+	}
+	return 0;
+}
+
+/*
+ * The whole batch is checked here first, so a malformed one changes
+ * nothing; then it goes out as as many BATCH messages as it needs, in
+ * order.  An entry that never ran (a later message failed) keeps
+ * -ECANCELED.
+ */
+static int rdma_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
+{
+	uint32_t i, k;
+	int ret;
+
+	if (!n)
+		return -EINVAL;
+	if (n > ORDO_BATCH_MAX)
+		return -E2BIG;
+	for (i = 0; i < n; i++) {
+		if (ops[i].op < ORDO_OP_GET || ops[i].op > ORDO_OP_DELETE ||
+		    ops[i].kv.flags)
+			return -EINVAL;
+		if (batch_vlen(&ops[i]) > o->geo.value_size)
+			return -EMSGSIZE;
+	}
+	if (!batch_chunk(o, ops, 1))
+		return -E2BIG;	/* one entry and its reply exceed a message */
+	for (i = 0; i < n; i++)
+		ops[i].result = -ECANCELED;
+	for (i = 0; i < n; i += k) {
+		k = batch_chunk(o, ops + i, n - i);
+		ret = batch_send(o, ops + i, k);
+		if (ret)
+			return ret;
 	}
 	return (int)n;
 }

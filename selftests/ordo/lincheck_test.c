@@ -143,7 +143,6 @@ struct lcase {
 	struct universe u;
 	uint64_t seed;
 	uint64_t deadline;		/* ns, CLOCK_MONOTONIC */
-	uint32_t bmax;			/* operations per ordo_batch() */
 
 	atomic_bool stop;
 	atomic_uint_fast64_t reads;
@@ -927,21 +926,6 @@ static void *writer_main(void *arg)
 
 /* ---- the control handle: clear, preload, cluster --------------------- */
 
-/*
- * ordo_batch() with the largest batch the backend takes: a remote server
- * may accept fewer than ORDO_BATCH_MAX operations per message (-E2BIG).
- */
-static int batch(struct lcase *c, struct ordo *h, struct ordo_batch_op *ops,
-		 uint32_t n)
-{
-	int ret = ordo_batch(h, ops, n);
-
-	if (ret != -E2BIG || n == 1)
-		return ret;
-	c->bmax = n / 2;	/* nothing was done: the caller tries again */
-	return -EAGAIN;
-}
-
 /* Insert the keys at @pos (fresh ones) by batches, with their state. */
 static int batch_insert(struct lcase *c, struct ordo *h, const uint32_t *pos,
 			uint32_t n)
@@ -955,7 +939,7 @@ static int batch_insert(struct lcase *c, struct ordo *h, const uint32_t *pos,
 	if (!vals)
 		return -ENOMEM;
 	for (done = 0; done < n && !ret; done += b) {
-		b = n - done < c->bmax ? n - done : c->bmax;
+		b = n - done < ORDO_BATCH_MAX ? n - done : ORDO_BATCH_MAX;
 		memset(ops, 0, sizeof(ops));
 		for (i = 0; i < b; i++) {
 			uint32_t p = pos[done + i];
@@ -968,13 +952,8 @@ static int batch_insert(struct lcase *c, struct ordo *h, const uint32_t *pos,
 			atomic_store(&u->started[p], 1);
 		}
 		atomic_thread_fence(memory_order_seq_cst);
-		ret = batch(c, h, ops, b);
+		ret = ordo_batch(h, ops, b);
 		atomic_thread_fence(memory_order_seq_cst);
-		if (ret == -EAGAIN) {	/* nothing done: again, smaller */
-			b = 0;
-			ret = 0;
-			continue;
-		}
 		if (ret < 0) {
 			violation(c, V_WRITE, "BATCH of %u inserts at key %#" PRIx64 ": %s",
 				  b, ops[0].kv.key, strerror(-ret));
@@ -1013,17 +992,13 @@ static int clear_store(struct lcase *c, struct ordo *h, uint64_t deadline)
 		if (n <= 0)
 			return n;
 		for (i = 0; i < n; i += b) {
-			b = n - i < (int)c->bmax ? n - i : (int)c->bmax;
+			b = n - i < ORDO_BATCH_MAX ? n - i : ORDO_BATCH_MAX;
 			memset(ops, 0, sizeof(ops));
 			for (j = 0; j < b; j++) {
 				ops[j].op = ORDO_OP_DELETE;
 				ops[j].kv.key = keys[i + j];
 			}
-			ret = batch(c, h, ops, b);
-			if (ret == -EAGAIN) {
-				b = 0;
-				continue;
-			}
+			ret = ordo_batch(h, ops, b);
 			if (ret < 0)
 				return ret;
 			for (j = 0; j < b; j++)
@@ -1293,7 +1268,6 @@ static bool run_case(const struct cfg *cfg, const char *uri,
 	c->inject = inject;
 	c->seed = cfg->seed * 1000003 + idx;
 	c->deadline = t0 + (uint64_t)cfg->seconds * 1000000000ULL;
-	c->bmax = ORDO_BATCH_MAX;
 	pthread_mutex_init(&c->lock, NULL);
 
 	ctl = open_handle(uri, ORDO_MODE_RPC, 0);
@@ -1529,9 +1503,8 @@ out:
 	       c->rs.absent, c->rs.foreign, c->rs.scans, c->rs.pairs,
 	       c->rs.gap_checked, c->rs.unwindowed, c->rs.partial);
 	printf("#   writes: %" PRIu64 " put, %" PRIu64 " update, %" PRIu64 " insert, %" PRIu64
-	       " delete; %u cluster keys; batches of %u\n", c->ws.puts,
-	       c->ws.updates, c->ws.inserts, c->ws.deletes, pl.cluster,
-	       c->bmax);
+	       " delete; %u cluster keys\n", c->ws.puts,
+	       c->ws.updates, c->ws.inserts, c->ws.deletes, pl.cluster);
 	if (phases)
 		printf("#   model (via %s): epoch %" PRIu64 " -> retrain %" PRIu64 " -> %" PRIu64
 		       ", expansions %" PRIu64 " -> %" PRIu64 " (%.1f s), sub-models %u -> %u -> %u, full trains +%" PRIu64
