@@ -126,7 +126,9 @@ static int caches_init(struct ordo *o, const char *where)
 	return shim_cache_get(o, o->server_id, where);
 }
 
-struct ordo *ordo_open_opts(const char *uri, const struct ordo_opts *opts)
+/* Open a handle; @raw (rdma only) asks for a raw one (rdma_raw.c). */
+struct ordo *shim_open(const char *uri, const struct ordo_opts *opts,
+		       struct ordo_raw_cfg *raw)
 {
 	struct ordo *o;
 	int ret;
@@ -137,10 +139,11 @@ struct ordo *ordo_open_opts(const char *uri, const struct ordo_opts *opts)
 	if (!o)
 		return NULL;
 	o->fd = -1;
+	o->raw_cfg = raw;
 	o->uri = strdup(uri);
 	ret = o->uri ? opts_resolve(o, opts) : -ENOMEM;
 	if (!ret) {
-		if (uri[0] == '/')
+		if (uri[0] == '/' && !raw)
 			ret = ordo_local_open(o, uri);
 		else if (!strncmp(uri, "rdma://", 7))
 			ret = ordo_rdma_open(o, uri);
@@ -163,7 +166,13 @@ struct ordo *ordo_open_opts(const char *uri, const struct ordo_opts *opts)
 		errno = -ret;
 		return NULL;
 	}
+	o->raw_cfg = NULL;
 	return o;
+}
+
+struct ordo *ordo_open_opts(const char *uri, const struct ordo_opts *opts)
+{
+	return shim_open(uri, opts, NULL);
 }
 
 struct ordo *ordo_open(const char *uri)

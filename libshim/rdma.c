@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ordo_raw.h"
 #include "rdma.h"
 
 #define HDR	sizeof(struct ordo_wire_hdr)
@@ -411,7 +412,7 @@ static int sync_call(struct ordo *o, uint8_t op, const void *body,
 }
 
 /* Fetch the region table of @kind. */
-static int regions_fetch(struct ordo *o, uint16_t kind, struct region_tab *t)
+int rdma_regions_fetch(struct ordo *o, uint16_t kind, struct region_tab *t)
 {
 	struct rdma_be *r = rbe(o);
 	struct ordo_wire_regions_req req = { .kind = htole16(kind) };
@@ -476,10 +477,10 @@ out:
 static int rdma_refresh(struct ordo *o)
 {
 	struct rdma_be *r = rbe(o);
-	int ret = regions_fetch(o, ORDO_WIRE_REGION_POOL, &r->pool);
+	int ret = rdma_regions_fetch(o, ORDO_WIRE_REGION_POOL, &r->pool);
 
 	if (!ret && r->model.n)
-		ret = regions_fetch(o, ORDO_WIRE_REGION_MODEL, &r->model);
+		ret = rdma_regions_fetch(o, ORDO_WIRE_REGION_MODEL, &r->model);
 	if (!ret)
 		ret = shim_super_load(o);
 	return ret;
@@ -506,7 +507,7 @@ static int rdma_bulk(struct ordo *o, uint32_t kind, uint64_t off, void *dst,
 			if (fetched)
 				return -ERANGE;
 			fetched = true;
-			ret = regions_fetch(o, kind == SHIM_POOL ?
+			ret = rdma_regions_fetch(o, kind == SHIM_POOL ?
 					    ORDO_WIRE_REGION_POOL :
 					    ORDO_WIRE_REGION_MODEL, t);
 			if (ret)
@@ -751,6 +752,7 @@ static void rdma_close(struct ordo *o)
 	if (!r)
 		return;
 	rconn_close(r);
+	rdma_raw_free(r);
 	free(r->pool.ent);
 	free(r->model.ent);
 	free(r->pend);
@@ -790,10 +792,15 @@ static int rdma_connect_all(struct ordo *o)
 			return ret;
 	}
 	slots_bind(o);
+	if (r->raw) {
+		ret = rdma_raw_setup(o);
+		if (ret || o->raw_cfg->bare)
+			return ret;
+	}
 	free(r->model.ent);
 	r->model.ent = NULL;
 	r->model.n = 0;
-	ret = regions_fetch(o, ORDO_WIRE_REGION_POOL, &r->pool);
+	ret = rdma_regions_fetch(o, ORDO_WIRE_REGION_POOL, &r->pool);
 	if (!ret)
 		ret = shim_super_load(o);
 	if (ret)
@@ -888,6 +895,8 @@ int ordo_rdma_open(struct ordo *o, const char *uri)
 	r->pend = ret ? NULL : calloc(o->qd, sizeof(*r->pend));
 	if (!ret && !r->pend)
 		ret = -ENOMEM;
+	if (!ret && o->raw_cfg)
+		ret = rdma_raw_init(o);
 	if (!ret)
 		ret = rdma_connect_all(o);
 	if (ret) {

@@ -20,6 +20,8 @@
 #define WR_SEND		(2ULL << 40)
 #define WR_READ		(3ULL << 40)
 #define WR_BULK		(4ULL << 40)
+#define WR_RAW_SEND	(5ULL << 40)	/* rdma_raw.c's */
+#define WR_RAW_OP	(6ULL << 40)
 #define WR_TAG(x)	((x) & (7ULL << 40))
 #define WR_IDX(x)	((uint32_t)(x))
 
@@ -61,6 +63,7 @@ struct region_tab {
  * @sync_done: the sync call's reply arrived; @sync_len its bytes in @sync.
  * @bulk_done: the bulk READ completed; @bulk_status its status.
  * @per_slot: read-buffer bytes per slot.
+ * @raw: a raw handle's state (rdma_raw.c), or NULL.
  */
 struct rdma_be {
 	char host[256];
@@ -91,6 +94,7 @@ struct rdma_be {
 	bool bulk_done;
 	int bulk_status;
 	size_t per_slot;
+	struct rdma_raw *raw;
 };
 
 static inline struct rdma_be *rbe(struct ordo *o)
@@ -111,6 +115,18 @@ int rconn_post_reads(struct ordo *o, struct shim_op *op,
 int rconn_post_bulk(struct ordo *o, uint64_t off, uint32_t len,
 		    uint32_t rkey);
 int rconn_poll(struct ordo *o, int ms);
+
+/* rdma.c: the region tables */
+int rdma_regions_fetch(struct ordo *o, uint16_t kind, struct region_tab *t);
+
+/* rdma_raw.c: a raw handle's hooks into the transport */
+int rdma_raw_init(struct ordo *o);
+void rdma_raw_conn_data(struct rdma_be *r, const void **priv, uint8_t *len);
+void rdma_raw_rejected(struct rdma_be *r, const struct rdma_cm_event *ev);
+int rdma_raw_setup(struct ordo *o);
+bool rdma_raw_wc(struct ordo *o, const struct ibv_wc *wc);
+void rdma_raw_release(struct rdma_be *r);
+void rdma_raw_free(struct rdma_be *r);
 
 /* rdma.c: what the transport hands back */
 void rdma_on_reply(struct ordo *o, const uint8_t *msg, uint32_t len);

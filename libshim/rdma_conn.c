@@ -170,6 +170,8 @@ static void on_wc(struct ordo *o, const struct ibv_wc *wc)
 
 	if (st)
 		r->dead = true;
+	if (r->raw && rdma_raw_wc(o, wc))
+		return;
 	switch (tag) {
 	case WR_RECV:
 		if (!st && idx < r->credits) {
@@ -257,6 +259,8 @@ void rconn_close(struct rdma_be *r)
 		rdma_destroy_qp(r->id);
 	if (r->mr)
 		ibv_dereg_mr(r->mr);
+	if (r->raw)
+		rdma_raw_release(r);
 	if (r->cq)
 		ibv_destroy_cq(r->cq);
 	if (r->cc)
@@ -432,6 +436,9 @@ int rconn_connect(struct ordo *o)
 	memset(&param, 0, sizeof(param));
 	param.private_data = &req;
 	param.private_data_len = sizeof(req);
+	if (r->raw)
+		rdma_raw_conn_data(r, &param.private_data,
+				   &param.private_data_len);
 	param.initiator_depth = da.max_qp_init_rd_atom < 16 ?
 				da.max_qp_init_rd_atom : 16;
 	param.retry_count = 7;
@@ -444,6 +451,8 @@ int rconn_connect(struct ordo *o)
 	if (ret)
 		goto fail;
 	if (ev->event == RDMA_CM_EVENT_REJECTED) {
+		if (r->raw)
+			rdma_raw_rejected(r, ev);
 		ret = reject_errno(ev);
 		rdma_ack_cm_event(ev);
 		goto fail;

@@ -198,6 +198,8 @@ struct shim_walk_cache;
  * @cnt: counters.
  * @sync_req: request of the synchronous calls.
  */
+struct ordo_raw_cfg;
+
 struct ordo {
 	const struct shim_backend *be;
 	void *priv;
@@ -217,9 +219,12 @@ struct ordo {
 	bool cache_frozen;
 	struct ordo_counters cnt;
 	struct ordo_req sync_req;
+	struct ordo_raw_cfg *raw_cfg;
 };
 
 /* ordo.c */
+struct ordo *shim_open(const char *uri, const struct ordo_opts *opts,
+		       struct ordo_raw_cfg *raw);
 long long shim_now_ms(void);
 int shim_slots_init(struct ordo *o, uint8_t *mem, size_t per_slot);
 size_t shim_slot_bytes(const struct ordo_geo *geo);

@@ -15,7 +15,7 @@
 #include "kselftest_harness.h"
 #include "ordo.h"
 #include "ordo_test.h"
-#include "rdma_client.h"
+#include "raw_client.h"
 
 #define NKEYS	6000
 #define URI_RDMA "rdma://192.0.2.1"

@@ -19,7 +19,7 @@
 
 #include "ordo_test.h"
 #include "kselftest_harness.h"
-#include "rdma_client.h"
+#include "raw_client.h"
 
 #define KBASE	0x6800000000000000ULL
 
@@ -158,7 +158,7 @@ FIXTURE_TEARDOWN(hostile)
 /* Reconnect if the last message made the server hang up. */
 static void ensure_conn(struct __test_metadata *_metadata, struct rc_conn *c)
 {
-	if (c->qp && !c->dead)
+	if (!rc_dead(c))
 		return;
 	rc_close(c);
 	ASSERT_EQ(0, rc_connect(c, NULL));

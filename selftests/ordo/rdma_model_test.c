@@ -19,7 +19,7 @@
 #include "kselftest_harness.h"
 #include "model.h"
 #include "node.h"
-#include "rdma_client.h"
+#include "raw_client.h"
 
 #define KBASE	0x3300000000000000ULL
 #define NKEYS	20000

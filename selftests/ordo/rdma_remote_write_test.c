@@ -15,7 +15,7 @@
 
 #include "ordo_test.h"
 #include "kselftest_harness.h"
-#include "rdma_client.h"
+#include "raw_client.h"
 
 #define KBASE	0x5700000000000000ULL
 

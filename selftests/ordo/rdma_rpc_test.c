@@ -21,7 +21,7 @@
 #include "kselftest_harness.h"
 #include "model.h"
 #include "node.h"
-#include "rdma_client.h"
+#include "raw_client.h"
 
 /* Keys of this test binary live here, clear of other tests' keys. */
 #define KBASE	0x7200000000000000ULL
@@ -1227,18 +1227,18 @@ TEST_F(rpc, token)
 	EXPECT_EQ(0200, st.st_mode & 0777);
 	EXPECT_NE(0, rc_read_file(RC_PARAMS "/token", buf, sizeof(buf)));
 	/* No token, a wrong one, a prefix, a longer one. */
-	EXPECT_EQ(-ECONNREFUSED, rc_connect(&c2, NULL));
+	EXPECT_EQ(-EACCES, rc_connect(&c2, NULL));
 	EXPECT_EQ(ORDO_WIRE_REJ_TOKEN, le16toh(c2.rej.reason));
 	EXPECT_EQ(28, c2.rej_status);
 	EXPECT_STREQ("wrong access token",
 		     ordo_wire_rej_str(le16toh(c2.rej.reason)));
 	o.token = "sekrit-token-0124";
-	EXPECT_EQ(-ECONNREFUSED, rc_connect(&c2, &o));
+	EXPECT_EQ(-EACCES, rc_connect(&c2, &o));
 	EXPECT_EQ(ORDO_WIRE_REJ_TOKEN, le16toh(c2.rej.reason));
 	o.token = "sekrit-token-012";
-	EXPECT_EQ(-ECONNREFUSED, rc_connect(&c2, &o));
+	EXPECT_EQ(-EACCES, rc_connect(&c2, &o));
 	o.token = "sekrit-token-01234";
-	EXPECT_EQ(-ECONNREFUSED, rc_connect(&c2, &o));
+	EXPECT_EQ(-EACCES, rc_connect(&c2, &o));
 	EXPECT_EQ(rej + 4, rc_sysfs_u64("stats/rejected_token"));
 	/* The right one. */
 	o.token = "sekrit-token-0123";
@@ -1267,12 +1267,12 @@ TEST_F(rpc, version_and_malformed_rejects)
 	struct rc_conn c2;
 
 	o.version = 2;
-	EXPECT_EQ(-ECONNREFUSED, rc_connect(&c2, &o));
+	EXPECT_EQ(-EPROTONOSUPPORT, rc_connect(&c2, &o));
 	EXPECT_EQ(ORDO_WIRE_REJ_VERSION, le16toh(c2.rej.reason));
 	EXPECT_EQ(ORDO_WIRE_VERSION, le16toh(c2.rej.version));
 	EXPECT_EQ(ORDO_WIRE_MAGIC, le32toh(c2.rej.magic));
 	o.version = 0xffff;
-	EXPECT_EQ(-ECONNREFUSED, rc_connect(&c2, &o));
+	EXPECT_EQ(-EPROTONOSUPPORT, rc_connect(&c2, &o));
 	EXPECT_EQ(ORDO_WIRE_REJ_VERSION, le16toh(c2.rej.reason));
 	o.version = 0;
 	o.magic = 0x12345678;
@@ -1325,7 +1325,7 @@ TEST_F(rpc, too_many_connections)
 	ASSERT_EQ(0, rc_set_param("max_connections", lim));
 	ASSERT_EQ(0, rc_connect(&more[0], NULL));
 	ASSERT_EQ(0, rc_connect(&more[1], NULL));
-	EXPECT_EQ(-ECONNREFUSED, rc_connect(&more[2], NULL));
+	EXPECT_EQ(-EUSERS, rc_connect(&more[2], NULL));
 	EXPECT_EQ(ORDO_WIRE_REJ_BUSY, le16toh(more[2].rej.reason));
 	EXPECT_EQ(now + 2, le32toh(more[2].rej.limit));
 	EXPECT_STREQ("too many connections",

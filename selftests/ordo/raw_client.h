@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The selftests' hostile RDMA client: libordo's raw handles (ordo_raw.h:
+ * libordo's own connect, completion loop and region-table decoder) driven
+ * by hand -- forged private data, malformed and oversized messages, more
+ * requests than credits, WRITEs, atomics and forged keys -- plus the sysfs
+ * and resource helpers the RDMA tests share.  What a well-behaved client
+ * does, the tests do through libordo's API.
+ *
+ * Every function returns 0 or a negative errno; RPC helpers return the
+ * reply's status as ordo_wire_errno() maps it.
+ */
+#ifndef ORDO_RAW_CLIENT_H
+#define ORDO_RAW_CLIENT_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/ordo_node.h>
+#include <linux/ordo_wire.h>
+
+#include "ordo.h"
+#include "ordo_raw.h"
+
+/* The largest node any geometry has: a leaf of 255 slots of 1 KiB values. */
+#define RC_NODE_MAX	(ORDO_NODE_HDR_SIZE + ORDO_LEAF_SLOTS_MAX * \
+			 (8 + ORDO_VALUE_SIZE_MAX))
+#define RC_ADDR		"192.0.2.1"
+#define RC_URI		"rdma://" RC_ADDR
+#define RC_TIMEOUT_MS	30000
+#define RC_QD_MAX	ORDO_RAW_SEND_BUFS
+#define RC_SYSFS	"/sys/class/misc/ordo/rdma"
+#define RC_PARAMS	"/sys/module/ordo/parameters"
+
+static inline long long rc_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* Write a module parameter or sysfs file; 0 or -errno. */
+static inline int rc_write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+static inline int rc_read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return 0;
+}
+
+static inline long long rc_sysfs_u64(const char *rel)
+{
+	char path[256], buf[64];
+
+	snprintf(path, sizeof(path), RC_SYSFS "/%s", rel);
+	if (rc_read_file(path, buf, sizeof(buf)))
+		return -1;
+	return strtoll(buf, NULL, 10);
+}
+
+static inline int rc_set_param(const char *name, const char *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), RC_PARAMS "/%s", name);
+	return rc_write_file(path, val);
+}
+
+/**
+ * struct rc_res - verbs objects of a device ("rdma resource show")
+ * @pd: protection domains
+ * @qp: queue pairs
+ * @cm_id: rdma_cm ids
+ * @mr: memory regions
+ *
+ * CQs are left out: the CQ pool keeps its CQs until the device goes.
+ */
+struct rc_res {
+	long pd;
+	long qp;
+	long cm_id;
+	long mr;
+};
+
+/* Count the verbs objects of @dev, kernel and user; 0 or -errno. */
+static inline int rc_res_count(const char *dev, struct rc_res *r)
+{
+	char cmd[128], line[512], *p;
+	FILE *f;
+	int ret = -ENOENT;
+
+	snprintf(cmd, sizeof(cmd), "rdma resource show %s 2>/dev/null", dev);
+	f = popen(cmd, "r");
+	if (!f)
+		return -errno;
+	if (fgets(line, sizeof(line), f)) {
+		p = strchr(line, ':');
+		p = p ? strchr(p + 1, ':') : NULL;
+		if (p && sscanf(p + 1, " pd %ld cq %*d qp %ld cm_id %ld mr %ld",
+				&r->pd, &r->qp, &r->cm_id, &r->mr) == 4)
+			ret = 0;
+	}
+	pclose(f);
+	return ret;
+}
+
+/* Load the userspace CM module once; false if RDMA is unusable here. */
+static inline int rc_available(void)
+{
+	if (access("/dev/infiniband/rdma_cm", F_OK))
+		if (system("modprobe rdma_ucm >/dev/null 2>&1")) {
+			/* Checked below. */
+		}
+	return !access("/dev/infiniband/rdma_cm", F_OK) &&
+	       !access(RC_SYSFS "/stats/connections", F_OK);
+}
+
+
+/**
+ * struct rc_opts - how to connect; zero means the default
+ * @addr: server address (default RC_ADDR)
+ * @port: server port (default ORDO_WIRE_PORT)
+ * @token: access token, NUL-terminated, or NULL
+ * @queue_depth: credits to ask for in a forged request (0: libordo's)
+ * @version: protocol version to claim in a forged request (0: the real one)
+ * @magic: magic of a forged request (0: the real one)
+ * @raw: if set, sent as the private data instead of any request
+ * @raw_len: bytes of @raw
+ *
+ * The connection is bare: nothing is sent until the test sends it.
+ */
+struct rc_opts {
+	const char *addr;
+	unsigned short port;
+	const char *token;
+	unsigned int queue_depth;
+	unsigned int version;
+	unsigned int magic;
+	const void *raw;
+	unsigned int raw_len;
+};
+
+/**
+ * struct rc_conn - one raw connection
+ * @o: the raw libordo handle, NULL when closed
+ * @qd: credits granted by the server
+ * @max_msg: the server's max_msg
+ * @rep: the accept reply
+ * @rej: the reject, when connecting was refused
+ * @rej_status: CM status of that reject (28: consumer defined)
+ * @next_id: next request id
+ * @pool_chunks: pool_chunks of the last checked reply
+ * @regions: pool region table (wire layout) after rc_regions()
+ * @nregions: entries of @regions
+ * @reply: the last reply received (a buffer of max_msg bytes)
+ * @reply_len: its bytes
+ */
+struct rc_conn {
+	struct ordo *o;
+	uint32_t qd;
+	uint32_t max_msg;
+	struct ordo_wire_conn_rep rep;
+	struct ordo_wire_conn_rej rej;
+	int rej_status;
+	uint64_t next_id;
+	uint32_t pool_chunks;
+	struct ordo_wire_region *regions;
+	uint32_t nregions;
+	uint8_t *reply;
+	uint32_t reply_len;
+};
+
+static inline void rc_close(struct rc_conn *c)
+{
+	ordo_close(c->o);
+	free(c->regions);
+	free(c->reply);
+	memset(c, 0, sizeof(*c));
+}
+
+static inline bool rc_dead(struct rc_conn *c)
+{
+	return !c->o || ordo_raw_dead(c->o);
+}
+
+static inline uint8_t *rc_read_buf(struct rc_conn *c)
+{
+	return ordo_raw_local(c->o);
+}
+
+/**
+ * rc_connect - open a raw connection
+ * @c: connection (overwritten)
+ * @o: options, or NULL
+ *
+ * Return: 0, or libordo's errno for the failure (a reject: EACCES for the
+ * token, EUSERS when full, EPROTONOSUPPORT for the version, ECONNREFUSED
+ * for a malformed request); c->rej and c->rej_status keep the reject.
+ */
+static inline int rc_connect(struct rc_conn *c, const struct rc_opts *o)
+{
+	static const struct rc_opts defaults;
+	struct ordo_opts op = { .size = sizeof(op), .timeout_ms = RC_TIMEOUT_MS };
+	struct ordo_raw_cfg cfg = { 0 };
+	struct ordo_wire_conn_req req;
+	char uri[128];
+
+	if (!o)
+		o = &defaults;
+	memset(c, 0, sizeof(*c));
+	snprintf(uri, sizeof(uri), "rdma://%s:%u", o->addr ? o->addr : RC_ADDR,
+		 o->port ? o->port : ORDO_WIRE_PORT);
+	op.token = o->token ? o->token : "";
+	cfg.bare = true;
+	if (o->raw) {
+		cfg.priv = o->raw;
+		cfg.priv_len = o->raw_len;
+	} else if (o->version || o->magic || o->queue_depth) {
+		size_t tlen = strlen(op.token);
+
+		memset(&req, 0, sizeof(req));
+		req.magic = htole32(o->magic ? o->magic : ORDO_WIRE_MAGIC);
+		req.version = htole16(o->version ? o->version :
+				      ORDO_WIRE_VERSION);
+		req.queue_depth = htole16(o->queue_depth);
+		req.token_len = htole16(tlen);
+		memcpy(req.token, op.token,
+		       tlen < sizeof(req.token) ? tlen : sizeof(req.token));
+		cfg.priv = &req;
+		cfg.priv_len = sizeof(req);
+	}
+	c->o = ordo_raw_open(uri, &op, &cfg);
+	c->rej = cfg.rej;
+	c->rej_status = cfg.rej_status;
+	if (!c->o)
+		return -errno;
+	c->qd = ordo_raw_credits(c->o);
+	c->max_msg = ordo_raw_max_msg(c->o);
+	c->rep = *ordo_raw_accept(c->o);
+	c->next_id = 1;
+	c->reply = calloc(1, c->max_msg);
+	if (!c->reply) {
+		rc_close(c);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Send any bytes as one message (no header added). */
+static inline int rc_send_raw(struct rc_conn *c, const void *msg, uint32_t len)
+{
+	return ordo_raw_send(c->o, msg, len);
+}
+
+/* Wait for the next reply; it is then in c->reply. */
+static inline int rc_wait_reply(struct rc_conn *c, int ms)
+{
+	const uint8_t *msg;
+	int ret = ordo_raw_wait(c->o, ms, &msg, &c->reply_len);
+
+	if (!ret)
+		memcpy(c->reply, msg, c->reply_len);
+	return ret;
+}
+
+/* Build a request (header + @body) and send it; *@id is its id. */
+static inline int rc_send_req(struct rc_conn *c, uint8_t op,
+			      const void *body, uint32_t blen, uint64_t *id)
+{
+	uint8_t msg[ORDO_WIRE_MSG_MAX];
+	struct ordo_wire_hdr *h = (void *)msg;
+
+	if (sizeof(*h) + blen > c->max_msg)
+		return -EMSGSIZE;
+	memset(h, 0, sizeof(*h));
+	*id = c->next_id++;
+	h->id = htole64(*id);
+	h->length = htole32(sizeof(*h) + blen);
+	h->version = ORDO_WIRE_VERSION;
+	h->op = op;
+	memcpy(h + 1, body, blen);
+	return rc_send_raw(c, msg, sizeof(*h) + blen);
+}
+
+static inline const struct ordo_wire_hdr *rc_reply_hdr(struct rc_conn *c)
+{
+	return (const struct ordo_wire_hdr *)c->reply;
+}
+
+static inline const void *rc_reply_body(struct rc_conn *c)
+{
+	return c->reply + sizeof(struct ordo_wire_hdr);
+}
+
+/*
+ * Check a reply's header against its request; return its status as a
+ * negative errno (0 for OK), or -EBADMSG if the header is inconsistent.
+ */
+static inline int rc_check_reply(struct rc_conn *c, uint64_t id, uint8_t op)
+{
+	const struct ordo_wire_hdr *h = rc_reply_hdr(c);
+
+	if (c->reply_len < sizeof(*h) || le64toh(h->id) != id ||
+	    h->op != op || h->version != ORDO_WIRE_VERSION ||
+	    le32toh(h->length) != c->reply_len || c->reply_len > c->max_msg)
+		return -EBADMSG;
+	if (h->status && c->reply_len != sizeof(*h))
+		return -EBADMSG;
+	c->pool_chunks = le32toh(h->pool_chunks);
+	return ordo_wire_errno(le32toh(h->status));
+}
+
+/* One synchronous request of any body; see rc_check_reply(). */
+static inline int rc_call(struct rc_conn *c, uint8_t op, const void *body,
+			  uint32_t blen)
+{
+	uint64_t id;
+	int ret = rc_send_req(c, op, body, blen, &id);
+
+	if (ret)
+		return ret;
+	ret = rc_wait_reply(c, RC_TIMEOUT_MS);
+	if (ret)
+		return ret;
+	return rc_check_reply(c, id, op);
+}
+
+/*
+ * A point request with hand-set fields (a hint on any op, a value on a
+ * GET); GET copies value_size bytes to @val.
+ */
+static inline int rc_kv_raw(struct rc_conn *c, uint8_t op, uint64_t key,
+			    const void *val, uint32_t vlen, uint8_t flags,
+			    uint32_t leaf, uint32_t inc, void *out)
+{
+	uint8_t body[sizeof(struct ordo_wire_kv) + ORDO_VALUE_SIZE_MAX + 8];
+	struct ordo_wire_kv *kv = (void *)body;
+	uint32_t vs = le32toh(c->rep.value_size);
+	int ret;
+
+	if (vlen > ORDO_VALUE_SIZE_MAX + 8)
+		return -E2BIG;
+	memset(body, 0, sizeof(body));
+	kv->key = htole64(key);
+	kv->value_len = htole16(vlen);
+	kv->op = op;
+	kv->flags = flags;
+	kv->hint_leaf = htole32(leaf);
+	kv->hint_incarnation = htole32(inc);
+	if (vlen)
+		memcpy(kv + 1, val, vlen);
+	ret = rc_call(c, op, body, sizeof(*kv) + ordo_wire_pad8(vlen));
+	if (!ret && op == ORDO_WIRE_OP_GET) {
+		if (c->reply_len != sizeof(struct ordo_wire_hdr) + vs)
+			return -EBADMSG;
+		if (out)
+			memcpy(out, rc_reply_body(c), vs);
+	}
+	return ret;
+}
+
+/* A point operation; GET copies value_size bytes to @val. */
+static inline int rc_kv(struct rc_conn *c, uint8_t op, uint64_t key,
+			void *val, uint32_t vlen)
+{
+	bool get = op == ORDO_WIRE_OP_GET;
+
+	if (get || op == ORDO_WIRE_OP_DELETE)
+		vlen = 0;
+	return rc_kv_raw(c, op, key, val, vlen, 0, 0, 0, get ? val : NULL);
+}
+
+/* UPDATE at a hinted leaf; *@used says whether the hint was applied. */
+static inline int rc_update_hint(struct rc_conn *c, uint64_t key,
+				 const void *val, uint32_t vlen, uint32_t leaf,
+				 uint32_t inc, int *used)
+{
+	int ret = rc_kv_raw(c, ORDO_WIRE_OP_UPDATE, key, val, vlen,
+			    ORDO_WIRE_KV_HINT, leaf, inc, NULL);
+
+	*used = c->reply_len >= sizeof(struct ordo_wire_hdr) &&
+		(le16toh(rc_reply_hdr(c)->flags) & ORDO_WIRE_F_HINT_USED);
+	return ret;
+}
+
+/* The region table of @kind in wire layout, into *@tab (*@n entries). */
+static inline int rc_fetch_regions(struct rc_conn *c, uint16_t kind,
+				   struct ordo_wire_region **tab, uint32_t *n)
+{
+	struct ordo_raw_region *t = NULL;
+	uint32_t i;
+	int ret = ordo_raw_regions(c->o, kind, &t, n);
+
+	if (ret)
+		return ret;
+	free(*tab);
+	*tab = calloc(*n + 1, sizeof(**tab));
+	if (!*tab) {
+		free(t);
+		return -ENOMEM;
+	}
+	for (i = 0; i < *n; i++) {
+		(*tab)[i].offset = htole64(t[i].off);
+		(*tab)[i].length = htole64(t[i].len);
+		(*tab)[i].rkey = htole32(t[i].rkey);
+		(*tab)[i].kind = htole16(kind);
+	}
+	free(t);
+	return 0;
+}
+
+/* Fetch the pool region table into c->regions. */
+static inline int rc_regions(struct rc_conn *c)
+{
+	return rc_fetch_regions(c, ORDO_WIRE_REGION_POOL, &c->regions,
+				&c->nregions);
+}
+
+/* The entry of @tab covering [addr, addr + len), or NULL. */
+static inline const struct ordo_wire_region *
+rc_region_in(const struct ordo_wire_region *tab, uint32_t n, uint64_t addr,
+	     uint32_t len)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ordo_wire_region *r = &tab[i];
+		uint64_t off = le64toh(r->offset), l = le64toh(r->length);
+
+		if (addr >= off && addr + len <= off + l)
+			return r;
+	}
+	return NULL;
+}
+
+/*
+ * One raw one-sided operation (READ, WRITE, an atomic) with any address
+ * and key; local side: rc_read_buf().  0, the failed completion's status
+ * (> 0), or a negative errno.
+ */
+static inline int rc_rdma_raw(struct rc_conn *c, enum ibv_wr_opcode opcode,
+			      uint64_t addr, uint32_t len, uint32_t rkey)
+{
+	return ordo_raw_rdma(c->o, opcode, addr, len, rkey);
+}
+
+/* READ @len bytes at @addr of the region described by @r into @out. */
+static inline int rc_read_region(struct rc_conn *c,
+				 const struct ordo_wire_region *r,
+				 uint64_t addr, uint32_t len, void *out)
+{
+	int ret;
+
+	if (!r)
+		return -ERANGE;
+	ret = rc_rdma_raw(c, IBV_WR_RDMA_READ, addr, len, le32toh(r->rkey));
+	if (ret > 0)
+		return -EIO;
+	if (!ret)
+		memcpy(out, rc_read_buf(c), len);
+	return ret;
+}
+
+/* READ @len bytes of the pool at @addr into @out, by the region table. */
+static inline int rc_read(struct rc_conn *c, uint64_t addr, uint32_t len,
+			  void *out)
+{
+	return rc_read_region(c, rc_region_in(c->regions, c->nregions, addr,
+					      len), addr, len, out);
+}
+
+/* The pool offset of node @n, from the accept reply's geometry. */
+static inline uint64_t rc_node_off(struct rc_conn *c, uint32_t n)
+{
+	return ordo_node_offset(n, le32toh(c->rep.nodes_per_chunk),
+				le64toh(c->rep.chunk_size),
+				le32toh(c->rep.node_size));
+}
+
+#endif /* ORDO_RAW_CLIENT_H */
