@@ -7,10 +7,12 @@
  * a walk GET at most height round trips, and libordo's RPC count agrees
  * with the server's.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "ordo.h"
@@ -23,7 +25,12 @@
 /* Under TCG on shared cores an RDMA READ takes ~50 us or far more. */
 FIXTURE(client) {};
 FIXTURE_SETUP(client) {}
-FIXTURE_TEARDOWN(client) {}
+FIXTURE_TEARDOWN(client)
+{
+	/* A test that deleted the link and failed leaves it back for the rest. */
+	if (!access(RC_SYSFS "/stats/connections", F_OK))
+		rc_rxe_add();
+}
 
 static const enum ordo_mode modes[] = {
 	ORDO_MODE_LEARNED, ORDO_MODE_MODEL_ONLY, ORDO_MODE_WALK, ORDO_MODE_RPC,
@@ -482,6 +489,105 @@ TEST_F_TIMEOUT(client, rdma_server_restart, 900)
 	EXPECT_EQ(-ENOENT, ordo_get(o, key_of(1), val, sizeof(val)));
 	ordo_counters(o, &c);
 	EXPECT_LE(1, c.reconnects);
+	ordo_close(o);
+}
+
+/*
+ * A client process for rdma_link_deleted: GETs until 100 have failed,
+ * then reports { GETs, failures, slowest ms, bad errnos } on @fd.  Its
+ * exit frees its verbs objects: rxe cannot take them from a live process.
+ */
+static void link_client(int ready, int fd)
+{
+	struct ordo_opts op = {
+		.size = sizeof(op),
+		.mode = ORDO_MODE_LEARNED,
+		.timeout_ms = 3000,
+	};
+	uint8_t val[ORDO_VALUE_SIZE_MAX];
+	long long r[4] = { 0 }, t0, dt, end;
+	struct ordo *o = ordo_open_opts(URI_RDMA, &op);
+	int ret;
+
+	if (!o || ordo_get(o, key_of(1), val, sizeof(val)) ||
+	    write(ready, "c", 1) != 1)
+		_exit(1);
+	end = rc_now_ms() + 300000;
+	for (; r[1] < 100 && rc_now_ms() < end; r[0]++) {
+		t0 = rc_now_ms();
+		ret = ordo_get(o, key_of(r[0] % NKEYS), val, sizeof(val));
+		dt = rc_now_ms() - t0;
+		r[2] = dt > r[2] ? dt : r[2];
+		if (!ret)
+			continue;
+		r[1]++;
+		if (ret != -ECONNRESET && ret != -ETIMEDOUT &&
+		    ret != -EHOSTUNREACH && ret != -ENODEV &&
+		    ret != -ECONNREFUSED && ret != -EIO &&
+		    ret != -EADDRNOTAVAIL)
+			r[3]++;
+	}
+	ordo_close(o);
+	_exit(write(fd, r, sizeof(r)) == sizeof(r) ? 0 : 1);
+}
+
+/*
+ * The server's link deleted mid-run: every GET returns within the bound,
+ * with a value or an error, never a hang; once the link is back a new
+ * handle is served.
+ */
+TEST_F_TIMEOUT(client, rdma_link_deleted, 900)
+{
+	uint8_t val[ORDO_VALUE_SIZE_MAX];
+	long long r[4] = { 0 };
+	int rp[2], dp[2], st = 0, i;
+	pid_t cli, del;
+	struct ordo *o = NULL;
+	char c;
+
+	if (!rc_available())
+		SKIP(return, "no RDMA");
+	load_store(_metadata);
+	ASSERT_EQ(0, pipe(rp));
+	ASSERT_EQ(0, pipe(dp));
+	cli = fork();
+	ASSERT_LE(0, cli);
+	if (!cli)
+		link_client(rp[1], dp[1]);
+	close(rp[1]);
+	close(dp[1]);
+	ASSERT_EQ(1, read(rp[0], &c, 1));
+	del = fork();
+	ASSERT_LE(0, del);
+	if (!del) {
+		execlp("rdma", "rdma", "link", "delete", "rxe0", (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_EQ((ssize_t)sizeof(r), read(dp[0], r, sizeof(r)));
+	ASSERT_EQ(cli, waitpid(cli, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	TH_LOG("%lld GETs while the link went, %lld failed, slowest %lld ms",
+	       r[0], r[1], r[2]);
+	EXPECT_EQ(100, r[1]);
+	EXPECT_EQ(0, r[3]);
+	/* One GET may wait out a connect attempt and then its own bound. */
+	EXPECT_LE(r[2], 2 * 3000 + 2000);
+	for (i = 0; i < 1200 && waitpid(del, &st, WNOHANG) != del; i++)
+		usleep(100000);
+	ASSERT_GT(1200, i) {
+		kill(del, SIGKILL);
+	}
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	EXPECT_FALSE(rc_rxe_present());
+	ASSERT_EQ(0, rc_rxe_add());
+	for (i = 0; i < 100 && !o; i++) {
+		o = open_mode(URI_RDMA, ORDO_MODE_LEARNED);
+		if (!o)
+			usleep(100000);
+	}
+	ASSERT_NE(NULL, o);
+	EXPECT_EQ(0, ordo_get(o, key_of(3), val, sizeof(val)));
+	EXPECT_EQ(1, t_version(val, ordo_value_size(o), key_of(3)));
 	ordo_close(o);
 }
 

@@ -129,6 +129,27 @@ static inline int rc_res_count(const char *dev, struct rc_res *r)
 	return ret;
 }
 
+static inline bool rc_rxe_present(void)
+{
+	return !access("/sys/class/infiniband/rxe0", F_OK);
+}
+
+/* Add rxe0 back on ordo0 (if gone) and wait until its port is active. */
+static inline int rc_rxe_add(void)
+{
+	int i;
+
+	if (!rc_rxe_present() &&
+	    system("rdma link add rxe0 type rxe netdev ordo0 >/dev/null 2>&1"))
+		return -EIO;
+	for (i = 0; i < 200; i++) {
+		if (!system("rdma link show rxe0/1 2>/dev/null | grep -q ACTIVE"))
+			return 0;
+		usleep(50000);
+	}
+	return -ETIMEDOUT;
+}
+
 /* Load the userspace CM module once; false if RDMA is unusable here. */
 static inline int rc_available(void)
 {

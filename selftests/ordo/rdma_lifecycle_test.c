@@ -32,27 +32,6 @@ static int sh(const char *cmd)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static bool rxe_present(void)
-{
-	return !access("/sys/class/infiniband/rxe0", F_OK);
-}
-
-/* Add rxe0 back and wait until its port is active. */
-static int rxe_add(void)
-{
-	int i;
-
-	if (!rxe_present() &&
-	    sh("rdma link add rxe0 type rxe netdev ordo0 >/dev/null 2>&1"))
-		return -EIO;
-	for (i = 0; i < 200; i++) {
-		if (!sh("rdma link show rxe0/1 2>/dev/null | grep -q ACTIVE"))
-			return 0;
-		usleep(50000);
-	}
-	return -ETIMEDOUT;
-}
-
 static bool module_loaded(void)
 {
 	return !access(RC_SYSFS "/listener", F_OK);
@@ -91,7 +70,7 @@ static long long wait_conns(long long n)
 /* Everything as vmrun set it up. */
 static int restore(void)
 {
-	int ret = rxe_add();
+	int ret = rc_rxe_add();
 
 	if (ret)
 		return ret;
@@ -213,10 +192,10 @@ TEST_F_TIMEOUT(life, device_removed_under_clients, 300)
 	ASSERT_EQ(0, sh("timeout 120 rdma link delete rxe0"));
 	TH_LOG("rdma link delete with 3 clients: %lld ms", rc_now_ms() - t0);
 	reap_clients(_metadata, self);
-	EXPECT_FALSE(rxe_present());
+	EXPECT_FALSE(rc_rxe_present());
 	EXPECT_EQ(0, rc_sysfs_u64("stats/connections"));
 	/* The wildcard listener serves the device once it is back. */
-	ASSERT_EQ(0, rxe_add());
+	ASSERT_EQ(0, rc_rxe_add());
 	ASSERT_EQ(0, rc_connect(&c, NULL));
 	ASSERT_EQ(0, rc_kv(&c, ORDO_WIRE_OP_GET, KBASE + 0x100, v, 0));
 	ASSERT_EQ(0, rc_regions(&c));
@@ -276,7 +255,7 @@ TEST_F_TIMEOUT(life, bound_listener_outlives_its_device, 300)
 	ASSERT_EQ(0, wait_listener("192.0.2.1:7471", 20000));
 	ASSERT_EQ(0, sh("timeout 120 rdma link delete rxe0"));
 	ASSERT_EQ(0, wait_listener("none", 20000));
-	ASSERT_EQ(0, rxe_add());
+	ASSERT_EQ(0, rc_rxe_add());
 	ASSERT_EQ(0, wait_listener("192.0.2.1:7471", 30000));
 	ASSERT_EQ(0, rc_connect(&c, NULL));
 	EXPECT_EQ(0, rc_call(&c, ORDO_WIRE_OP_INFO, NULL, 0));
