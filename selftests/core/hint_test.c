@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "compat.h"
 #include "node.h"
@@ -236,15 +237,22 @@ static int t_not_a_leaf(void)
 /*
  * Concurrency: updaters own disjoint keys and write increasing tags,
  * through hints that go stale while inserters split the leaves under
- * them.  At the end every key holds its owner's last tag.
+ * them.  At the end every key holds its owner's last tag.  The inserter
+ * starts only once every updater holds its hints, and the updaters go on
+ * until it is done, so some hints go stale however the threads are
+ * scheduled.
  */
 #define C_UPDATERS	3
 #define C_KEYS		400
 #define C_ROUNDS	60
 
+static pthread_barrier_t c_start;
+static atomic_int c_inserted;
+
 struct c_arg {
 	struct ordo_tree *t;
 	int id;
+	int last;	/* the tag of the last round */
 	u64 hits;
 	u64 stale;
 	int err;
@@ -260,7 +268,9 @@ static void *c_updater(void *p)
 	for (k = 0; k < C_KEYS; k++)
 		if (locate(a->t, (u64)k * 1000 + a->id, &leaf[k], &inc[k]))
 			a->err = 1;
-	for (r = 1; r <= C_ROUNDS && !a->err; r++) {
+	pthread_barrier_wait(&c_start);
+	for (r = 1; (r <= C_ROUNDS || !atomic_load(&c_inserted)) && !a->err;
+	     r++) {
 		for (k = 0; k < C_KEYS; k++) {
 			u64 key = (u64)k * 1000 + a->id;
 
@@ -285,6 +295,7 @@ static void *c_updater(void *p)
 				break;
 			}
 		}
+		a->last = r;
 	}
 	return NULL;
 }
@@ -295,6 +306,7 @@ static void *c_inserter(void *p)
 	u8 val[32];
 	u64 k;
 
+	pthread_barrier_wait(&c_start);
 	/* Keys between the updaters' keys: splits all over the range. */
 	for (k = 0; k < C_KEYS * 20; k++) {
 		u64 key = (k % C_KEYS) * 1000 + 100 + k / C_KEYS;
@@ -305,6 +317,7 @@ static void *c_inserter(void *p)
 			break;
 		}
 	}
+	atomic_store(&c_inserted, 1);
 	return NULL;
 }
 
@@ -326,6 +339,8 @@ static int t_concurrent(void)
 			CHECK(!ordo_tree_put(&t, key, val));
 		}
 	memset(args, 0, sizeof(args));
+	atomic_store(&c_inserted, 0);
+	CHECK(!pthread_barrier_init(&c_start, NULL, C_UPDATERS + 1));
 	for (i = 0; i <= C_UPDATERS; i++) {
 		args[i].t = &t;
 		args[i].id = i;
@@ -335,6 +350,7 @@ static int t_concurrent(void)
 	}
 	for (i = 0; i <= C_UPDATERS; i++)
 		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&c_start);
 	for (i = 0; i <= C_UPDATERS; i++) {
 		CHECK_EQ(args[i].err, 0);
 		hits += args[i].hits;
@@ -349,7 +365,7 @@ static int t_concurrent(void)
 			u64 key = (u64)k * 1000 + i;
 
 			CHECK(!ordo_tree_get(&t, key, val));
-			CHECK(vcheck(val, 32, key, C_ROUNDS));
+			CHECK(vcheck(val, 32, key, args[i].last));
 		}
 	ordo_tree_destroy(&t);
 	return 0;
