@@ -1,96 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Command decoding for /dev/ordo, shared by ioctl and io_uring.
- *
- * Argument structs are extensible: the size comes from the ioctl number.  A
- * shorter struct than the first version is -EINVAL; a longer one is accepted
- * if its extra bytes are zero (-E2BIG otherwise), as copy_struct_from_user()
- * defines it.  Unknown commands, or known ones with the wrong direction
- * bits, are -ENOTTY.
+ * The ioctl and io_uring entry points of /dev/ordo.  Commands and their
+ * argument structs are decoded by core/cmd.c (extensible structs, sizes
+ * from the ioctl number, -ENOTTY for unknown commands).
  */
 #include <linux/fs.h>
 #include <linux/uaccess.h>
 #include <linux/ordo.h>
 
+#include "cmd.h"
 #include "ordo.h"
 #include "ops.h"
 #include "store.h"
 #include "trainer.h"
-
-/* The ioctl number with its size bits cleared: what identifies a command. */
-#define ORDO_IOC_BASE(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
-
-union ordo_args {
-	struct ordo_info info;
-	struct ordo_kv kv;
-	struct ordo_scan scan;
-	struct ordo_batch batch;
-	struct ordo_model_info model;
-	struct ordo_retrain retrain;
-};
-
-/**
- * struct ordo_cmd_desc - what a command takes
- * @cmd: the ioctl number of the current struct version
- * @op: enum ordo_op for point operations, else 0
- * @size: size of the current struct version (the smallest accepted)
- */
-struct ordo_cmd_desc {
-	unsigned int cmd;
-	u32 op;
-	size_t size;
-};
-
-#define ORDO_CMD(c, o, t) { .cmd = (c), .op = (o), .size = sizeof(t) }
-
-static const struct ordo_cmd_desc ordo_cmds[] = {
-	ORDO_CMD(ORDO_IOC_INFO, 0, struct ordo_info),
-	ORDO_CMD(ORDO_IOC_GET, ORDO_OP_GET, struct ordo_kv),
-	ORDO_CMD(ORDO_IOC_PUT, ORDO_OP_PUT, struct ordo_kv),
-	ORDO_CMD(ORDO_IOC_INSERT, ORDO_OP_INSERT, struct ordo_kv),
-	ORDO_CMD(ORDO_IOC_UPDATE, ORDO_OP_UPDATE, struct ordo_kv),
-	ORDO_CMD(ORDO_IOC_DELETE, ORDO_OP_DELETE, struct ordo_kv),
-	ORDO_CMD(ORDO_IOC_SCAN, 0, struct ordo_scan),
-	ORDO_CMD(ORDO_IOC_BATCH, 0, struct ordo_batch),
-	ORDO_CMD(ORDO_IOC_MODEL_INFO, 0, struct ordo_model_info),
-	ORDO_CMD(ORDO_IOC_RETRAIN, 0, struct ordo_retrain),
-};
-
-static const struct ordo_cmd_desc *ordo_cmd_find(unsigned int cmd)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(ordo_cmds); i++) {
-		unsigned int c = ordo_cmds[i].cmd;
-
-		if (ORDO_IOC_BASE(cmd) == ORDO_IOC_BASE(c) &&
-		    _IOC_DIR(cmd) == _IOC_DIR(c))
-			return &ordo_cmds[i];
-	}
-	return NULL;
-}
-
-/**
- * ordo_cmd_size - validate a command number and its argument size
- * @cmd: ioctl number (or io_uring cmd_op)
- * @usize: bytes the caller passes
- *
- * Return: the descriptor, or an ERR_PTR: -ENOTTY or -EINVAL.
- */
-static const struct ordo_cmd_desc *ordo_cmd_size(unsigned int cmd,
-						 size_t usize)
-{
-	const struct ordo_cmd_desc *d;
-
-	if (_IOC_TYPE(cmd) != ORDO_IOC_MAGIC)
-		return ERR_PTR(-ENOTTY);
-	d = ordo_cmd_find(cmd);
-	if (!d)
-		return ERR_PTR(-ENOTTY);
-	if (usize < d->size)
-		return ERR_PTR(-EINVAL);
-	return d;
-}
 
 long ordo_cmd(struct ordo_dev *od, unsigned int cmd, void *arg, size_t size)
 {
@@ -126,10 +48,10 @@ long ordo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	union ordo_args args;
 	long ret;
 
-	d = ordo_cmd_size(cmd, usize);
-	if (IS_ERR(d)) {
+	ret = ordo_cmd_size(cmd, usize, &d);
+	if (ret) {
 		ordo_stat_inc(ordo, ORDO_STAT_ERRORS);
-		return PTR_ERR(d);
+		return ret;
 	}
 	memset(&args, 0, sizeof(args));
 	if (_IOC_DIR(cmd) & _IOC_WRITE) {
@@ -167,28 +89,14 @@ long ordo_cmd_payload(struct ordo_dev *od, unsigned int cmd,
 		      const void *payload, size_t len)
 {
 	const struct ordo_cmd_desc *d;
-	size_t usize = _IOC_SIZE(cmd);
-	u8 raw[sizeof(union ordo_args) + 64];
 	union ordo_args args;
 	long ret;
 
-	d = ordo_cmd_size(cmd, usize);
-	if (IS_ERR(d)) {
-		ret = PTR_ERR(d);
-		goto err;
+	ret = ordo_cmd_decode(cmd, payload, len, &args, &d);
+	if (ret) {
+		ordo_stat_inc(od, ORDO_STAT_ERRORS);
+		return ret;
 	}
-	ret = -EOPNOTSUPP;
-	if (d->cmd == ORDO_IOC_INFO || d->cmd == ORDO_IOC_MODEL_INFO)
-		goto err;
-	ret = -EINVAL;
-	if (usize > len || usize > sizeof(raw))
-		goto err;
-	memcpy(raw, payload, usize);
-	ret = -E2BIG;
-	if (memchr_inv(raw + d->size, 0, usize - d->size))
-		goto err;
-	memset(&args, 0, sizeof(args));
-	memcpy(&args, raw, d->size);
 	ret = ordo_cmd(od, cmd, &args, d->size);
 	if (ret < 0)
 		return ret;
@@ -196,8 +104,5 @@ long ordo_cmd_payload(struct ordo_dev *od, unsigned int cmd,
 		return args.scan.returned;
 	if (d->cmd == ORDO_IOC_BATCH)
 		return args.batch.done;
-	return ret;
-err:
-	ordo_stat_inc(od, ORDO_STAT_ERRORS);
 	return ret;
 }

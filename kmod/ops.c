@@ -8,6 +8,7 @@
 #include <linux/uaccess.h>
 #include <linux/ordo.h>
 
+#include "cmd.h"
 #include "ordo.h"
 #include "ops.h"
 #include "store.h"
@@ -28,30 +29,6 @@ static bool ordo_op_is_write(u32 op)
 {
 	return op == ORDO_OP_PUT || op == ORDO_OP_INSERT ||
 	       op == ORDO_OP_UPDATE;
-}
-
-/**
- * ordo_kv_check - validate a point operation before anything executes
- * @op: enum ordo_op
- * @kv: the arguments, already copied into the kernel
- *
- * Return: 0, or -EINVAL (unknown op, flags set, empty write), -EMSGSIZE
- * (value larger than value_size), -ENOBUFS (GET buffer too small), -EFAULT
- * (NULL value pointer).
- */
-int ordo_kv_check(u32 op, const struct ordo_kv *kv)
-{
-	if (op < ORDO_OP_GET || op > ORDO_OP_DELETE || kv->flags)
-		return -EINVAL;
-	if (op == ORDO_OP_DELETE)
-		return 0;
-	if (!kv->value)
-		return -EFAULT;
-	if (op == ORDO_OP_GET)
-		return kv->value_len < ordo_value_size ? -ENOBUFS : 0;
-	if (!kv->value_len)
-		return -EINVAL;
-	return kv->value_len > ordo_value_size ? -EMSGSIZE : 0;
 }
 
 /**
@@ -94,7 +71,7 @@ int ordo_op_kv(struct ordo_dev *od, u32 op, const struct ordo_kv *kv)
 	void *buf = NULL;
 	int ret;
 
-	ret = ordo_kv_check(op, kv);
+	ret = ordo_kv_check(op, kv, ordo_value_size);
 	if (ret)
 		return ret;
 	if (op != ORDO_OP_DELETE) {
@@ -130,12 +107,9 @@ int ordo_op_scan(struct ordo_dev *od, struct ordo_scan *sc)
 	u8 *vals = NULL;
 	int ret = 0;
 
-	if (sc->flags || !sc->count)
-		return -EINVAL;
-	if (sc->count > ORDO_SCAN_MAX)
-		return -E2BIG;
-	if (!ukeys)
-		return -EFAULT;
+	ret = ordo_scan_check(sc);
+	if (ret)
+		return ret;
 	ordo_stat_inc(od, ORDO_STAT_SCANS);
 	keys = kmalloc_array(round, sizeof(*keys), GFP_KERNEL);
 	if (uvals)
@@ -191,10 +165,9 @@ int ordo_op_batch(struct ordo_dev *od, struct ordo_batch *b)
 	int ret;
 	u32 i;
 
-	if (b->flags || b->reserved || !b->count)
-		return -EINVAL;
-	if (b->count > ORDO_BATCH_MAX)
-		return -E2BIG;
+	ret = ordo_batch_check(b);
+	if (ret)
+		return ret;
 	ops = kvmalloc_array(b->count, sizeof(*ops), GFP_KERNEL);
 	vals = kvmalloc_array(b->count, vsize, GFP_KERNEL);
 	if (!ops || !vals) {
@@ -206,7 +179,8 @@ int ordo_op_batch(struct ordo_dev *od, struct ordo_batch *b)
 		goto out;
 	}
 	for (i = 0; i < b->count; i++) {
-		ret = ordo_kv_check(ops[i].op, &ops[i].kv);
+		ret = ordo_kv_check(ops[i].op, &ops[i].kv,
+				    ordo_value_size);
 		if (!ret && ordo_op_is_write(ops[i].op))
 			ret = ordo_kv_load(&ops[i].kv, vals + i * vsize);
 		if (ret)
@@ -248,8 +222,9 @@ int ordo_op_retrain(struct ordo_dev *od, struct ordo_retrain *r)
 	u64 version = 0;
 	int ret;
 
-	if (r->flags || r->reserved)
-		return -EINVAL;
+	ret = ordo_retrain_check(r);
+	if (ret)
+		return ret;
 	ret = ordo_trainer_retrain(od, &version);
 	if (!ret)
 		r->version = version;

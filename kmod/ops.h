@@ -13,7 +13,6 @@ struct ordo_scan;
 struct ordo_batch;
 struct ordo_retrain;
 
-int ordo_kv_check(u32 op, const struct ordo_kv *kv);
 int ordo_kv_load(const struct ordo_kv *kv, void *buf);
 int ordo_kv_exec(struct ordo_dev *od, u32 op, u64 key, void *buf);
 int ordo_op_kv(struct ordo_dev *od, u32 op, const struct ordo_kv *kv);

@@ -138,6 +138,18 @@ static inline void *ordo_malloc(size_t sz)
 	return p;
 }
 static inline void ordo_free(void *p) { free(p); }
+
+/* The first byte of @s[0, n) that is not @c, or NULL: lib/string.c's. */
+static inline void *memchr_inv(const void *s, int c, size_t n)
+{
+	const unsigned char *p = s;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != (unsigned char)c)
+			return (void *)(p + i);
+	return NULL;
+}
 #define ordo_cond_resched()	do { } while (0)
 #define ordo_lock_enter()	do { } while (0)
 #define ordo_lock_exit()	do { } while (0)

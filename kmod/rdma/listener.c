@@ -28,6 +28,7 @@
 
 #include "ordo.h"
 #include "rdma.h"
+#include "wire.h"
 
 #define ORDO_LISTEN_RETRY	(5 * HZ)
 #define ORDO_LISTEN_BACKLOG	128
@@ -151,21 +152,13 @@ static int ordo_rdma_reject(struct ordo_rdma *srv, struct rdma_cm_id *id,
 /* Private data checks; 0 or an enum ordo_wire_rej_reason. */
 static u16 ordo_rdma_check_req(const void *pdata, u8 len, u32 *qd)
 {
-	const struct ordo_wire_conn_req *req = pdata;
-	u32 tlen, want;
+	u32 want = 0;
+	u16 reason;
 
-	if (!pdata || len < sizeof(*req) ||
-	    le32_to_cpu(req->magic) != ORDO_WIRE_MAGIC)
-		return ORDO_WIRE_REJ_MALFORMED;
-	if (le16_to_cpu(req->version) != ORDO_WIRE_VERSION)
-		return ORDO_WIRE_REJ_VERSION;
-	tlen = le16_to_cpu(req->token_len);
-	want = le16_to_cpu(req->queue_depth);
-	if (req->flags || req->reserved || tlen > ORDO_WIRE_TOKEN_MAX ||
-	    want > ORDO_WIRE_QUEUE_MAX ||
-	    memchr_inv(req->token + tlen, 0, ORDO_WIRE_TOKEN_MAX - tlen))
-		return ORDO_WIRE_REJ_MALFORMED;
-	if (!ordo_rdma_token_ok(req))
+	reason = ordo_wire_conn_req_check(pdata, len, &want);
+	if (reason)
+		return reason;
+	if (!ordo_rdma_token_ok(pdata))
 		return ORDO_WIRE_REJ_TOKEN;
 	*qd = want ? min(want, ordo_rdma_queue_depth) : ordo_rdma_queue_depth;
 	return 0;

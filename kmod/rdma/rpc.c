@@ -20,6 +20,7 @@
 #include "store.h"
 #include "trainer.h"
 #include "tree_hint.h"
+#include "wire.h"
 
 /* What a handler needs: the connection and the reply being built. */
 struct ordo_rpc {
@@ -31,78 +32,6 @@ struct ordo_rpc {
 	u32 len;	/* reply body bytes written */
 	u16 flags;	/* ORDO_WIRE_F_* of the reply */
 };
-
-static u32 ordo_rpc_status(int err)
-{
-	switch (err) {
-	case 0:
-		return ORDO_WIRE_OK;
-	case -ENOENT:
-		return ORDO_WIRE_ENOENT;
-	case -EEXIST:
-		return ORDO_WIRE_EEXIST;
-	case -EINVAL:
-		return ORDO_WIRE_EINVAL;
-	case -EMSGSIZE:
-		return ORDO_WIRE_EMSGSIZE;
-	case -E2BIG:
-		return ORDO_WIRE_E2BIG;
-	case -ENOMEM:
-		return ORDO_WIRE_ENOMEM;
-	case -EPROTO:
-		return ORDO_WIRE_EPROTO;
-	case -EOPNOTSUPP:
-		return ORDO_WIRE_EOPNOTSUPP;
-	}
-	return ORDO_WIRE_EIO;
-}
-
-static bool ordo_rpc_is_write(u32 op)
-{
-	return op == ORDO_WIRE_OP_PUT || op == ORDO_WIRE_OP_INSERT ||
-	       op == ORDO_WIRE_OP_UPDATE;
-}
-
-/**
- * ordo_rpc_kv_check - validate one point operation
- * @r: the RPC
- * @kv: the operation; @avail bytes start at @kv
- * @avail: bytes left in the message
- * @size: out: bytes the operation takes (struct, value, padding)
- *
- * Return: 0, -EINVAL (bad op, flags, reserved or padding bytes, a length
- * that overruns the message, an empty write, a value on GET or DELETE) or
- * -EMSGSIZE (value larger than value_size).
- */
-static int ordo_rpc_kv_check(struct ordo_rpc *r, const struct ordo_wire_kv *kv,
-			     u32 avail, u32 *size)
-{
-	const u8 *val = (const u8 *)(kv + 1);
-	u32 vlen, op;
-
-	/* Not a byte of @kv is read before it is known to be in the message. */
-	if (avail < sizeof(*kv))
-		return -EINVAL;
-	vlen = le16_to_cpu(kv->value_len);
-	op = kv->op;
-	*size = sizeof(*kv) + ordo_wire_pad8(vlen);
-	if (*size > avail)
-		return -EINVAL;
-	if (op < ORDO_WIRE_OP_GET || op > ORDO_WIRE_OP_DELETE || kv->reserved)
-		return -EINVAL;
-	if (kv->flags & ~ORDO_WIRE_KV_HINT)
-		return -EINVAL;
-	if ((kv->flags & ORDO_WIRE_KV_HINT) ? op != ORDO_WIRE_OP_UPDATE :
-	    (kv->hint_leaf || kv->hint_incarnation))
-		return -EINVAL;
-	if (memchr_inv(val + vlen, 0, ordo_wire_pad8(vlen) - vlen))
-		return -EINVAL;
-	if (!ordo_rpc_is_write(op))
-		return vlen ? -EINVAL : 0;
-	if (!vlen)
-		return -EINVAL;
-	return vlen > r->value_size ? -EMSGSIZE : 0;
-}
 
 /*
  * Run a checked point operation.  GET stores value_size bytes at @out;
@@ -141,16 +70,12 @@ static int ordo_rpc_kv_exec(struct ordo_rpc *r, const struct ordo_wire_kv *kv,
 
 static int ordo_rpc_point(struct ordo_rpc *r, u32 op, const u8 *body, u32 blen)
 {
-	const struct ordo_wire_kv *kv = (const void *)body;
-	u32 size;
 	int ret;
 
-	ret = ordo_rpc_kv_check(r, kv, blen, &size);
+	ret = ordo_wire_point_check(op, body, blen, r->value_size);
 	if (ret)
 		return ret;
-	if (size != blen || kv->op != op)
-		return -EINVAL;
-	ret = ordo_rpc_kv_exec(r, kv, r->out, &r->flags);
+	ret = ordo_rpc_kv_exec(r, (const void *)body, r->out, &r->flags);
 	if (!ret && op == ORDO_WIRE_OP_GET)
 		r->len = r->value_size;
 	return ret;
@@ -158,46 +83,24 @@ static int ordo_rpc_point(struct ordo_rpc *r, u32 op, const u8 *body, u32 blen)
 
 static int ordo_rpc_scan(struct ordo_rpc *r, const u8 *body, u32 blen)
 {
-	const struct ordo_wire_scan_req *req = (const void *)body;
-	struct ordo_wire_scan_rep *rep = (void *)r->out;
-	u32 count, flags, per, n, more = 1;
-	u64 start, next = 0, *keys = r->c->scan_keys;
-	__le64 *wkeys = (__le64 *)(rep + 1);
-	bool with_vals;
-	u8 *vals;
-	int ret, i;
+	struct ordo_wire_scan_args a;
+	u64 *keys = r->c->scan_keys;
+	u32 n;
+	int ret;
 
-	if (blen != sizeof(*req))
-		return -EINVAL;
-	count = le32_to_cpu(req->count);
-	flags = le32_to_cpu(req->flags);
-	start = le64_to_cpu(req->start);
-	if (flags & ~ORDO_WIRE_SCAN_KEYS_ONLY || !count)
-		return -EINVAL;
-	if (count > ORDO_WIRE_SCAN_MAX)
-		return -E2BIG;
-	with_vals = !(flags & ORDO_WIRE_SCAN_KEYS_ONLY);
-	per = 8 + (with_vals ? r->value_size : 0);
+	ret = ordo_wire_scan_check(body, blen, &a);
+	if (ret)
+		return ret;
 	/* Bounded by the reply buffer; the client continues at @next. */
-	n = min(count, (u32)((r->room - sizeof(*rep)) / per));
-	vals = (u8 *)(wkeys + n);
+	n = ordo_wire_scan_fit(&a, r->value_size, r->room);
 	ordo_stat_inc(r->od, ORDO_STAT_SCANS);
-	ret = ordo_store_scan(r->od, start, n, keys, with_vals ? vals : NULL);
+	ret = ordo_store_scan(r->od, a.start, n, keys,
+			      a.with_vals ? ordo_wire_scan_vals(r->out, n) :
+			      NULL);
 	if (ret < 0)
 		return ret;
-	for (i = 0; i < ret; i++)
-		wkeys[i] = cpu_to_le64(keys[i]);
-	/* Values follow the keys actually returned. */
-	if (with_vals && ret < n)
-		memmove(wkeys + ret, vals, (size_t)ret * r->value_size);
-	if ((u32)ret < n || (ret && keys[ret - 1] == U64_MAX))
-		more = 0;
-	else
-		next = keys[ret - 1] + 1;
-	rep->next = cpu_to_le64(next);
-	rep->returned = cpu_to_le32(ret);
-	rep->more = cpu_to_le32(more);
-	r->len = sizeof(*rep) + ret * per;
+	r->len = ordo_wire_scan_finish(r->out, n, ret, keys, r->value_size,
+				       a.with_vals);
 	return 0;
 }
 
@@ -232,30 +135,21 @@ static int ordo_rpc_info(struct ordo_rpc *r, u32 blen)
 
 static int ordo_rpc_regions(struct ordo_rpc *r, const u8 *body, u32 blen)
 {
-	const struct ordo_wire_regions_req *req = (const void *)body;
 	struct ordo_wire_regions_rep *rep = (void *)r->out;
 	struct ordo_wire_region *e = (void *)(rep + 1);
 	const struct ordo_rdma_table *t;
 	u32 first, n, i, kind;
+	int ret;
 
-	if (blen != sizeof(*req) || req->flags)
-		return -EINVAL;
-	kind = le16_to_cpu(req->kind);
-	switch (kind) {
-	case ORDO_WIRE_REGION_POOL:
-		break;
-	case ORDO_WIRE_REGION_MODEL:
-		if (!r->od->trainer)
-			return -EOPNOTSUPP;
-		break;
-	default:
-		return -EINVAL;
-	}
+	ret = ordo_wire_regions_check(body, blen, &kind, &first);
+	if (ret)
+		return ret;
+	if (kind == ORDO_WIRE_REGION_MODEL && !r->od->trainer)
+		return -EOPNOTSUPP;
 	t = &r->c->tables[kind - 1];
-	first = le32_to_cpu(req->first);
-	if (first > t->nr)
-		return -EINVAL;
-	n = min_t(u32, t->nr - first, (r->room - sizeof(*rep)) / sizeof(*e));
+	ret = ordo_wire_regions_fit(t->nr, first, r->room, &n);
+	if (ret)
+		return ret;
 	for (i = 0; i < n; i++) {
 		const struct ordo_rdma_region *g = &t->regions[first + i];
 
@@ -374,47 +268,27 @@ static int ordo_rpc_model_sub_of(struct ordo_model_mem *mm,
 
 /* Copy the requested part of the published model into the reply. */
 static int ordo_rpc_model_part(struct ordo_rpc *r, struct ordo_model_mem *mm,
-			       const struct ordo_wire_model_req *req,
+			       const struct ordo_wire_model_args *a,
 			       struct ordo_wire_model_rep *rep)
 {
-	u32 room = r->room - sizeof(*rep), index = le32_to_cpu(req->index);
-	u32 count = le32_to_cpu(req->count), off = le32_to_cpu(req->offset);
+	u32 room = r->room - sizeof(*rep);
 	u8 hdr[ORDO_MODEL_HDR_SIZE], *data = (u8 *)(rep + 1);
 	struct ordo_model_layout lay;
-	u64 n, total;
+	u64 src = 0, n = 0, total = 0;
 	int ret;
 
 	if (ordo_rpc_model_copy(mm, 0, hdr, sizeof(hdr)) ||
 	    ordo_model_parse_hdr(hdr, sizeof(hdr), &lay))
 		return -ENOENT;
-	switch (le16_to_cpu(req->part)) {
-	case ORDO_WIRE_MODEL_TOP:
-		/* Header, pivots and descriptors: ordo_model_load_top(). */
-		total = lay.model_size;
-		if (off > total)
-			return -EINVAL;
-		n = min_t(u64, total - off, room);
-		ret = ordo_rpc_model_copy(mm, off, data, n);
-		break;
-	case ORDO_WIRE_MODEL_SUB:
+	ret = ordo_wire_model_span(a, &lay, room, &src, &n, &total);
+	if (ret)
+		return ret;
+	if (a->part == ORDO_WIRE_MODEL_SUB)
 		/* Descriptor, then its slice if it fits: ordo_model_load_sub(). */
-		if (index >= lay.nsub)
-			return -EINVAL;
-		ret = ordo_rpc_model_sub(mm, &lay, index, data, room, &n,
+		ret = ordo_rpc_model_sub(mm, &lay, a->index, data, room, &n,
 					 &total);
-		break;
-	default:
-		/* TT entries [index, index + count). */
-		total = lay.tt_cap;
-		if (index > total || count > total - index)
-			return -EINVAL;
-		n = (u64)min_t(u32, count, room / ORDO_TT_ENTRY_SIZE) *
-		    ORDO_TT_ENTRY_SIZE;
-		ret = ordo_rpc_model_copy(mm, lay.tt_off +
-					  (u64)ORDO_TT_ENTRY_SIZE * index,
-					  data, n);
-		break;
-	}
+	else
+		ret = ordo_rpc_model_copy(mm, src, data, n);
 	if (ret)
 		return -ENOENT;
 	rep->epoch = cpu_to_le64(lay.epoch);
@@ -427,35 +301,17 @@ static int ordo_rpc_model_part(struct ordo_rpc *r, struct ordo_model_mem *mm,
 
 static int ordo_rpc_model_fetch(struct ordo_rpc *r, const u8 *body, u32 blen)
 {
-	const struct ordo_wire_model_req *req = (const void *)body;
 	struct ordo_wire_model_rep *rep = (void *)r->out;
-	u32 part, count;
+	struct ordo_wire_model_args a;
 	int ret, tries;
 
-	if (blen != sizeof(*req) || req->flags)
-		return -EINVAL;
-	part = le16_to_cpu(req->part);
-	count = le32_to_cpu(req->count);
-	switch (part) {
-	case ORDO_WIRE_MODEL_TOP:
-		if (req->index || count)
-			return -EINVAL;
-		break;
-	case ORDO_WIRE_MODEL_SUB:
-		if (count || req->offset)
-			return -EINVAL;
-		break;
-	case ORDO_WIRE_MODEL_TT:
-		if (!count || req->offset)
-			return -EINVAL;
-		break;
-	default:
-		return -EINVAL;
-	}
+	ret = ordo_wire_model_check(body, blen, &a);
+	if (ret)
+		return ret;
 	if (!r->od->trainer)
 		return -EOPNOTSUPP;
 	for (tries = 0; tries < 4; tries++) {
-		ret = ordo_rpc_model_part(r, &r->od->trainer->mem, req, rep);
+		ret = ordo_rpc_model_part(r, &r->od->trainer->mem, &a, rep);
 		if (ret != -EAGAIN)
 			return ret;
 		cond_resched();
@@ -501,12 +357,11 @@ static int ordo_rpc_lookup_model(struct ordo_model_mem *mm, u64 key,
  */
 static int ordo_rpc_lookup(struct ordo_rpc *r, const u8 *body, u32 blen)
 {
-	const struct ordo_wire_lookup_req *req = (const void *)body;
 	struct ordo_wire_lookup_rep *rep = (void *)r->out;
 	u8 *val = (u8 *)(rep + 1), *data;
-	u32 flags, vlen, pad, room;
+	struct ordo_wire_lookup_args a;
+	u32 vlen, pad, room;
 	int ret, tries;
-	u64 key;
 
 	/* A reply with the largest value still has room for a descriptor. */
 	BUILD_BUG_ON(sizeof(struct ordo_wire_lookup_req) != 24);
@@ -516,15 +371,10 @@ static int ordo_rpc_lookup(struct ordo_rpc *r, const u8 *body, u32 blen)
 		     ORDO_VALUE_SIZE_MAX + ORDO_MODEL_DESC_SIZE >
 		     ORDO_WIRE_MSG_MIN);
 
-	if (blen != sizeof(*req))
-		return -EINVAL;
-	flags = le32_to_cpu(req->flags);
-	if (flags & ~ORDO_WIRE_LOOKUP_NO_MODEL || req->reserved)
-		return -EINVAL;
-	key = le64_to_cpu(req->key);
-	/* req->epoch is informational: the current model is attached. */
-
-	ret = ordo_kv_exec(r->od, ORDO_OP_GET, key, val);
+	ret = ordo_wire_lookup_check(body, blen, &a);
+	if (ret)
+		return ret;
+	ret = ordo_kv_exec(r->od, ORDO_OP_GET, a.key, val);
 	if (ret && ret != -ENOENT)
 		return ret;
 	vlen = ret ? 0 : r->value_size;
@@ -534,11 +384,11 @@ static int ordo_rpc_lookup(struct ordo_rpc *r, const u8 *body, u32 blen)
 	rep->found = cpu_to_le32(!ret);
 	rep->value_len = cpu_to_le32(vlen);
 	data = val + pad;
-	room = r->room - sizeof(*rep) - pad;
+	room = ordo_wire_lookup_room(r->room, vlen);
 
-	if (r->od->trainer && !(flags & ORDO_WIRE_LOOKUP_NO_MODEL)) {
+	if (r->od->trainer && !(a.flags & ORDO_WIRE_LOOKUP_NO_MODEL)) {
 		for (tries = 0; tries < 4; tries++) {
-			ret = ordo_rpc_lookup_model(&r->od->trainer->mem, key,
+			ret = ordo_rpc_lookup_model(&r->od->trainer->mem, a.key,
 						    rep, data, room);
 			if (ret != -EAGAIN && ret != -ESTALE)
 				break;
@@ -561,40 +411,23 @@ static int ordo_rpc_lookup(struct ordo_rpc *r, const u8 *body, u32 blen)
 
 static int ordo_rpc_batch(struct ordo_rpc *r, const u8 *body, u32 blen)
 {
-	const struct ordo_wire_batch *b = (const void *)body;
 	struct ordo_wire_batch_rep *rep = (void *)r->out;
-	u32 count, off, i, size, nget = 0, need;
 	struct ordo_wire_batch_res *res;
+	u32 count, off, i, size;
 	u8 *vout;
 	int ret;
 
-	if (blen < sizeof(*b) || b->flags)
-		return -EINVAL;
-	count = le32_to_cpu(b->count);
-	if (!count)
-		return -EINVAL;
-	if (count > ORDO_WIRE_BATCH_MAX)
-		return -E2BIG;
-	/* Check every entry before running any. */
-	for (i = 0, off = sizeof(*b); i < count; i++, off += size) {
-		const struct ordo_wire_kv *kv = (const void *)(body + off);
-
-		ret = ordo_rpc_kv_check(r, kv, blen - off, &size);
-		if (ret)
-			return ret;
-		nget += kv->op == ORDO_WIRE_OP_GET;
-	}
-	if (off != blen)
-		return -EINVAL;
-	need = sizeof(*rep) + count * sizeof(*res) + nget * r->value_size;
-	if (need > r->room)
-		return -E2BIG;
+	/* Every entry is checked before any runs. */
+	ret = ordo_wire_batch_check(body, blen, r->value_size, r->room, &count);
+	if (ret)
+		return ret;
 
 	rep->count = cpu_to_le32(count);
 	rep->reserved = 0;
 	res = (void *)(rep + 1);
 	vout = (u8 *)(res + count);
-	for (i = 0, off = sizeof(*b); i < count; i++, off += size) {
+	for (i = 0, off = sizeof(struct ordo_wire_batch); i < count;
+	     i++, off += size) {
 		const struct ordo_wire_kv *kv = (const void *)(body + off);
 		u16 flags = 0;
 
@@ -602,7 +435,7 @@ static int ordo_rpc_batch(struct ordo_rpc *r, const u8 *body, u32 blen)
 		ret = ordo_rpc_kv_exec(r, kv, vout, &flags);
 		if (ret)
 			ordo_stat_inc(r->od, ORDO_STAT_ERRORS);
-		res[i].status = cpu_to_le32(ordo_rpc_status(ret));
+		res[i].status = cpu_to_le32(ordo_wire_status(ret));
 		res[i].flags = flags;
 		res[i].reserved = 0;
 		res[i].value_len = 0;
@@ -628,14 +461,7 @@ static int ordo_rpc_batch(struct ordo_rpc *r, const u8 *body, u32 blen)
  */
 void ordo_rpc_peek(struct ordo_rdma_conn *c, const void *req, u32 len)
 {
-	const struct ordo_wire_hdr *h = req;
-	const struct ordo_wire_regions_req *rr = (const void *)(h + 1);
-
-	if (c->want_model || len < sizeof(*h) + sizeof(*rr))
-		return;
-	if (h->op == ORDO_WIRE_OP_MODEL_FETCH ||
-	    (h->op == ORDO_WIRE_OP_REGIONS &&
-	     le16_to_cpu(rr->kind) == ORDO_WIRE_REGION_MODEL))
+	if (!c->want_model && ordo_wire_wants_model(req, len))
 		c->want_model = true;
 }
 
@@ -683,11 +509,9 @@ int ordo_rpc_handle(struct ordo_rdma_conn *c, const void *req, u32 len,
 	ordo_rdma_count_rpc(srv, h->op);
 	WRITE_ONCE(c->rpcs, c->rpcs + 1);
 
-	if (h->version != ORDO_WIRE_VERSION || le32_to_cpu(h->length) != len ||
-	    h->flags || h->status || h->pool_chunks) {
-		ret = -EPROTO;
+	ret = ordo_wire_hdr_check(h, len);
+	if (ret)
 		goto reply;
-	}
 	switch (h->op) {
 	case ORDO_WIRE_OP_GET:
 	case ORDO_WIRE_OP_PUT:
@@ -733,7 +557,7 @@ reply:
 	rh->version = ORDO_WIRE_VERSION;
 	rh->op = h->op;
 	rh->flags = cpu_to_le16(r.flags);
-	rh->status = cpu_to_le32(ordo_rpc_status(ret));
+	rh->status = cpu_to_le32(ordo_wire_status(ret));
 	rh->pool_chunks = cpu_to_le32(c->tables[ORDO_RDMA_POOL].chunks);
 	ordo_rdma_count_bytes(srv, len, sizeof(*rh) + r.len);
 	WRITE_ONCE(c->bytes_out, c->bytes_out + sizeof(*rh) + r.len);

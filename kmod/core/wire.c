@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The server's decoders of untrusted bytes from the network and the bounds
+ * of the replies it builds (wire.h).  Every function reads only the bytes
+ * it was given the length of, checks every field once and reports what the
+ * caller may then use without checking again.
+ */
+#include "wire.h"
+#include "model.h"
+
+/**
+ * ordo_wire_status() - the wire status of an errno
+ * @err: 0 or a negative errno from a handler or the store
+ *
+ * Return: enum ordo_wire_status; %ORDO_WIRE_EIO for an errno the wire has
+ * no status for.
+ */
+u32 ordo_wire_status(int err)
+{
+	switch (err) {
+	case 0:
+		return ORDO_WIRE_OK;
+	case -ENOENT:
+		return ORDO_WIRE_ENOENT;
+	case -EEXIST:
+		return ORDO_WIRE_EEXIST;
+	case -EINVAL:
+		return ORDO_WIRE_EINVAL;
+	case -EMSGSIZE:
+		return ORDO_WIRE_EMSGSIZE;
+	case -E2BIG:
+		return ORDO_WIRE_E2BIG;
+	case -ENOMEM:
+		return ORDO_WIRE_ENOMEM;
+	case -EPROTO:
+		return ORDO_WIRE_EPROTO;
+	case -EOPNOTSUPP:
+		return ORDO_WIRE_EOPNOTSUPP;
+	}
+	return ORDO_WIRE_EIO;
+}
+
+/**
+ * ordo_wire_hdr_check() - check the header of a request
+ * @msg: the request, @len bytes as received
+ * @len: bytes received, at least sizeof(struct ordo_wire_hdr)
+ *
+ * Return: 0, or -EPROTO for an unknown version, a length that is not the
+ * bytes received, or non-zero flags, status or pool_chunks.
+ */
+int ordo_wire_hdr_check(const void *msg, u32 len)
+{
+	const struct ordo_wire_hdr *h = msg;
+
+	if (len < sizeof(*h) || h->version != ORDO_WIRE_VERSION ||
+	    le32_to_cpu(h->length) != len || h->flags || h->status ||
+	    h->pool_chunks)
+		return -EPROTO;
+	return 0;
+}
+
+/**
+ * ordo_wire_wants_model() - does a request ask for the learned model?
+ * @msg: the request, @len bytes as received, not validated
+ * @len: bytes received
+ *
+ * Return: true for a MODEL_FETCH, or a REGIONS request of the model kind.
+ */
+bool ordo_wire_wants_model(const void *msg, u32 len)
+{
+	const struct ordo_wire_hdr *h = msg;
+	const struct ordo_wire_regions_req *rr = (const void *)(h + 1);
+
+	if (len < sizeof(*h) + sizeof(*rr))
+		return false;
+	return h->op == ORDO_WIRE_OP_MODEL_FETCH ||
+	       (h->op == ORDO_WIRE_OP_REGIONS &&
+		le16_to_cpu(rr->kind) == ORDO_WIRE_REGION_MODEL);
+}
+
+/**
+ * ordo_wire_conn_req_check() - check the private data of a connect request
+ * @pdata: the private data, or NULL
+ * @len: its bytes
+ * @want: out: the queue depth asked for, 0 to %ORDO_WIRE_QUEUE_MAX
+ *
+ * The token itself is the caller's to compare.
+ *
+ * Return: 0, %ORDO_WIRE_REJ_MALFORMED or %ORDO_WIRE_REJ_VERSION.
+ */
+u16 ordo_wire_conn_req_check(const void *pdata, u32 len, u32 *want)
+{
+	const struct ordo_wire_conn_req *req = pdata;
+	u32 tlen, qd;
+
+	if (!pdata || len < sizeof(*req) ||
+	    le32_to_cpu(req->magic) != ORDO_WIRE_MAGIC)
+		return ORDO_WIRE_REJ_MALFORMED;
+	if (le16_to_cpu(req->version) != ORDO_WIRE_VERSION)
+		return ORDO_WIRE_REJ_VERSION;
+	tlen = le16_to_cpu(req->token_len);
+	qd = le16_to_cpu(req->queue_depth);
+	if (req->flags || req->reserved || tlen > ORDO_WIRE_TOKEN_MAX ||
+	    qd > ORDO_WIRE_QUEUE_MAX ||
+	    memchr_inv(req->token + tlen, 0, ORDO_WIRE_TOKEN_MAX - tlen))
+		return ORDO_WIRE_REJ_MALFORMED;
+	*want = qd;
+	return 0;
+}
+
+static bool ordo_wire_is_write(u32 op)
+{
+	return op == ORDO_WIRE_OP_PUT || op == ORDO_WIRE_OP_INSERT ||
+	       op == ORDO_WIRE_OP_UPDATE;
+}
+
+/**
+ * ordo_wire_kv_check() - validate one point operation
+ * @kv: the operation; @avail bytes start at @kv
+ * @avail: bytes left in the message
+ * @value_size: the store's value size
+ * @size: out: bytes the operation takes (struct, value, padding), at most
+ *	@avail on success
+ *
+ * Return: 0, -EINVAL (bad op, flags, reserved or padding bytes, a length
+ * that overruns the message, an empty write, a value on GET or DELETE) or
+ * -EMSGSIZE (value larger than @value_size).
+ */
+int ordo_wire_kv_check(const struct ordo_wire_kv *kv, u32 avail,
+		       u32 value_size, u32 *size)
+{
+	const u8 *val = (const u8 *)(kv + 1);
+	u32 vlen, op;
+
+	/* Not a byte of @kv is read before it is known to be in the message. */
+	if (avail < sizeof(*kv))
+		return -EINVAL;
+	vlen = le16_to_cpu(kv->value_len);
+	op = kv->op;
+	*size = sizeof(*kv) + ordo_wire_pad8(vlen);
+	if (*size > avail)
+		return -EINVAL;
+	if (op < ORDO_WIRE_OP_GET || op > ORDO_WIRE_OP_DELETE || kv->reserved)
+		return -EINVAL;
+	if (kv->flags & ~ORDO_WIRE_KV_HINT)
+		return -EINVAL;
+	if ((kv->flags & ORDO_WIRE_KV_HINT) ? op != ORDO_WIRE_OP_UPDATE :
+	    (kv->hint_leaf || kv->hint_incarnation))
+		return -EINVAL;
+	if (memchr_inv(val + vlen, 0, ordo_wire_pad8(vlen) - vlen))
+		return -EINVAL;
+	if (!ordo_wire_is_write(op))
+		return vlen ? -EINVAL : 0;
+	if (!vlen)
+		return -EINVAL;
+	return vlen > value_size ? -EMSGSIZE : 0;
+}
+
+/**
+ * ordo_wire_point_check() - validate the body of GET, PUT, ... DELETE
+ * @op: the header's op
+ * @body: the body, @blen bytes
+ * @blen: bytes of the body
+ * @value_size: the store's value size
+ *
+ * Return: as ordo_wire_kv_check(); -EINVAL also when the operation does
+ * not fill the body exactly or names another op than the header.
+ */
+int ordo_wire_point_check(u32 op, const void *body, u32 blen, u32 value_size)
+{
+	const struct ordo_wire_kv *kv = body;
+	u32 size;
+	int ret;
+
+	ret = ordo_wire_kv_check(kv, blen, value_size, &size);
+	if (ret)
+		return ret;
+	if (size != blen || kv->op != op)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * ordo_wire_scan_check() - decode a SCAN request body
+ * @body: the body, @blen bytes
+ * @blen: bytes of the body
+ * @a: out: the request
+ *
+ * Return: 0, -EINVAL (size, flags, count 0) or -E2BIG (count over
+ * %ORDO_WIRE_SCAN_MAX).
+ */
+int ordo_wire_scan_check(const void *body, u32 blen,
+			 struct ordo_wire_scan_args *a)
+{
+	const struct ordo_wire_scan_req *req = body;
+	u32 count, flags;
+
+	if (blen != sizeof(*req))
+		return -EINVAL;
+	count = le32_to_cpu(req->count);
+	flags = le32_to_cpu(req->flags);
+	if (flags & ~ORDO_WIRE_SCAN_KEYS_ONLY || !count)
+		return -EINVAL;
+	if (count > ORDO_WIRE_SCAN_MAX)
+		return -E2BIG;
+	a->start = le64_to_cpu(req->start);
+	a->count = count;
+	a->with_vals = !(flags & ORDO_WIRE_SCAN_KEYS_ONLY);
+	return 0;
+}
+
+/**
+ * ordo_wire_scan_fit() - pairs a SCAN reply of @room bytes holds
+ * @a: the checked request
+ * @value_size: the store's value size
+ * @room: bytes of the reply body
+ *
+ * Return: at most @a->count; the reply's struct, keys and values of that
+ * many pairs fit in @room.  The client continues at the reply's next key.
+ */
+u32 ordo_wire_scan_fit(const struct ordo_wire_scan_args *a, u32 value_size,
+		       u32 room)
+{
+	u32 per = 8 + (a->with_vals ? value_size : 0);
+
+	if (room < sizeof(struct ordo_wire_scan_rep))
+		return 0;
+	return min_t(u32, a->count,
+		     (room - sizeof(struct ordo_wire_scan_rep)) / per);
+}
+
+/**
+ * ordo_wire_scan_vals() - where the store puts the values of a SCAN reply
+ * @out: the reply body
+ * @n: pairs from ordo_wire_scan_fit()
+ *
+ * Return: the address behind @n keys, where up to @n values may be stored.
+ */
+u8 *ordo_wire_scan_vals(void *out, u32 n)
+{
+	return (u8 *)out + sizeof(struct ordo_wire_scan_rep) + 8ULL * n;
+}
+
+/**
+ * ordo_wire_scan_finish() - complete a SCAN reply
+ * @out: the reply body: values of @ret pairs at ordo_wire_scan_vals(@out, @n)
+ * @n: pairs asked of the store (from ordo_wire_scan_fit())
+ * @ret: pairs the store returned, at most @n
+ * @keys: their keys, ascending
+ * @value_size: the store's value size
+ * @with_vals: the reply carries values
+ *
+ * Return: bytes of the reply body.
+ */
+u32 ordo_wire_scan_finish(void *out, u32 n, u32 ret, const u64 *keys,
+			  u32 value_size, bool with_vals)
+{
+	struct ordo_wire_scan_rep *rep = out;
+	__le64 *wkeys = (__le64 *)(rep + 1);
+	u32 per = 8 + (with_vals ? value_size : 0), more = 1, i;
+	u64 next = 0;
+
+	for (i = 0; i < ret; i++)
+		wkeys[i] = cpu_to_le64(keys[i]);
+	/* Values follow the keys actually returned. */
+	if (with_vals && ret < n)
+		memmove(wkeys + ret, ordo_wire_scan_vals(out, n),
+			(size_t)ret * value_size);
+	if (ret < n || !ret || keys[ret - 1] == U64_MAX)
+		more = 0;
+	else
+		next = keys[ret - 1] + 1;
+	rep->next = cpu_to_le64(next);
+	rep->returned = cpu_to_le32(ret);
+	rep->more = cpu_to_le32(more);
+	return sizeof(*rep) + ret * per;
+}
+
+/**
+ * ordo_wire_regions_check() - decode a REGIONS request body
+ * @body: the body, @blen bytes
+ * @blen: bytes of the body
+ * @kind: out: enum ordo_wire_region_kind
+ * @first: out: the first entry wanted (not yet checked against a table)
+ *
+ * Return: 0 or -EINVAL.
+ */
+int ordo_wire_regions_check(const void *body, u32 blen, u32 *kind,
+			    u32 *first)
+{
+	const struct ordo_wire_regions_req *req = body;
+	u32 k;
+
+	if (blen != sizeof(*req) || req->flags)
+		return -EINVAL;
+	k = le16_to_cpu(req->kind);
+	if (k != ORDO_WIRE_REGION_POOL && k != ORDO_WIRE_REGION_MODEL)
+		return -EINVAL;
+	*kind = k;
+	*first = le32_to_cpu(req->first);
+	return 0;
+}
+
+/**
+ * ordo_wire_regions_fit() - entries of a REGIONS reply
+ * @nr: entries in the table
+ * @first: the first entry wanted
+ * @room: bytes of the reply body
+ * @n: out: entries from @first that fit in @room
+ *
+ * Return: 0, or -EINVAL when @first is past the table.
+ */
+int ordo_wire_regions_fit(u32 nr, u32 first, u32 room, u32 *n)
+{
+	const u32 rep = sizeof(struct ordo_wire_regions_rep);
+
+	if (first > nr)
+		return -EINVAL;
+	*n = min_t(u32, nr - first, room < rep ? 0 :
+		   (room - rep) / sizeof(struct ordo_wire_region));
+	return 0;
+}
+
+/**
+ * ordo_wire_model_check() - decode a MODEL_FETCH request body
+ * @body: the body, @blen bytes
+ * @blen: bytes of the body
+ * @a: out: the request
+ *
+ * Return: 0 or -EINVAL (size, flags, unknown part, a field the part does
+ * not take).
+ */
+int ordo_wire_model_check(const void *body, u32 blen,
+			  struct ordo_wire_model_args *a)
+{
+	const struct ordo_wire_model_req *req = body;
+	u32 part, count;
+
+	if (blen != sizeof(*req) || req->flags)
+		return -EINVAL;
+	part = le16_to_cpu(req->part);
+	count = le32_to_cpu(req->count);
+	switch (part) {
+	case ORDO_WIRE_MODEL_TOP:
+		if (req->index || count)
+			return -EINVAL;
+		break;
+	case ORDO_WIRE_MODEL_SUB:
+		if (count || req->offset)
+			return -EINVAL;
+		break;
+	case ORDO_WIRE_MODEL_TT:
+		if (!count || req->offset)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	a->part = part;
+	a->index = le32_to_cpu(req->index);
+	a->count = count;
+	a->offset = le32_to_cpu(req->offset);
+	return 0;
+}
+
+/**
+ * ordo_wire_model_span() - what of the model region a MODEL_FETCH copies
+ * @a: the checked request
+ * @lay: the layout of the published model (ordo_model_parse_hdr())
+ * @room: bytes of reply data available
+ * @src: out: TOP, TT: region offset to copy from
+ * @n: out: TOP, TT: bytes to copy, at most @room, within the region
+ * @total: out: TOP, TT: the reply's total
+ *
+ * For SUB only the index is checked; the descriptor names its slice.
+ *
+ * Return: 0, or -EINVAL for an index, count or offset outside the model.
+ */
+int ordo_wire_model_span(const struct ordo_wire_model_args *a,
+			 const struct ordo_model_layout *lay, u32 room,
+			 u64 *src, u64 *n, u64 *total)
+{
+	switch (a->part) {
+	case ORDO_WIRE_MODEL_TOP:
+		/* Header, pivots and descriptors: ordo_model_load_top(). */
+		*total = lay->model_size;
+		if (a->offset > *total)
+			return -EINVAL;
+		*src = a->offset;
+		*n = min_t(u64, *total - a->offset, room);
+		return 0;
+	case ORDO_WIRE_MODEL_SUB:
+		return a->index < lay->nsub ? 0 : -EINVAL;
+	}
+	/* TT entries [index, index + count). */
+	*total = lay->tt_cap;
+	if (a->index > *total || a->count > *total - a->index)
+		return -EINVAL;
+	*src = lay->tt_off + (u64)ORDO_TT_ENTRY_SIZE * a->index;
+	*n = (u64)min_t(u32, a->count, room / ORDO_TT_ENTRY_SIZE) *
+	     ORDO_TT_ENTRY_SIZE;
+	return 0;
+}
+
+/**
+ * ordo_wire_lookup_check() - decode a LOOKUP request body
+ * @body: the body, @blen bytes
+ * @blen: bytes of the body
+ * @a: out: the request
+ *
+ * Return: 0 or -EINVAL.
+ */
+int ordo_wire_lookup_check(const void *body, u32 blen,
+			   struct ordo_wire_lookup_args *a)
+{
+	const struct ordo_wire_lookup_req *req = body;
+	u32 flags;
+
+	if (blen != sizeof(*req))
+		return -EINVAL;
+	flags = le32_to_cpu(req->flags);
+	if (flags & ~ORDO_WIRE_LOOKUP_NO_MODEL || req->reserved)
+		return -EINVAL;
+	/* req->epoch is informational: the current model is attached. */
+	a->key = le64_to_cpu(req->key);
+	a->flags = flags;
+	return 0;
+}
+
+/**
+ * ordo_wire_lookup_room() - bytes left for model data in a LOOKUP reply
+ * @room: bytes of the reply body
+ * @vlen: bytes of the value (0 or value_size)
+ *
+ * Return: @room less the reply struct and the padded value, or 0.
+ */
+u32 ordo_wire_lookup_room(u32 room, u32 vlen)
+{
+	u64 used = sizeof(struct ordo_wire_lookup_rep) +
+		   (u64)ordo_wire_pad8(vlen);
+
+	return room > used ? room - (u32)used : 0;
+}
+
+/**
+ * ordo_wire_batch_check() - validate a BATCH request body whole
+ * @body: the body, @blen bytes
+ * @blen: bytes of the body
+ * @value_size: the store's value size
+ * @room: bytes of the reply body
+ * @count: out: entries; each is a checked struct ordo_wire_kv and its
+ *	padded value, filling the body exactly
+ *
+ * Return: 0; -EINVAL (size, flags, count 0, a bad entry, bytes left over);
+ * -EMSGSIZE (a value over @value_size); -E2BIG (count over
+ * %ORDO_WIRE_BATCH_MAX, or the reply would not fit in @room).
+ */
+int ordo_wire_batch_check(const void *body, u32 blen, u32 value_size,
+			  u32 room, u32 *count)
+{
+	const struct ordo_wire_batch *b = body;
+	u32 n, off, i, size, nget = 0;
+	u64 need;
+	int ret;
+
+	if (blen < sizeof(*b) || b->flags)
+		return -EINVAL;
+	n = le32_to_cpu(b->count);
+	if (!n)
+		return -EINVAL;
+	if (n > ORDO_WIRE_BATCH_MAX)
+		return -E2BIG;
+	/* Check every entry before running any. */
+	for (i = 0, off = sizeof(*b); i < n; i++, off += size) {
+		const struct ordo_wire_kv *kv = (const void *)((const u8 *)body +
+							       off);
+
+		ret = ordo_wire_kv_check(kv, blen - off, value_size, &size);
+		if (ret)
+			return ret;
+		nget += kv->op == ORDO_WIRE_OP_GET;
+	}
+	if (off != blen)
+		return -EINVAL;
+	need = sizeof(struct ordo_wire_batch_rep) +
+	       (u64)n * sizeof(struct ordo_wire_batch_res) +
+	       (u64)nget * value_size;
+	if (need > room)
+		return -E2BIG;
+	*count = n;
+	return 0;
+}
