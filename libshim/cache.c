@@ -118,9 +118,7 @@ static int load_model_only(struct ordo *o, struct ordo_model **mp,
 			   uint32_t **starts, uint64_t *tt_off)
 {
 	struct ordo_model_layout lay;
-	struct ordo_model *m;
 	uint8_t *img;
-	uint32_t i;
 	int ret, tries;
 
 	for (tries = 0; tries < LOAD_TRIES; tries++) {
@@ -132,42 +130,12 @@ static int load_model_only(struct ordo *o, struct ordo_model **mp,
 			return -ENOMEM;
 		ret = o->be->bulk(o, SHIM_MODEL, 0, img, lay.model_size);
 		if (!ret)
-			ret = ordo_model_load_top(&m, img, lay.model_size);
-		if (ret) {
-			free(img);
-			if (ret != -EBADMSG)
-				return ret;
-			o->cnt.retries++;
-			continue;
-		}
-		*starts = calloc(lay.nsub, sizeof(**starts));
-		for (i = 0; *starts && i < lay.nsub; i++) {
-			const uint8_t *d = img + lay.desc_off +
-					   (uint64_t)ORDO_MODEL_DESC_SIZE * i;
-			uint64_t off, len;
-
-			/* Unchecked by a sum: the leaf's checks decide. */
-			ret = ordo_model_desc_decode(d, &m->subs[i]);
-			if (!ret)
-				ret = ordo_model_desc_slice(&lay, d, &off,
-							    &len);
-			if (ret)
-				break;
-			(*starts)[i] = (off - lay.tt_off) / ORDO_TT_ENTRY_SIZE;
-			m->subs[i].tt = ORDO_SUB_NO_TT;
-		}
+			ret = shim_dec_model_only(&lay, img, lay.model_size, mp,
+						  starts, tt_off);
 		free(img);
-		if (!*starts)
-			ret = -ENOMEM;
-		if (ret) {
-			ordo_model_free(m);
-			free(*starts);
-			*starts = NULL;
+		if (ret != -EBADMSG)
 			return ret;
-		}
-		*tt_off = lay.tt_off;
-		*mp = m;
-		return 0;
+		o->cnt.retries++;
 	}
 	return -EAGAIN;
 }

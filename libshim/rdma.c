@@ -121,60 +121,32 @@ static int rdma_call(struct ordo *o, struct shim_op *op)
 static int decode_lookup(struct ordo *o, struct shim_call *c, const uint8_t *b,
 			 uint32_t blen)
 {
-	const struct ordo_wire_lookup_rep *l = (const void *)b;
-	uint32_t vlen, mlen, mtot, vpad;
+	struct shim_lookup_rep l;
 
-	if (blen < sizeof(*l))
+	if (shim_dec_lookup(b, blen, o->geo.value_size, &l))
 		return -EPROTO;
-	vlen = le32toh(l->value_len);
-	mlen = le32toh(l->model_len);
-	mtot = le32toh(l->model_total);
-	if (l->found > htole32(1) || vlen > o->geo.value_size ||
-	    (l->found && vlen != o->geo.value_size) || (!l->found && vlen) ||
-	    mlen > mtot)
-		return -EPROTO;
-	vpad = ordo_wire_pad8(vlen);
-	if ((uint64_t)sizeof(*l) + vpad + mlen != blen)
-		return -EPROTO;
-	if (vlen && c->out_val)
-		memcpy(c->out_val, l + 1, vlen);
-	if (mlen && mlen == mtot)
-		shim_cache_load_sub(o, le64toh(l->epoch), le32toh(l->sub),
-				    (const uint8_t *)(l + 1) + vpad, mlen);
-	else if (mlen)
-		shim_cache_mark_stale(o, le32toh(l->sub));
-	return l->found ? 0 : -ENOENT;
+	if (l.found && c->out_val)
+		memcpy(c->out_val, l.val, o->geo.value_size);
+	if (l.model_len && l.model_len == l.model_total)
+		shim_cache_load_sub(o, l.epoch, l.sub, l.model, l.model_len);
+	else if (l.model_len)
+		shim_cache_mark_stale(o, l.sub);
+	return l.found ? 0 : -ENOENT;
 }
 
 static int decode_scan(struct ordo *o, struct shim_call *c, const uint8_t *b,
 		       uint32_t blen)
 {
-	const struct ordo_wire_scan_rep *s = (const void *)b;
-	const uint8_t *p = b + sizeof(*s);
-	uint32_t n, i;
-	uint64_t prev = 0;
+	struct shim_scan_rep s;
 
-	if (blen < sizeof(*s))
+	if (shim_dec_scan(b, blen, o->geo.value_size, c->key, c->count,
+			  c->out_keys, &s))
 		return -EPROTO;
-	n = le32toh(s->returned);
-	if (n > c->count || le32toh(s->more) > 1 ||
-	    blen != sizeof(*s) + (uint64_t)n * (8 + o->geo.value_size))
-		return -EPROTO;
-	for (i = 0; i < n; i++) {
-		uint64_t k = le64toh(((const __le64 *)p)[i]);
-
-		/* Ascending, no duplicates, from the start key on. */
-		if (k < c->key || (i && k <= prev))
-			return -EPROTO;
-		prev = k;
-		c->out_keys[i] = k;
-	}
 	if (c->out_vals)
-		memcpy(c->out_vals, p + 8 * (size_t)n,
-		       (size_t)n * o->geo.value_size);
-	c->returned = n;
-	c->more = le32toh(s->more);
-	c->next = le64toh(s->next);
+		memcpy(c->out_vals, s.vals, (size_t)s.n * o->geo.value_size);
+	c->returned = s.n;
+	c->more = s.more;
+	c->next = s.next;
 	return 0;
 }
 
@@ -230,8 +202,7 @@ void rdma_on_reply(struct ordo *o, const uint8_t *msg, uint32_t len)
 	struct shim_op *op;
 	uint32_t slot;
 
-	if (len < HDR || le32toh(h->length) != len ||
-	    h->version != ORDO_WIRE_VERSION) {
+	if (shim_dec_reply_hdr(msg, len)) {
 		r->dead = true;	/* a server we cannot trust any more */
 		return;
 	}
@@ -295,25 +266,6 @@ void rdma_fail_all(struct ordo *o, int err)
 
 /* ---- reads ---- */
 
-static const struct region_ent *region_find(const struct region_tab *t,
-					    uint64_t off, uint32_t len)
-{
-	uint32_t lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		const struct region_ent *e = &t->ent[mid];
-
-		if (off < e->off)
-			hi = mid;
-		else if (off - e->off >= e->len)
-			lo = mid + 1;
-		else
-			return len <= e->len - (off - e->off) ? e : NULL;
-	}
-	return NULL;
-}
-
 static int rdma_read(struct ordo *o, struct shim_op *op)
 {
 	struct rdma_be *r = rbe(o);
@@ -322,7 +274,7 @@ static int rdma_read(struct ordo *o, struct shim_op *op)
 	if (r->dead)
 		return -ECONNRESET;
 	for (i = 0; i < op->nio; i++) {
-		const struct region_ent *e = region_find(
+		const struct region_ent *e = shim_region_find(
 			op->io[i].kind == SHIM_POOL ? &r->pool : &r->model,
 			op->io[i].off, op->io[i].len);
 
@@ -416,61 +368,28 @@ int rdma_regions_fetch(struct ordo *o, uint16_t kind, struct region_tab *t)
 {
 	struct rdma_be *r = rbe(o);
 	struct ordo_wire_regions_req req = { .kind = htole16(kind) };
-	struct region_ent *ent = NULL;
-	uint32_t got = 0, total = 0, i;
-	uint64_t covered = 0;
+	struct shim_regions acc = { 0 };
 	int ret;
 
 	do {
-		const struct ordo_wire_regions_rep *rep;
-		const struct ordo_wire_region *e;
-		uint32_t k;
-		void *n;
-
-		req.first = htole32(got);
+		req.first = htole32(acc.got);
 		ret = sync_call(o, ORDO_WIRE_OP_REGIONS, &req, sizeof(req));
+		if (!ret)
+			ret = shim_dec_regions(&acc, kind, r->sync + HDR,
+					       r->sync_len - HDR);
 		if (ret)
 			goto out;
-		rep = (const void *)(r->sync + HDR);
-		e = (const void *)(rep + 1);
-		ret = -EPROTO;
-		if (r->sync_len < HDR + sizeof(*rep))
-			goto out;
-		k = le32toh(rep->returned);
-		if (got && le32toh(rep->total) != total)
-			goto out;
-		total = le32toh(rep->total);
-		covered = le64toh(rep->covered);
-		if (k > total - got || (!k && got < total) ||
-		    r->sync_len != HDR + sizeof(*rep) + (uint64_t)k * sizeof(*e))
-			goto out;
-		n = realloc(ent, (got + k + 1) * sizeof(*ent));
-		if (!n) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		ent = n;
-		for (i = 0; i < k; i++, got++) {
-			ent[got].off = le64toh(e[i].offset);
-			ent[got].len = le64toh(e[i].length);
-			ent[got].rkey = le32toh(e[i].rkey);
-			/* They must tile [0, covered) in order. */
-			if (ent[got].off != (got ? ent[got - 1].off +
-					     ent[got - 1].len : 0) ||
-			    !ent[got].len || le16toh(e[i].kind) != kind)
-				goto out;
-		}
-	} while (got < total);
-	ret = -EPROTO;
-	if (got && ent[got - 1].off + ent[got - 1].len != covered)
+	} while (acc.got < acc.total);
+	ret = shim_dec_regions_end(&acc);
+	if (ret)
 		goto out;
 	free(t->ent);
-	t->ent = ent;
-	t->n = got;
-	t->covered = covered;
+	t->ent = acc.ent;
+	t->n = acc.got;
+	t->covered = acc.covered;
 	return 0;
 out:
-	free(ent);
+	free(acc.ent);
 	return ret;
 }
 
@@ -500,7 +419,7 @@ static int rdma_bulk(struct ordo *o, uint32_t kind, uint64_t off, void *dst,
 		const struct region_ent *e;
 		uint32_t n = len > RDMA_BULK_BUF ? RDMA_BULK_BUF : (uint32_t)len;
 
-		e = region_find(t, off, 1);
+		e = shim_region_find(t, off, 1);
 		if (e && n > e->len - (off - e->off))
 			n = e->len - (off - e->off);
 		if (!e) {
@@ -563,29 +482,11 @@ static int rdma_wait(struct ordo *o, int ms)
 static int rdma_info(struct ordo *o, struct ordo_info *info)
 {
 	struct rdma_be *r = rbe(o);
-	const struct ordo_wire_info *w;
 	int ret = sync_call(o, ORDO_WIRE_OP_INFO, NULL, 0);
 
 	if (ret)
 		return ret;
-	if (r->sync_len != HDR + sizeof(*w))
-		return -EPROTO;
-	w = (const void *)(r->sync + HDR);
-	memset(info, 0, sizeof(*info));
-	info->abi_version = ORDO_ABI_VERSION;
-	snprintf(info->version, sizeof(info->version), "wire %u",
-		 ORDO_WIRE_VERSION);
-	info->node_size = le32toh(w->node_size);
-	info->leaf_slots = le32toh(w->leaf_slots);
-	info->inner_fanout = le32toh(w->inner_fanout);
-	info->value_size = le32toh(w->value_size);
-	info->chunk_size = le64toh(w->chunk_size);
-	info->max_chunks = le32toh(w->max_chunks);
-	info->pool_bytes_used = le64toh(w->pool_bytes_used);
-	info->pool_bytes_total = le64toh(w->pool_bytes_total);
-	info->keys = le64toh(w->keys);
-	info->height = le32toh(w->height);
-	return 0;
+	return shim_dec_info(r->sync + HDR, r->sync_len - HDR, info);
 }
 
 /* Over RDMA the model's figures are what its region header carries. */

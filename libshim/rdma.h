@@ -29,22 +29,6 @@
 #define SYNC_SLOT	0xffffu
 
 /**
- * struct region_tab - where one address space may be READ
- * @ent: entries in ascending offset order (host order).
- * @n: entries.
- * @covered: bytes the entries tile from 0.
- */
-struct region_tab {
-	struct region_ent {
-		uint64_t off;
-		uint64_t len;
-		uint32_t rkey;
-	} *ent;
-	uint32_t n;
-	uint64_t covered;
-};
-
-/**
  * struct rdma_be - the RDMA backend's state
  * @host: server address; @port its port (text).
  * @ch, @id, @pd, @cc, @cq, @qp: the connection's verbs objects.

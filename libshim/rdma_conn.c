@@ -303,49 +303,13 @@ static int conn_req(struct ordo *o, struct ordo_wire_conn_req *req)
 /* Check the accept reply: every field a client relies on, in range. */
 static int rep_check(struct ordo *o, const struct ordo_wire_conn_rep *rep)
 {
-	uint32_t qd = le16toh(rep->queue_depth), mm = le32toh(rep->max_msg);
-	struct ordo_geo geo;
-
-	if (le32toh(rep->magic) != ORDO_WIRE_MAGIC ||
-	    le16toh(rep->version) != ORDO_WIRE_VERSION || !qd ||
-	    qd > o->qd || mm < ORDO_WIRE_MSG_MIN || mm > ORDO_WIRE_MSG_MAX)
-		return -EPROTO;
-	if (ordo_geo_init(&geo, le32toh(rep->leaf_slots),
-			  le32toh(rep->value_size)) ||
-	    geo.node_size != le32toh(rep->node_size) ||
-	    !le32toh(rep->nodes_per_chunk) || !rep->chunk_size)
-		return -EPROTO;
-	if (o->geo.node_size && memcmp(&geo, &o->geo, sizeof(geo)))
-		return -EPROTO;	/* a reconnect met another geometry */
-	o->geo = geo;
-	return 0;
+	return shim_dec_conn_rep(rep, o->qd, &o->geo, &o->geo);
 }
 
 static int reject_errno(const struct rdma_cm_event *ev)
 {
-	struct ordo_wire_conn_rej rej;
-
-	if (!ev->param.conn.private_data ||
-	    ev->param.conn.private_data_len < sizeof(rej))
-		return -ECONNREFUSED;
-	memcpy(&rej, ev->param.conn.private_data, sizeof(rej));
-	if (le32toh(rej.magic) != ORDO_WIRE_MAGIC)
-		return -ECONNREFUSED;
-	switch (le16toh(rej.reason)) {
-	case ORDO_WIRE_REJ_TOKEN:
-		return -EACCES;
-	case ORDO_WIRE_REJ_BUSY:
-		return -EUSERS;
-	case ORDO_WIRE_REJ_VERSION:
-		return -EPROTONOSUPPORT;
-	case ORDO_WIRE_REJ_SHUTDOWN:
-		return -ESHUTDOWN;
-	case ORDO_WIRE_REJ_RESOURCES:
-		return -ENOMEM;
-	case ORDO_WIRE_REJ_DEVICE:
-		return -ENODEV;
-	}
-	return -ECONNREFUSED;
+	return shim_dec_conn_rej(ev->param.conn.private_data,
+				 ev->param.conn.private_data_len);
 }
 
 /* Allocate and register the buffers; post the receives. */

@@ -120,46 +120,16 @@ int shim_step_fail(struct ordo *o, struct shim_op *op)
 	return finish(op, op->io_res);
 }
 
-/* Outcome of checking a leaf or inner copy against a key. */
-enum vres {
-	V_OK,		/* the node's fences hold the key */
-	V_RIGHT,	/* the key is at or past the high fence */
-	V_TORN,		/* read it again */
-	V_STALE,	/* not the node we wanted any more */
-};
-
 static enum vres node_check(struct ordo *o, const void *buf, uint32_t node,
 			    uint32_t level, uint64_t key)
 {
-	const struct ordo_node_hdr *h = buf;
-	int ret = ordo_node_validate(buf, &o->geo);
-
-	if (ret == -EAGAIN)
-		return V_TORN;
-	if (ret || le32toh(h->node_no) != node || h->level != level ||
-	    (h->flags & (ORDO_NODE_F_FREE | ORDO_NODE_F_SUPER)))
-		return V_STALE;
-	if (key < le64toh(h->low_key))
-		return V_STALE;
-	if ((h->flags & ORDO_NODE_F_HAS_HIGH) && key >= le64toh(h->high_key))
-		return h->right ? V_RIGHT : V_STALE;
-	return V_OK;
+	return shim_node_check(&o->geo, buf, node, level, key);
 }
 
 /* Copy the value of @key from a validated leaf; 0 or -ENOENT. */
 static int leaf_get(struct ordo *o, const void *buf, uint64_t key, void *val)
 {
-	const struct ordo_node_hdr *h = buf;
-	uint32_t cnt = le16toh(h->count), i;
-
-	if (cnt > o->geo.leaf_slots)
-		return -EIO;
-	i = ordo_keys_lower_bound(ordo_node_ckeys(h), cnt, key);
-	if (i >= cnt || le64toh(ordo_node_ckeys(h)[i]) != key)
-		return -ENOENT;
-	if (val)
-		memcpy(val, ordo_leaf_cvalue(h, &o->geo, i), o->geo.value_size);
-	return 0;
+	return shim_leaf_get(&o->geo, buf, key, val);
 }
 
 /* ---- GET ---- */

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "compat.h"
+#include "decode.h"
 #include "model.h"
 #include "node.h"
 #include "ordo.h"

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libordo: decoders of bytes from a server (decode.h).  Every reply is
+ * checked against its request before a byte of it is used: a broken or
+ * hostile server gets -EPROTO, never an overrun.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+
+#define HDR	sizeof(struct ordo_wire_hdr)
+
+/**
+ * shim_dec_reply_hdr() - check the header of a reply
+ * @msg: the message, @len bytes
+ * @len: bytes received
+ *
+ * Return: 0 (the header is in @msg and its length is @len), or -EPROTO.
+ */
+int shim_dec_reply_hdr(const void *msg, uint32_t len)
+{
+	const struct ordo_wire_hdr *h = msg;
+
+	if (len < HDR || le32toh(h->length) != len ||
+	    h->version != ORDO_WIRE_VERSION)
+		return -EPROTO;
+	return 0;
+}
+
+/**
+ * shim_dec_lookup() - decode a LOOKUP reply body
+ * @b: the body, @blen bytes
+ * @blen: bytes of the body
+ * @value_size: the store's value size
+ * @l: out: the reply; its pointers lie inside @b
+ *
+ * Return: 0 or -EPROTO.
+ */
+int shim_dec_lookup(const uint8_t *b, uint32_t blen, uint32_t value_size,
+		    struct shim_lookup_rep *l)
+{
+	const struct ordo_wire_lookup_rep *w = (const void *)b;
+	uint32_t vlen, mlen, mtot, vpad;
+
+	if (blen < sizeof(*w))
+		return -EPROTO;
+	vlen = le32toh(w->value_len);
+	mlen = le32toh(w->model_len);
+	mtot = le32toh(w->model_total);
+	if (w->found > htole32(1) || vlen > value_size ||
+	    (w->found && vlen != value_size) || (!w->found && vlen) ||
+	    mlen > mtot)
+		return -EPROTO;
+	vpad = ordo_wire_pad8(vlen);
+	if ((uint64_t)sizeof(*w) + vpad + mlen != blen)
+		return -EPROTO;
+	l->epoch = le64toh(w->epoch);
+	l->sub = le32toh(w->sub);
+	l->found = w->found != 0;
+	l->val = (const uint8_t *)(w + 1);
+	l->model = l->val + vpad;
+	l->model_len = mlen;
+	l->model_total = mtot;
+	return 0;
+}
+
+/**
+ * shim_dec_scan() - decode a SCAN reply body
+ * @b: the body, @blen bytes
+ * @blen: bytes of the body
+ * @value_size: the store's value size
+ * @start: the request's start key
+ * @count: the request's count
+ * @keys: out: @count keys at most (written even if the reply is refused)
+ * @s: out: the reply
+ *
+ * Return: 0 or -EPROTO.
+ */
+int shim_dec_scan(const uint8_t *b, uint32_t blen, uint32_t value_size,
+		  uint64_t start, uint32_t count, uint64_t *keys,
+		  struct shim_scan_rep *s)
+{
+	const struct ordo_wire_scan_rep *w = (const void *)b;
+	const uint8_t *p = b + sizeof(*w);
+	uint32_t n, i;
+	uint64_t prev = 0;
+
+	if (blen < sizeof(*w))
+		return -EPROTO;
+	n = le32toh(w->returned);
+	if (n > count || le32toh(w->more) > 1 ||
+	    blen != sizeof(*w) + (uint64_t)n * (8 + value_size))
+		return -EPROTO;
+	for (i = 0; i < n; i++) {
+		uint64_t k = le64toh(((const __le64 *)p)[i]);
+
+		/* Ascending, no duplicates, from the start key on. */
+		if (k < start || (i && k <= prev))
+			return -EPROTO;
+		prev = k;
+		keys[i] = k;
+	}
+	s->n = n;
+	s->more = le32toh(w->more);
+	s->next = le64toh(w->next);
+	s->vals = p + 8 * (size_t)n;
+	return 0;
+}
+
+/**
+ * shim_dec_info() - decode an INFO reply body
+ * @b: the body, @blen bytes
+ * @blen: bytes of the body
+ * @info: out: the figures
+ *
+ * Return: 0 or -EPROTO.
+ */
+int shim_dec_info(const uint8_t *b, uint32_t blen, struct ordo_info *info)
+{
+	const struct ordo_wire_info *w = (const void *)b;
+
+	if (blen != sizeof(*w))
+		return -EPROTO;
+	memset(info, 0, sizeof(*info));
+	info->abi_version = ORDO_ABI_VERSION;
+	snprintf(info->version, sizeof(info->version), "wire %u",
+		 ORDO_WIRE_VERSION);
+	info->node_size = le32toh(w->node_size);
+	info->leaf_slots = le32toh(w->leaf_slots);
+	info->inner_fanout = le32toh(w->inner_fanout);
+	info->value_size = le32toh(w->value_size);
+	info->chunk_size = le64toh(w->chunk_size);
+	info->max_chunks = le32toh(w->max_chunks);
+	info->pool_bytes_used = le64toh(w->pool_bytes_used);
+	info->pool_bytes_total = le64toh(w->pool_bytes_total);
+	info->keys = le64toh(w->keys);
+	info->height = le32toh(w->height);
+	return 0;
+}
+
+/**
+ * shim_dec_regions() - take one page of a REGIONS reply
+ * @acc: the table so far (zeroed before the first page)
+ * @kind: the kind asked for
+ * @b: the body, @blen bytes
+ * @blen: bytes of the body
+ *
+ * Return: 0 (ask for the next page while @acc->got < @acc->total), -EPROTO
+ * or -ENOMEM.
+ */
+int shim_dec_regions(struct shim_regions *acc, uint16_t kind,
+		     const uint8_t *b, uint32_t blen)
+{
+	const struct ordo_wire_regions_rep *rep = (const void *)b;
+	const struct ordo_wire_region *e = (const void *)(rep + 1);
+	struct region_ent *ent;
+	uint32_t k, i, got = acc->got;
+
+	if (blen < sizeof(*rep))
+		return -EPROTO;
+	k = le32toh(rep->returned);
+	if (got && le32toh(rep->total) != acc->total)
+		return -EPROTO;
+	acc->total = le32toh(rep->total);
+	acc->covered = le64toh(rep->covered);
+	if (k > acc->total - got || (!k && got < acc->total) ||
+	    blen != sizeof(*rep) + (uint64_t)k * sizeof(*e))
+		return -EPROTO;
+	ent = realloc(acc->ent, ((size_t)got + k + 1) * sizeof(*ent));
+	if (!ent)
+		return -ENOMEM;
+	acc->ent = ent;
+	for (i = 0; i < k; i++, got++) {
+		ent[got].off = le64toh(e[i].offset);
+		ent[got].len = le64toh(e[i].length);
+		ent[got].rkey = le32toh(e[i].rkey);
+		/* They must tile [0, covered) in order. */
+		if (ent[got].off != (got ? ent[got - 1].off +
+				     ent[got - 1].len : 0) ||
+		    !ent[got].len || le16toh(e[i].kind) != kind)
+			return -EPROTO;
+	}
+	acc->got = got;
+	return 0;
+}
+
+/**
+ * shim_dec_regions_end() - check a table whose every page was taken
+ * @acc: the table
+ *
+ * Return: 0 (the entries tile [0, @acc->covered)), or -EPROTO.
+ */
+int shim_dec_regions_end(const struct shim_regions *acc)
+{
+	const struct region_ent *last = acc->got ? &acc->ent[acc->got - 1] :
+					NULL;
+
+	if (last && last->off + last->len != acc->covered)
+		return -EPROTO;
+	return 0;
+}
+
+/**
+ * shim_region_find() - the entry a READ of [@off, @off + @len) uses
+ * @t: the table
+ * @off: offset in the address space
+ * @len: bytes
+ *
+ * Return: the entry that holds the whole range, or NULL.
+ */
+const struct region_ent *shim_region_find(const struct region_tab *t,
+					  uint64_t off, uint32_t len)
+{
+	uint32_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct region_ent *e = &t->ent[mid];
+
+		if (off < e->off)
+			hi = mid;
+		else if (off - e->off >= e->len)
+			lo = mid + 1;
+		else
+			return len <= e->len - (off - e->off) ? e : NULL;
+	}
+	return NULL;
+}
+
+/**
+ * shim_dec_conn_rep() - check the accept reply: every field a client
+ *	relies on, in range
+ * @rep: the private data of the accept
+ * @max_qd: the queue depth asked for
+ * @have: the geometry of an earlier connection (node_size 0: none)
+ * @geo: out: the server's geometry
+ *
+ * Return: 0 or -EPROTO.
+ */
+int shim_dec_conn_rep(const struct ordo_wire_conn_rep *rep, uint32_t max_qd,
+		      const struct ordo_geo *have, struct ordo_geo *geo)
+{
+	uint32_t qd = le16toh(rep->queue_depth), mm = le32toh(rep->max_msg);
+	struct ordo_geo g;
+
+	if (le32toh(rep->magic) != ORDO_WIRE_MAGIC ||
+	    le16toh(rep->version) != ORDO_WIRE_VERSION || !qd ||
+	    qd > max_qd || mm < ORDO_WIRE_MSG_MIN || mm > ORDO_WIRE_MSG_MAX)
+		return -EPROTO;
+	if (ordo_geo_init(&g, le32toh(rep->leaf_slots),
+			  le32toh(rep->value_size)) ||
+	    g.node_size != le32toh(rep->node_size) ||
+	    !le32toh(rep->nodes_per_chunk) || !rep->chunk_size)
+		return -EPROTO;
+	if (have->node_size && memcmp(&g, have, sizeof(g)))
+		return -EPROTO;	/* a reconnect met another geometry */
+	*geo = g;
+	return 0;
+}
+
+/**
+ * shim_dec_conn_rej() - the errno of a reject's private data
+ * @pdata: the private data, or NULL
+ * @len: its bytes
+ *
+ * Return: a negative errno; -ECONNREFUSED when the reject is not ordo's.
+ */
+int shim_dec_conn_rej(const void *pdata, size_t len)
+{
+	struct ordo_wire_conn_rej rej;
+
+	if (!pdata || len < sizeof(rej))
+		return -ECONNREFUSED;
+	memcpy(&rej, pdata, sizeof(rej));
+	if (le32toh(rej.magic) != ORDO_WIRE_MAGIC)
+		return -ECONNREFUSED;
+	switch (le16toh(rej.reason)) {
+	case ORDO_WIRE_REJ_TOKEN:
+		return -EACCES;
+	case ORDO_WIRE_REJ_BUSY:
+		return -EUSERS;
+	case ORDO_WIRE_REJ_VERSION:
+		return -EPROTONOSUPPORT;
+	case ORDO_WIRE_REJ_SHUTDOWN:
+		return -ESHUTDOWN;
+	case ORDO_WIRE_REJ_RESOURCES:
+		return -ENOMEM;
+	case ORDO_WIRE_REJ_DEVICE:
+		return -ENODEV;
+	}
+	return -ECONNREFUSED;
+}
+
+/**
+ * shim_node_check() - check a node copy against the node and key wanted
+ * @geo: the store's geometry
+ * @buf: node_size bytes as READ
+ * @node: the node number wanted
+ * @level: its level
+ * @key: the key whose range it must cover
+ *
+ * Return: enum vres; %V_OK and %V_RIGHT only for a copy that passed
+ * ordo_node_validate() (so its count is within the node's capacity).
+ */
+enum vres shim_node_check(const struct ordo_geo *geo, const void *buf,
+			  uint32_t node, uint32_t level, uint64_t key)
+{
+	const struct ordo_node_hdr *h = buf;
+	int ret = ordo_node_validate(buf, geo);
+
+	if (ret == -EAGAIN)
+		return V_TORN;
+	if (ret || le32toh(h->node_no) != node || h->level != level ||
+	    (h->flags & (ORDO_NODE_F_FREE | ORDO_NODE_F_SUPER)))
+		return V_STALE;
+	if (key < le64toh(h->low_key))
+		return V_STALE;
+	if ((h->flags & ORDO_NODE_F_HAS_HIGH) && key >= le64toh(h->high_key))
+		return h->right ? V_RIGHT : V_STALE;
+	return V_OK;
+}
+
+/**
+ * shim_leaf_get() - copy the value of @key from a validated leaf
+ * @geo: the store's geometry
+ * @buf: the leaf
+ * @key: the key
+ * @val: value_size bytes, or NULL
+ *
+ * Return: 0, -ENOENT, or -EIO for a count over leaf_slots.
+ */
+int shim_leaf_get(const struct ordo_geo *geo, const void *buf, uint64_t key,
+		  void *val)
+{
+	const struct ordo_node_hdr *h = buf;
+	uint32_t cnt = le16toh(h->count), i;
+
+	if (cnt > geo->leaf_slots)
+		return -EIO;
+	i = ordo_keys_lower_bound(ordo_node_ckeys(h), cnt, key);
+	if (i >= cnt || le64toh(ordo_node_ckeys(h)[i]) != key)
+		return -ENOENT;
+	if (val)
+		memcpy(val, ordo_leaf_cvalue(h, geo, i), geo->value_size);
+	return 0;
+}
+
+/**
+ * shim_dec_model_only() - a model-only cache from the model's top level
+ * @lay: the layout of the header read first
+ * @img: the region's bytes [0, @len): header, pivots and descriptors
+ * @len: bytes at @img, @lay->model_size
+ * @mp: out: the model, sub-models without TT slices
+ * @starts: out: each sub-model's first TT entry in the region
+ * @tt_off: out: region offset of the TT area
+ *
+ * Return: 0; -EINVAL for malformed bytes; -EBADMSG when the checksum
+ * fails (read again); -ENOMEM.
+ */
+int shim_dec_model_only(const struct ordo_model_layout *lay,
+			const uint8_t *img, size_t len,
+			struct ordo_model **mp, uint32_t **starts,
+			uint64_t *tt_off)
+{
+	struct ordo_model *m;
+	uint32_t i;
+	int ret;
+
+	ret = ordo_model_load_top(&m, img, len);
+	if (ret)
+		return ret;
+	*starts = calloc(lay->nsub, sizeof(**starts));
+	for (i = 0; *starts && i < lay->nsub; i++) {
+		const uint8_t *d = img + lay->desc_off +
+				   (uint64_t)ORDO_MODEL_DESC_SIZE * i;
+		uint64_t off, n;
+
+		/* Unchecked by a sum: the leaf's checks decide. */
+		ret = ordo_model_desc_decode(d, &m->subs[i]);
+		if (!ret)
+			ret = ordo_model_desc_slice(lay, d, &off, &n);
+		if (ret)
+			break;
+		(*starts)[i] = (off - lay->tt_off) / ORDO_TT_ENTRY_SIZE;
+		m->subs[i].tt = ORDO_SUB_NO_TT;
+	}
+	if (!*starts)
+		ret = -ENOMEM;
+	if (ret) {
+		ordo_model_free(m);
+		free(*starts);
+		*starts = NULL;
+		return ret;
+	}
+	*tt_off = lay->tt_off;
+	*mp = m;
+	return 0;
+}

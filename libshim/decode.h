@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libordo: the decoders of bytes a server sent or a READ returned (wire
+ * replies, connect private data, region tables, nodes, the model's
+ * descriptors).  Pure functions of their arguments, no handle, no I/O, so
+ * that the fuzzers (selftests/fuzz/) run exactly the code the library
+ * runs.  A decoder that accepts its input guarantees what its comment
+ * says: every offset it reports lies inside the bytes it was given, every
+ * count is within the limits the caller passed.
+ */
+#ifndef LIBORDO_DECODE_H
+#define LIBORDO_DECODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "compat.h"
+#include "model.h"
+#include "node.h"
+#include <linux/ordo.h>
+#include <linux/ordo_wire.h>
+
+/**
+ * struct region_tab - where one address space may be READ
+ * @ent: entries in ascending offset order (host order), tiling
+ *	[0, @covered) without gaps, overlaps or wrap-around.
+ * @n: entries.
+ * @covered: bytes the entries tile from 0.
+ */
+struct region_tab {
+	struct region_ent {
+		uint64_t off;
+		uint64_t len;
+		uint32_t rkey;
+	} *ent;
+	uint32_t n;
+	uint64_t covered;
+};
+
+/**
+ * struct shim_regions - a region table being fetched page by page
+ * @ent: entries so far (malloc'd; the caller frees or keeps them).
+ * @got: entries so far.
+ * @total: entries the server said the table has.
+ * @covered: bytes the server said the entries tile.
+ */
+struct shim_regions {
+	struct region_ent *ent;
+	uint32_t got;
+	uint32_t total;
+	uint64_t covered;
+};
+
+/**
+ * struct shim_lookup_rep - a decoded LOOKUP reply
+ * @epoch: epoch of the attached model bytes.
+ * @sub: their sub-model.
+ * @found: the key is present; @val then holds value_size bytes.
+ * @val: the value, inside the reply.
+ * @model: @model_len bytes of descriptor (and slice), inside the reply.
+ * @model_len: bytes at @model, at most @model_total.
+ * @model_total: bytes of the descriptor and its whole slice.
+ */
+struct shim_lookup_rep {
+	uint64_t epoch;
+	uint32_t sub;
+	bool found;
+	const uint8_t *val;
+	const uint8_t *model;
+	uint32_t model_len;
+	uint32_t model_total;
+};
+
+/**
+ * struct shim_scan_rep - a decoded SCAN reply
+ * @n: pairs, at most the count asked for; keys ascending from the start.
+ * @more: 0 or 1.
+ * @next: the key to continue at when @more.
+ * @vals: @n values of value_size bytes, inside the reply.
+ */
+struct shim_scan_rep {
+	uint32_t n;
+	uint32_t more;
+	uint64_t next;
+	const uint8_t *vals;
+};
+
+/* Outcome of checking a leaf or inner copy against a key. */
+enum vres {
+	V_OK,		/* the node's fences hold the key */
+	V_RIGHT,	/* the key is at or past the high fence */
+	V_TORN,		/* read it again */
+	V_STALE,	/* not the node we wanted any more */
+};
+
+int shim_dec_reply_hdr(const void *msg, uint32_t len);
+int shim_dec_lookup(const uint8_t *b, uint32_t blen, uint32_t value_size,
+		    struct shim_lookup_rep *l);
+int shim_dec_scan(const uint8_t *b, uint32_t blen, uint32_t value_size,
+		  uint64_t start, uint32_t count, uint64_t *keys,
+		  struct shim_scan_rep *s);
+int shim_dec_info(const uint8_t *b, uint32_t blen, struct ordo_info *info);
+int shim_dec_regions(struct shim_regions *acc, uint16_t kind,
+		     const uint8_t *b, uint32_t blen);
+int shim_dec_regions_end(const struct shim_regions *acc);
+const struct region_ent *shim_region_find(const struct region_tab *t,
+					  uint64_t off, uint32_t len);
+int shim_dec_conn_rep(const struct ordo_wire_conn_rep *rep, uint32_t max_qd,
+		      const struct ordo_geo *have, struct ordo_geo *geo);
+int shim_dec_conn_rej(const void *pdata, size_t len);
+enum vres shim_node_check(const struct ordo_geo *geo, const void *buf,
+			  uint32_t node, uint32_t level, uint64_t key);
+int shim_leaf_get(const struct ordo_geo *geo, const void *buf, uint64_t key,
+		  void *val);
+int shim_dec_model_only(const struct ordo_model_layout *lay,
+			const uint8_t *img, size_t len,
+			struct ordo_model **mp, uint32_t **starts,
+			uint64_t *tt_off);
+
+#endif /* LIBORDO_DECODE_H */
