@@ -35,6 +35,7 @@ help:
 	@echo "make deps     install missing Debian packages"
 	@echo "make check    install, build and run every test"
 	@echo "make stress   long linearizability runs of libordo in the guest"
+	@echo "make fuzz     libFuzzer on every decoder, FUZZ_SECONDS each (600)"
 	@echo "make demo     boot the guest and show ordo working"
 	@echo "make bench    run the benchmarks, results in bench/results/"
 	@echo "make lint     checkpatch, sparse and W=1 on kmod/ and uapi/"
@@ -67,6 +68,7 @@ include libshim/install.mk
 include selftests/core/Makefile
 include selftests/ordo/selftests.mk
 include selftests/ordo/stress.mk
+include selftests/fuzz/fuzz.mk
 include bench/bench.mk
 
 user: $(SHIM_LIBS) $(TOOLS) $(CORE_TESTS) $(SELFTESTS) $(BENCH_BINS)
@@ -75,8 +77,8 @@ lint: $(CHECKPATCH)
 	tools/lint "$(KDIR)"
 
 check: deps
-	@$(MAKE) --no-print-directory all $(CHECKPATCH)
-	@tools/check "$(KDIR)" $(CORE_TESTS)
+	@$(MAKE) --no-print-directory all fuzzers $(CHECKPATCH)
+	@FUZZ_BINS="$(FUZZ_BINS)" tools/check "$(KDIR)" $(CORE_TESTS)
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: what a client makes of node copies it READ from a
+ * server: the superblock (ordo_super_parse()), node validation
+ * (ordo_node_validate()), the check against the node and key wanted, leaf
+ * GETs and the inner step of the walk (libshim/decode.c).  With the fix
+ * flag set the harness gives the copy a valid version and checksum, so
+ * the checks behind the checksum are reached: a server may be malicious,
+ * not only torn.
+ *
+ * Input: [mode u8][slots u8][vs u8][fix u8][node u32][level u8][key u64]
+ *	[bytes...].
+ */
+#include "fuzz.h"
+#include "decode.h"
+
+static void fix_sum(u8 *buf, u32 node_size)
+{
+	struct ordo_node_hdr *h = (void *)buf;
+	u64 v = le64toh(h->version);
+
+	if (!v || (v & 1))
+		v = (v | 1) + 1;
+	h->version = htole64(v);
+	h->checksum = htole64(ordo_node_checksum(buf, node_size, v));
+}
+
+static void fz_super(const u8 *in, size_t len, bool fix)
+{
+	u8 *buf = fz_copy(in, len);
+	struct ordo_super_info si;
+	u64 pool;
+
+	if (fix && len >= ORDO_SUPER_SIZE) {
+		u32 ns = le32toh(((struct ordo_super *)buf)->node_size);
+
+		if (ns >= ORDO_SUPER_SIZE && ns <= len)
+			fix_sum(buf, ns);
+	}
+	if (ordo_super_parse(buf, len, &si))
+		goto out;
+	/* What the client then relies on to address nodes. */
+	FZ_CHECK(si.geo.node_size <= len);
+	FZ_CHECK(si.nr_chunks >= 1 && si.nr_chunks <= si.max_chunks);
+	FZ_CHECK(si.height >= 1 && si.height <= ORDO_MAX_HEIGHT);
+	FZ_CHECK(si.chunk_size >= si.geo.node_size && si.nodes_per_chunk);
+	FZ_CHECK((u64)si.nodes_per_chunk * si.geo.node_size <= si.chunk_size);
+	pool = (u64)si.nr_chunks * si.chunk_size;
+	FZ_CHECK(pool / si.chunk_size == si.nr_chunks);
+	FZ_CHECK(ordo_node_offset(si.root, si.nodes_per_chunk, si.chunk_size,
+				  si.geo.node_size) + si.geo.node_size <= pool);
+	FZ_CHECK(ordo_node_offset(si.leftmost_leaf, si.nodes_per_chunk,
+				  si.chunk_size, si.geo.node_size) +
+		 si.geo.node_size <= pool);
+out:
+	free(buf);
+}
+
+static void fz_node(const struct ordo_geo *geo, const u8 *in, size_t len,
+		    bool fix, u32 node, u32 level, u64 key)
+{
+	u8 *buf = calloc(1, geo->node_size);
+	const struct ordo_node_hdr *h = (const void *)buf;
+	u8 *val = malloc(geo->value_size);
+	enum vres v;
+	u32 cnt, i;
+	int ret;
+
+	memcpy(buf, in, len < geo->node_size ? len : geo->node_size);
+	if (fix)
+		fix_sum(buf, geo->node_size);
+	ret = ordo_node_validate(buf, geo);
+	if (!ret && !(h->flags & (ORDO_NODE_F_FREE | ORDO_NODE_F_SUPER))) {
+		FZ_CHECK(h->level < ORDO_MAX_HEIGHT);
+		FZ_CHECK(le16toh(h->count) <=
+			 ordo_node_capacity(geo, h->level));
+	}
+	v = shim_node_check(geo, buf, node, level, key);
+	if (v == V_OK || v == V_RIGHT) {
+		FZ_CHECK(!ret && le32toh(h->node_no) == node &&
+			 h->level == level && key >= le64toh(h->low_key));
+		if (v == V_RIGHT)
+			FZ_CHECK(h->right && (h->flags & ORDO_NODE_F_HAS_HIGH));
+	}
+	if (v != V_OK)
+		goto out;
+	cnt = le16toh(h->count);
+	if (!level) {
+		ret = shim_leaf_get(geo, buf, key, val);
+		FZ_CHECK(ret == 0 || ret == -ENOENT);
+		if (!ret)
+			FZ_CHECK(!memcmp(val, ordo_leaf_cvalue(h, geo,
+				ordo_keys_lower_bound(ordo_node_ckeys(h), cnt,
+						      key)),
+					 geo->value_size));
+		goto out;
+	}
+	/* The walk's step down, as read.c takes it. */
+	FZ_CHECK(cnt >= 1 && cnt <= geo->inner_fanout);
+	i = ordo_keys_upper_bound(ordo_node_ckeys(h), cnt, key);
+	i = i ? i - 1 : 0;
+	FZ_CHECK(ordo_inner_child_off(geo->inner_fanout, i) + 4 <=
+		 geo->node_size);
+	(void)le32toh(ordo_inner_cchildren(h, geo)[i]);
+out:
+	free(val);
+	free(buf);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fin f = { data, size };
+	u8 mode = fin_u8(&f), slots = fin_u8(&f), vs = fin_u8(&f);
+	bool fix = fin_u8(&f) & 1;
+	u32 node = fin_u32(&f), level = fin_u8(&f) % 4;
+	u64 key = fin_u64(&f);
+	struct ordo_geo geo;
+	const u8 *in;
+	size_t len;
+
+	FZ_CHECK(!ordo_geo_init(&geo, ORDO_LEAF_SLOTS_MIN +
+				slots % (ORDO_LEAF_SLOTS_MAX -
+					 ORDO_LEAF_SLOTS_MIN + 1),
+				fz_value_size(vs)));
+	in = fin_bytes(&f, 1 << 20, &len);
+	if (mode & 1)
+		fz_super(in, len, fix);
+	else
+		fz_node(&geo, in, len, fix, node, level, key);
+	return 0;
+}

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: the server's decoders of untrusted bytes
+ * (kmod/core/wire.c): the connect private data, the RPC header, every
+ * request body, and the bounds of the replies built from them.  A reply
+ * is built into a buffer of exactly the room the connection has, from
+ * store results the input chooses, and decoded again by the client's
+ * decoders (libshim/decode.c): what the server builds, the client takes.
+ *
+ * Input: [mode u8][value_size u8][msg u16][a u64][b u64][message...].
+ * mode bit 0: the message is connect private data.  msg picks max_msg
+ * (4096 to 65536); a and b choose the simulated store's answers.
+ */
+#include "fuzz.h"
+#include "wire.h"
+#include "model.h"
+#include "decode.h"
+
+#define RHDR	sizeof(struct ordo_wire_hdr)
+
+struct env {
+	u32 vs;
+	u32 room;	/* reply body bytes: max_msg less the header */
+	u64 a, b;
+};
+
+static void fz_point(const struct env *e, u32 op, const u8 *body, u32 blen)
+{
+	const struct ordo_wire_kv *kv = (const void *)body;
+	u32 vlen;
+
+	if (ordo_wire_point_check(op, body, blen, e->vs))
+		return;
+	vlen = le16toh(kv->value_len);
+	FZ_CHECK(kv->op == op && blen == sizeof(*kv) + ordo_wire_pad8(vlen));
+	if (op == ORDO_WIRE_OP_GET || op == ORDO_WIRE_OP_DELETE)
+		FZ_CHECK(!vlen);
+	else
+		FZ_CHECK(vlen >= 1 && vlen <= e->vs);
+	if (kv->flags)
+		FZ_CHECK(op == ORDO_WIRE_OP_UPDATE);
+	/* A GET's reply is a value. */
+	FZ_CHECK(e->vs <= e->room);
+}
+
+static void fz_scan(const struct env *e, const u8 *body, u32 blen)
+{
+	struct ordo_wire_scan_args a;
+	struct shim_scan_rep s;
+	u64 *keys, *back, k;
+	u32 n, ret, i, len, per;
+	u8 *out, *vals;
+
+	if (ordo_wire_scan_check(body, blen, &a))
+		return;
+	FZ_CHECK(a.count >= 1 && a.count <= ORDO_WIRE_SCAN_MAX);
+	n = ordo_wire_scan_fit(&a, e->vs, e->room);
+	per = 8 + (a.with_vals ? e->vs : 0);
+	FZ_CHECK(n <= a.count && n >= 1);
+	FZ_CHECK(sizeof(struct ordo_wire_scan_rep) + (u64)n * per <= e->room);
+	/* The store returns up to n ascending keys from start. */
+	out = malloc(e->room);
+	keys = malloc(sizeof(u64) * n);
+	ret = e->a % (n + 1);
+	k = a.start;
+	for (i = 0; i < ret; i++) {
+		u64 step = 1 + ((e->b >> (i % 56)) & 0xff);
+
+		keys[i] = k;
+		if (U64_MAX - k < step) {
+			ret = i + 1;
+			break;
+		}
+		k += step;
+	}
+	vals = ordo_wire_scan_vals(out, n);
+	if (a.with_vals)
+		for (i = 0; i < ret; i++)
+			memset(vals + (size_t)i * e->vs, (int)(i + 1), e->vs);
+	len = ordo_wire_scan_finish(out, n, ret, keys, e->vs, a.with_vals);
+	FZ_CHECK(len <= e->room);
+	if (a.with_vals) {
+		/* The client asks for values: its decoder must take this. */
+		back = malloc(sizeof(u64) * a.count);
+		FZ_CHECK(!shim_dec_scan(out, len, e->vs, a.start, a.count,
+					back, &s));
+		FZ_CHECK(s.n == ret);
+		for (i = 0; i < ret; i++) {
+			FZ_CHECK(back[i] == keys[i]);
+			FZ_CHECK(s.vals[(size_t)i * e->vs] == (u8)(i + 1));
+		}
+		FZ_CHECK(s.more == (ret == n && keys[ret - 1] != U64_MAX));
+		if (s.more)
+			FZ_CHECK(s.next == keys[ret - 1] + 1);
+		free(back);
+	}
+	free(keys);
+	free(out);
+}
+
+static void fz_regions(const struct env *e, const u8 *body, u32 blen)
+{
+	struct shim_regions acc = { 0 };
+	struct ordo_wire_regions_rep *rep;
+	struct ordo_wire_region *w;
+	u32 kind, first, nr = e->a % 5000, n, i;
+	u64 off = 0, covered = 0;
+	u8 *out;
+
+	if (ordo_wire_regions_check(body, blen, &kind, &first))
+		return;
+	FZ_CHECK(kind == ORDO_WIRE_REGION_POOL ||
+		 kind == ORDO_WIRE_REGION_MODEL);
+	if (ordo_wire_regions_fit(nr, first, e->room, &n))
+		return;
+	FZ_CHECK(first <= nr && n <= nr - first);
+	FZ_CHECK(sizeof(*rep) + (u64)n * sizeof(*w) <= e->room);
+	/* Build the page as rpc.c does, from a table of nr regions. */
+	out = malloc(e->room);
+	rep = (void *)out;
+	w = (void *)(rep + 1);
+	for (i = 0; i < nr; i++) {
+		u64 len = 4096ULL << ((e->b >> (i % 60)) & 3);
+
+		if (i >= first && i < first + n) {
+			w[i - first].offset = htole64(off);
+			w[i - first].length = htole64(len);
+			w[i - first].rkey = htole32(i);
+			w[i - first].kind = htole16(kind);
+			w[i - first].flags = 0;
+		}
+		off += len;
+	}
+	covered = off;
+	rep->total = htole32(nr);
+	rep->returned = htole32(n);
+	rep->covered = htole64(covered);
+	if (!first && (n || !nr)) {
+		FZ_CHECK(!shim_dec_regions(&acc, kind, out,
+					   sizeof(*rep) + n * sizeof(*w)));
+		FZ_CHECK(acc.got == n && acc.total == nr);
+		if (n == nr)
+			FZ_CHECK(!shim_dec_regions_end(&acc));
+	}
+	free(acc.ent);
+	free(out);
+}
+
+/* A model header as the trainer writes it, sized by a and b. */
+static int fz_layout(const struct env *e, struct ordo_model_layout *lay)
+{
+	struct ordo_model_hdr h = { 0 };
+	u32 nsub = 1 + e->a % 100000, tt_cap = nsub + (e->b % 400000);
+
+	h.magic = htole32(ORDO_MODEL_MAGIC);
+	h.version = htole16(ORDO_MODEL_VERSION);
+	h.hdr_size = htole16(ORDO_MODEL_HDR_SIZE);
+	h.desc_size = htole32(ORDO_MODEL_DESC_SIZE);
+	h.tt_entry_size = htole32(ORDO_TT_ENTRY_SIZE);
+	h.epoch = htole64(1 + (e->b >> 32));
+	h.nsub = htole32(nsub);
+	h.tt_cap = htole32(tt_cap);
+	h.nleaves = htole32(nsub);
+	h.leaf_slots = htole32(32);
+	h.piv_off = htole64(ORDO_MODEL_HDR_SIZE);
+	h.desc_off = htole64(ordo_model_desc_off(nsub));
+	h.tt_off = htole64(ordo_model_tt_off(nsub));
+	h.region_size = htole64(ordo_model_region_size(nsub, tt_cap));
+	return ordo_model_parse_hdr(&h, sizeof(h), lay);
+}
+
+static void fz_model(const struct env *e, const u8 *body, u32 blen)
+{
+	struct ordo_wire_model_args a;
+	struct ordo_model_layout lay;
+	u32 room = e->room - sizeof(struct ordo_wire_model_rep);
+	u64 src = 0, n = 0, total = 0;
+
+	if (ordo_wire_model_check(body, blen, &a))
+		return;
+	FZ_CHECK(a.part >= ORDO_WIRE_MODEL_TOP && a.part <= ORDO_WIRE_MODEL_TT);
+	FZ_CHECK(!fz_layout(e, &lay));
+	if (ordo_wire_model_span(&a, &lay, room, &src, &n, &total))
+		return;
+	if (a.part == ORDO_WIRE_MODEL_SUB) {
+		FZ_CHECK(a.index < lay.nsub);
+		return;
+	}
+	/* The copy stays inside the reply and inside the model. */
+	FZ_CHECK(n <= room && n <= U32_MAX && total <= U32_MAX);
+	if (a.part == ORDO_WIRE_MODEL_TOP)
+		FZ_CHECK(src + n <= lay.model_size);
+	else
+		FZ_CHECK(src >= lay.tt_off && src + n <= lay.region_size &&
+			 n % ORDO_TT_ENTRY_SIZE == 0);
+}
+
+static void fz_lookup(const struct env *e, const u8 *body, u32 blen)
+{
+	struct ordo_wire_lookup_args a;
+	struct ordo_wire_lookup_rep *rep;
+	struct shim_lookup_rep l;
+	u32 vlen = e->a & 1 ? e->vs : 0, room, mlen, mtot, len;
+	u8 *out;
+
+	if (ordo_wire_lookup_check(body, blen, &a))
+		return;
+	FZ_CHECK(!(a.flags & ~ORDO_WIRE_LOOKUP_NO_MODEL));
+	room = ordo_wire_lookup_room(e->room, vlen);
+	/* A reply with the largest value still has room for a descriptor. */
+	FZ_CHECK(room >= ORDO_MODEL_DESC_SIZE);
+	FZ_CHECK(sizeof(*rep) + ordo_wire_pad8(vlen) + (u64)room <= e->room);
+	/* Build it as rpc.c does and decode it as the client does. */
+	mtot = ORDO_MODEL_DESC_SIZE + (e->b % 100000) * ORDO_TT_ENTRY_SIZE;
+	mlen = mtot <= room ? mtot : (a.flags ? 0 : ORDO_MODEL_DESC_SIZE);
+	out = malloc(e->room);
+	rep = (void *)out;
+	memset(rep, 0, sizeof(*rep));
+	rep->found = htole32(vlen != 0);
+	rep->value_len = htole32(vlen);
+	rep->epoch = htole64(mlen ? 7 : 0);
+	rep->sub = htole32(e->b >> 40);
+	rep->model_len = htole32(mlen);
+	rep->model_total = htole32(mlen ? mtot : 0);
+	memset(rep + 1, 0xab, ordo_wire_pad8(vlen) + mlen);
+	len = sizeof(*rep) + ordo_wire_pad8(vlen) + mlen;
+	FZ_CHECK(len <= e->room);
+	FZ_CHECK(!shim_dec_lookup(out, len, e->vs, &l));
+	FZ_CHECK(l.found == (vlen != 0) && l.model_len == mlen);
+	FZ_CHECK(l.model + l.model_len == out + len);
+	free(out);
+}
+
+static void fz_batch(const struct env *e, const u8 *body, u32 blen)
+{
+	u32 count, i, off, nget = 0, size;
+
+	if (ordo_wire_batch_check(body, blen, e->vs, e->room, &count))
+		return;
+	FZ_CHECK(count >= 1 && count <= ORDO_WIRE_BATCH_MAX);
+	/* rpc.c walks the entries again without checks: they must hold. */
+	for (i = 0, off = sizeof(struct ordo_wire_batch); i < count;
+	     i++, off += size) {
+		const struct ordo_wire_kv *kv = (const void *)(body + off);
+		u32 vlen;
+
+		FZ_CHECK(off + sizeof(*kv) <= blen);
+		vlen = le16toh(kv->value_len);
+		size = sizeof(*kv) + ordo_wire_pad8(vlen);
+		FZ_CHECK(off + size <= blen);
+		FZ_CHECK(kv->op >= ORDO_WIRE_OP_GET &&
+			 kv->op <= ORDO_WIRE_OP_DELETE);
+		FZ_CHECK(vlen <= e->vs);
+		nget += kv->op == ORDO_WIRE_OP_GET;
+	}
+	FZ_CHECK(off == blen);
+	FZ_CHECK(sizeof(struct ordo_wire_batch_rep) +
+		 (u64)count * sizeof(struct ordo_wire_batch_res) +
+		 (u64)nget * e->vs <= e->room);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fin f = { data, size };
+	u8 mode = fin_u8(&f);
+	struct env e;
+	const u8 *m;
+	size_t len;
+	u8 *msg;
+	u32 want = 0;
+
+	e.vs = fz_value_size(fin_u8(&f));
+	e.room = 4096 + fin_u16(&f) % (65536 - 4096 + 1) - RHDR;
+	e.a = fin_u64(&f);
+	e.b = fin_u64(&f);
+	m = fin_bytes(&f, 65536, &len);
+	msg = fz_copy(m, len);
+
+	if (mode & 1) {
+		u16 r = ordo_wire_conn_req_check(len ? msg : NULL, len, &want);
+
+		if (!r) {
+			const struct ordo_wire_conn_req *req = (void *)msg;
+
+			FZ_CHECK(len >= sizeof(*req) && want <= ORDO_WIRE_QUEUE_MAX);
+			FZ_CHECK(le16toh(req->token_len) <= ORDO_WIRE_TOKEN_MAX);
+		} else {
+			FZ_CHECK(r == ORDO_WIRE_REJ_MALFORMED ||
+				 r == ORDO_WIRE_REJ_VERSION);
+		}
+		goto out;
+	}
+	ordo_wire_wants_model(msg, len);
+	if (len < RHDR || ordo_wire_hdr_check(msg, len))
+		goto out;
+	FZ_CHECK(le32toh(((struct ordo_wire_hdr *)msg)->length) == len);
+	switch (((struct ordo_wire_hdr *)msg)->op) {
+	case ORDO_WIRE_OP_GET:
+	case ORDO_WIRE_OP_PUT:
+	case ORDO_WIRE_OP_INSERT:
+	case ORDO_WIRE_OP_UPDATE:
+	case ORDO_WIRE_OP_DELETE:
+		fz_point(&e, ((struct ordo_wire_hdr *)msg)->op, msg + RHDR,
+			 len - RHDR);
+		break;
+	case ORDO_WIRE_OP_SCAN:
+		fz_scan(&e, msg + RHDR, len - RHDR);
+		break;
+	case ORDO_WIRE_OP_REGIONS:
+		fz_regions(&e, msg + RHDR, len - RHDR);
+		break;
+	case ORDO_WIRE_OP_MODEL_FETCH:
+		fz_model(&e, msg + RHDR, len - RHDR);
+		break;
+	case ORDO_WIRE_OP_BATCH:
+		fz_batch(&e, msg + RHDR, len - RHDR);
+		break;
+	case ORDO_WIRE_OP_LOOKUP:
+		fz_lookup(&e, msg + RHDR, len - RHDR);
+		break;
+	}
+	/* Status codes: every errno a handler returns has one. */
+	FZ_CHECK(ordo_wire_errno(ordo_wire_status(-ENOENT)) == -ENOENT);
+out:
+	free(msg);
+	return 0;
+}
