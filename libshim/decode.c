@@ -365,6 +365,7 @@ int shim_dec_model_only(const struct ordo_model_layout *lay,
 			struct ordo_model **mp, uint32_t **starts,
 			uint64_t *tt_off)
 {
+	struct ordo_model_layout il;
 	struct ordo_model *m;
 	uint32_t i;
 	int ret;
@@ -372,6 +373,16 @@ int shim_dec_model_only(const struct ordo_model_layout *lay,
 	ret = ordo_model_load_top(&m, img, len);
 	if (ret)
 		return ret;
+	/*
+	 * The header was read before the image: a model published between
+	 * the two reads has another layout (another nsub: the loop below
+	 * would leave sub-models out or write past m->subs).  Read again.
+	 */
+	if (m->epoch != lay->epoch || m->nsub != lay->nsub ||
+	    ordo_model_parse_hdr(img, len, &il) || il.tt_cap != lay->tt_cap) {
+		ordo_model_free(m);
+		return -EBADMSG;
+	}
 	*starts = calloc(lay->nsub, sizeof(**starts));
 	for (i = 0; *starts && i < lay->nsub; i++) {
 		const uint8_t *d = img + lay->desc_off +
