@@ -177,10 +177,11 @@ int shim_dec_regions(struct shim_regions *acc, uint16_t kind,
 		ent[got].off = le64toh(e[i].offset);
 		ent[got].len = le64toh(e[i].length);
 		ent[got].rkey = le32toh(e[i].rkey);
-		/* They must tile [0, covered) in order. */
+		/* They must tile [0, covered) in order, without wrapping. */
 		if (ent[got].off != (got ? ent[got - 1].off +
 				     ent[got - 1].len : 0) ||
-		    !ent[got].len || le16toh(e[i].kind) != kind)
+		    !ent[got].len || ent[got].len > UINT64_MAX - ent[got].off ||
+		    le16toh(e[i].kind) != kind)
 			return -EPROTO;
 	}
 	acc->got = got;
