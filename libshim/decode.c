@@ -111,6 +111,47 @@ int shim_dec_scan(const uint8_t *b, uint32_t blen, uint32_t value_size,
 }
 
 /**
+ * shim_dec_batch() - decode a BATCH reply body into its entries
+ * @b: the body, @blen bytes
+ * @blen: bytes of the body
+ * @value_size: the store's value size
+ * @ops: the @n entries the request carried; each gets its result, and a
+ *	GET that found its key its value (-ENOBUFS if kv.value_len is short)
+ * @n: entries
+ *
+ * Return: 0, or -EPROTO (results already set may be partial).
+ */
+int shim_dec_batch(const uint8_t *b, uint32_t blen, uint32_t value_size,
+		   struct ordo_batch_op *ops, uint32_t n)
+{
+	const struct ordo_wire_batch_rep *rep = (const void *)b;
+	const struct ordo_wire_batch_res *res = (const void *)(rep + 1);
+	const uint8_t *vals = (const uint8_t *)(res + n), *end = b + blen;
+	uint32_t i;
+
+	if (blen < sizeof(*rep) + (uint64_t)n * sizeof(*res) ||
+	    le32toh(rep->count) != n)
+		return -EPROTO;
+	for (i = 0; i < n; i++) {
+		uint32_t vl = le16toh(res[i].value_len);
+		int st = ordo_wire_errno(le32toh(res[i].status));
+
+		/* A GET that found its key carries its value; nothing else. */
+		if (ops[i].op == ORDO_OP_GET && !st ? vl != value_size : vl != 0)
+			return -EPROTO;
+		if (vl > (size_t)(end - vals))
+			return -EPROTO;
+		ops[i].result = st;
+		if (vl && ops[i].kv.value_len >= vl)
+			memcpy((void *)(uintptr_t)ops[i].kv.value, vals, vl);
+		else if (vl)
+			ops[i].result = -ENOBUFS;
+		vals += vl;
+	}
+	return 0;
+}
+
+/**
  * shim_dec_info() - decode an INFO reply body
  * @b: the body, @blen bytes
  * @blen: bytes of the body

@@ -99,6 +99,8 @@ int shim_dec_lookup(const uint8_t *b, uint32_t blen, uint32_t value_size,
 int shim_dec_scan(const uint8_t *b, uint32_t blen, uint32_t value_size,
 		  uint64_t start, uint32_t count, uint64_t *keys,
 		  struct shim_scan_rep *s);
+int shim_dec_batch(const uint8_t *b, uint32_t blen, uint32_t value_size,
+		   struct ordo_batch_op *ops, uint32_t n);
 int shim_dec_info(const uint8_t *b, uint32_t blen, struct ordo_info *info);
 int shim_dec_regions(struct shim_regions *acc, uint16_t kind,
 		     const uint8_t *b, uint32_t blen);

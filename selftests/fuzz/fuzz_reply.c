@@ -3,7 +3,7 @@
  * libFuzzer target: the client's decoders of what a server sends
  * (libshim/decode.c): reply headers, LOOKUP, SCAN and INFO replies,
  * region tables fetched page by page and the lookups in them, the accept
- * and reject private data.  A client must survive a broken or malicious
+ * and reject private data, BATCH replies.  A client must survive a broken or malicious
  * server: every accepted input must keep the promises decode.h makes.
  *
  * Input: [sel u8][value_size u8][p u64][q u32][bytes...].
@@ -41,6 +41,30 @@ static void fz_scan(const u8 *b, u32 blen, u32 vs, u64 start, u32 count)
 		FZ_CHECK(s.vals >= b && s.vals + (size_t)s.n * vs == b + blen);
 	}
 	free(keys);
+}
+
+/* A BATCH reply for @n entries whose ops the input picks. */
+static void fz_batch(const u8 *b, u32 blen, u32 vs, u64 p, u32 q)
+{
+	u32 n = 1 + q % ORDO_WIRE_BATCH_MAX, i;
+	struct ordo_batch_op *ops = calloc(n, sizeof(*ops));
+	u8 **bufs = calloc(n, sizeof(*bufs));
+
+	for (i = 0; i < n; i++) {
+		ops[i].op = ORDO_OP_GET + (p >> (2 * (i % 32))) % 5;
+		ops[i].kv.value_len = (p >> (i % 64)) & 1 ? vs : vs / 2;
+		bufs[i] = malloc(ops[i].kv.value_len);
+		ops[i].kv.value = (uintptr_t)bufs[i];
+		ops[i].result = 12345;
+	}
+	if (!shim_dec_batch(b, blen, vs, ops, n)) {
+		for (i = 0; i < n; i++)
+			FZ_CHECK(ops[i].result <= 0);
+	}
+	for (i = 0; i < n; i++)
+		free(bufs[i]);
+	free(bufs);
+	free(ops);
 }
 
 /* Pages of a REGIONS table: [len u16][page] ..., then lookups. */
@@ -151,6 +175,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 4:
 		fz_conn_rep(b, len, q);
+		break;
+	case 7:
+		fz_batch(b, len, vs, p, q);
 		break;
 	default: {
 		int err = shim_dec_conn_rej(len ? b : NULL, len);

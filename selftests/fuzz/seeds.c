@@ -390,6 +390,15 @@ static void reply_seeds(void)
 	}
 	reply_prefix(0, 0, 0); req_hdr(ORDO_WIRE_OP_GET, 8); put_u64(5);
 	emit("reply", "hdr");
+	/* BATCH: three GETs that found their keys (p = 0: every op a GET). */
+	reply_prefix(7, 0, 2);
+	put_u32(3); put_u32(0);
+	for (i = 0; i < 3; i++) {
+		put_u32(ORDO_WIRE_OK); put_u16(8); put_u8(0); put_u8(0);
+	}
+	for (i = 0; i < 3; i++)
+		put_u64(100 + i);
+	emit("reply", "batch");
 }
 
 /* ---- fuzz_ioctl: argument structs as libordo passes them ---- */
