@@ -557,10 +557,7 @@ static uint32_t batch_chunk(struct ordo *o, const struct ordo_batch_op *ops,
 static int batch_send(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
 {
 	struct rdma_be *r = rbe(o);
-	const struct ordo_wire_batch_rep *rep;
-	const struct ordo_wire_batch_res *res;
 	uint32_t i, blen = sizeof(struct ordo_wire_batch);
-	const uint8_t *vals;
 	uint8_t *body, *p;
 	int ret;
 
@@ -588,26 +585,9 @@ static int batch_send(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
 	free(body);
 	if (ret)
 		return ret;
-	rep = (const void *)(r->sync + HDR);
-	res = (const void *)(rep + 1);
-	vals = (const uint8_t *)(res + n);
-	if (r->sync_len < HDR + sizeof(*rep) + n * sizeof(*res) ||
-	    le32toh(rep->count) != n)
+	if (shim_dec_batch(r->sync + HDR, r->sync_len - HDR, o->geo.value_size,
+			   ops, n))
 		return -EPROTO;
-	for (i = 0; i < n; i++) {
-		uint32_t vl = le16toh(res[i].value_len);
-
-		ops[i].result = ordo_wire_errno(le32toh(res[i].status));
-		if (vl && (ops[i].op != ORDO_OP_GET || ops[i].result ||
-			   vl != o->geo.value_size ||
-			   vals + vl > r->sync + r->sync_len))
-			return -EPROTO;
-		if (vl && ops[i].kv.value_len >= vl)
-			memcpy((void *)(uintptr_t)ops[i].kv.value, vals, vl);
-		else if (vl)
-			ops[i].result = -ENOBUFS;
-		vals += vl;
-	}
 	return 0;
 }
 
