@@ -14,6 +14,51 @@
 #define HDR	sizeof(struct ordo_wire_hdr)
 
 /**
+ * shim_enc_req() - encode the body of a GET ... DELETE, SCAN or LOOKUP
+ * @body: where the body goes, behind the request's header; room for
+ *	sizeof(struct ordo_wire_kv) + ordo_wire_pad8(@q->len) bytes
+ * @q: the request
+ *
+ * Return: bytes of the body.
+ */
+uint32_t shim_enc_req(uint8_t *body, const struct shim_req *q)
+{
+	if (q->op == ORDO_WIRE_OP_SCAN) {
+		struct ordo_wire_scan_req *s = (void *)body;
+
+		s->start = htole64(q->key);
+		s->count = htole32(q->count);
+		s->flags = htole32(0);
+		return sizeof(*s);
+	}
+	if (q->op == ORDO_WIRE_OP_LOOKUP) {
+		struct ordo_wire_lookup_req *l = (void *)body;
+
+		memset(l, 0, sizeof(*l));
+		l->key = htole64(q->key);
+		l->epoch = htole64(q->epoch);
+		l->flags = htole32(q->flags);
+		return sizeof(*l);
+	}
+	{
+		struct ordo_wire_kv *kv = (void *)body;
+
+		memset(kv, 0, sizeof(*kv) + ordo_wire_pad8(q->len));
+		kv->key = htole64(q->key);
+		kv->value_len = htole16(q->len);
+		kv->op = q->op;
+		if (q->hint_leaf) {
+			kv->flags = ORDO_WIRE_KV_HINT;
+			kv->hint_leaf = htole32(q->hint_leaf);
+			kv->hint_incarnation = htole32(q->hint_inca);
+		}
+		if (q->len)
+			memcpy(kv + 1, q->val, q->len);
+		return sizeof(*kv) + ordo_wire_pad8(q->len);
+	}
+}
+
+/**
  * shim_dec_reply_hdr() - check the header of a reply
  * @msg: the message, @len bytes
  * @len: bytes received

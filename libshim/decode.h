@@ -85,6 +85,30 @@ struct shim_scan_rep {
 	const uint8_t *vals;
 };
 
+/**
+ * struct shim_req - an RPC request body to encode
+ * @op: enum ordo_wire_op: GET to DELETE, SCAN or LOOKUP.
+ * @key: the key (SCAN: the start).
+ * @val: PUT, INSERT, UPDATE: @len bytes of value.
+ * @len: bytes at @val, at most the store's value size (0: none).
+ * @hint_leaf: UPDATE: the leaf the cache names, or 0 for no hint.
+ * @hint_inca: its incarnation.
+ * @count: SCAN: pairs wanted.
+ * @epoch: LOOKUP: the cached model's epoch.
+ * @flags: LOOKUP: ORDO_WIRE_LOOKUP_* bits.
+ */
+struct shim_req {
+	uint8_t op;
+	uint64_t key;
+	const void *val;
+	uint32_t len;
+	uint32_t hint_leaf;
+	uint32_t hint_inca;
+	uint32_t count;
+	uint64_t epoch;
+	uint32_t flags;
+};
+
 /* Outcome of checking a leaf or inner copy against a key. */
 enum vres {
 	V_OK,		/* the node's fences hold the key */
@@ -93,6 +117,7 @@ enum vres {
 	V_STALE,	/* not the node we wanted any more */
 };
 
+uint32_t shim_enc_req(uint8_t *body, const struct shim_req *q);
 int shim_dec_reply_hdr(const void *msg, uint32_t len);
 int shim_dec_lookup(const uint8_t *b, uint32_t blen, uint32_t value_size,
 		    struct shim_lookup_rep *l);

@@ -32,54 +32,35 @@ static uint8_t *req_begin(struct ordo *o, uint32_t slot, uint8_t op,
 	return (uint8_t *)(h + 1);
 }
 
+static uint8_t wire_op(const struct shim_call *c);
+
 /* Encode a call; returns the message length or a negative errno. */
 static int encode_call(struct ordo *o, uint32_t slot, const struct shim_call *c,
 		       uint64_t *id)
 {
 	struct rdma_be *r = rbe(o);
+	struct shim_req q = {
+		.op = wire_op(c),
+		.key = c->key,
+		.val = c->val,
+		.len = c->len,
+		.hint_leaf = c->hint_leaf,
+		.hint_inca = c->hint_inca,
+		.count = c->count,
+	};
 	uint8_t *b;
 	uint32_t blen;
 
-	if (c->op == SHIM_CALL_SCAN) {
-		struct ordo_wire_scan_req *s;
-
-		b = req_begin(o, slot, ORDO_WIRE_OP_SCAN, id);
-		s = (void *)b;
-		s->start = htole64(c->key);
-		s->count = htole32(c->count);
-		s->flags = htole32(0);
-		blen = sizeof(*s);
-	} else if (c->op == SHIM_CALL_LOOKUP) {
-		struct ordo_wire_lookup_req *l;
-
-		b = req_begin(o, slot, ORDO_WIRE_OP_LOOKUP, id);
-		l = (void *)b;
-		memset(l, 0, sizeof(*l));
-		l->key = htole64(c->key);
-		l->epoch = htole64(shim_cache_epoch(o));
+	if (c->op == SHIM_CALL_LOOKUP) {
+		q.len = 0;
+		q.epoch = shim_cache_epoch(o);
 		if (!o->cache || o->cache_frozen)
-			l->flags = htole32(ORDO_WIRE_LOOKUP_NO_MODEL);
-		blen = sizeof(*l);
-	} else {
-		struct ordo_wire_kv *kv;
-
-		if (c->len > o->geo.value_size)
-			return -EMSGSIZE;
-		b = req_begin(o, slot, c->op, id);
-		kv = (void *)b;
-		memset(kv, 0, sizeof(*kv) + ordo_wire_pad8(c->len));
-		kv->key = htole64(c->key);
-		kv->value_len = htole16(c->len);
-		kv->op = c->op;
-		if (c->hint_leaf) {
-			kv->flags = ORDO_WIRE_KV_HINT;
-			kv->hint_leaf = htole32(c->hint_leaf);
-			kv->hint_incarnation = htole32(c->hint_inca);
-		}
-		if (c->len)
-			memcpy(kv + 1, c->val, c->len);
-		blen = sizeof(*kv) + ordo_wire_pad8(c->len);
+			q.flags = ORDO_WIRE_LOOKUP_NO_MODEL;
+	} else if (c->op != SHIM_CALL_SCAN && c->len > o->geo.value_size) {
+		return -EMSGSIZE;
 	}
+	b = req_begin(o, slot, q.op, id);
+	blen = shim_enc_req(b, &q);
 	if (HDR + blen > r->max_msg)
 		return -EMSGSIZE;
 	((struct ordo_wire_hdr *)(b - HDR))->length = htole32(HDR + blen);

@@ -8,7 +8,8 @@
  * decoders (libshim/decode.c): what the server builds, the client takes.
  *
  * Input: [mode u8][value_size u8][msg u16][a u64][b u64][message...].
- * mode bit 0: the message is connect private data.  msg picks max_msg
+ * mode bit 1: the message describes a request for libordo's encoder
+ * (round trip); else bit 0: the message is connect private data.  msg picks max_msg
  * (4096 to 65536); a and b choose the simulated store's answers.
  */
 #include "fuzz.h"
@@ -259,6 +260,75 @@ static void fz_batch(const struct env *e, const u8 *body, u32 blen)
 		 (u64)nget * e->vs <= e->room);
 }
 
+/*
+ * Round trip: a request libordo encodes (shim_enc_req(), what rdma.c
+ * sends) is accepted by the server's decoders with the same fields.
+ */
+static void fz_client(const struct env *e, const u8 *in, size_t len)
+{
+	static const u8 ops[] = {
+		ORDO_WIRE_OP_GET, ORDO_WIRE_OP_PUT, ORDO_WIRE_OP_INSERT,
+		ORDO_WIRE_OP_UPDATE, ORDO_WIRE_OP_DELETE, ORDO_WIRE_OP_SCAN,
+		ORDO_WIRE_OP_LOOKUP,
+	};
+	struct fin f = { in, len };
+	struct shim_req q = { 0 };
+	struct ordo_wire_hdr *h;
+	u32 blen, size, vlen;
+	u8 *msg, val[ORDO_VALUE_SIZE_MAX];
+	size_t got;
+	const u8 *v;
+
+	q.op = ops[fin_u8(&f) % ARRAY_SIZE(ops)];
+	q.key = fin_u64(&f);
+	vlen = fin_u16(&f);
+	q.hint_leaf = fin_u32(&f);
+	q.hint_inca = fin_u32(&f);
+	q.count = 1 + fin_u32(&f) % ORDO_WIRE_SCAN_MAX;
+	q.epoch = fin_u64(&f);
+	q.flags = fin_u8(&f) & ORDO_WIRE_LOOKUP_NO_MODEL;
+	/* What read.c and rdma.c put in a call of each kind. */
+	if (q.op == ORDO_WIRE_OP_PUT || q.op == ORDO_WIRE_OP_INSERT ||
+	    q.op == ORDO_WIRE_OP_UPDATE)
+		q.len = 1 + vlen % e->vs;
+	if (q.op != ORDO_WIRE_OP_UPDATE)
+		q.hint_leaf = q.hint_inca = 0;
+	v = fin_bytes(&f, q.len, &got);
+	memset(val, 0x5a, sizeof(val));
+	memcpy(val, v, got);
+	q.val = val;
+	msg = malloc(RHDR + sizeof(struct ordo_wire_kv) + ORDO_VALUE_SIZE_MAX);
+	memset(msg, 0, RHDR);
+	h = (void *)msg;
+	h->version = ORDO_WIRE_VERSION;
+	h->op = q.op;
+	blen = shim_enc_req(msg + RHDR, &q);
+	h->length = htole32(RHDR + blen);
+	FZ_CHECK(!ordo_wire_hdr_check(msg, RHDR + blen));
+	if (q.op == ORDO_WIRE_OP_SCAN) {
+		struct ordo_wire_scan_args a;
+
+		FZ_CHECK(!ordo_wire_scan_check(msg + RHDR, blen, &a));
+		FZ_CHECK(a.start == q.key && a.count == q.count && a.with_vals);
+	} else if (q.op == ORDO_WIRE_OP_LOOKUP) {
+		struct ordo_wire_lookup_args a;
+
+		FZ_CHECK(!ordo_wire_lookup_check(msg + RHDR, blen, &a));
+		FZ_CHECK(a.key == q.key && a.flags == q.flags);
+	} else {
+		const struct ordo_wire_kv *kv = (const void *)(msg + RHDR);
+
+		FZ_CHECK(!ordo_wire_point_check(q.op, kv, blen, e->vs));
+		FZ_CHECK(!ordo_wire_kv_check(kv, blen, e->vs, &size) &&
+			 size == blen);
+		FZ_CHECK(le64toh(kv->key) == q.key &&
+			 le16toh(kv->value_len) == q.len &&
+			 !memcmp(kv + 1, val, q.len));
+		FZ_CHECK(le32toh(kv->hint_leaf) == q.hint_leaf);
+	}
+	free(msg);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fin f = { data, size };
@@ -276,6 +346,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	m = fin_bytes(&f, 65536, &len);
 	msg = fz_copy(m, len);
 
+	if (mode & 2) {
+		fz_client(&e, msg, len);
+		goto out;
+	}
 	if (mode & 1) {
 		u16 r = ordo_wire_conn_req_check(len ? msg : NULL, len, &want);
 

@@ -279,6 +279,15 @@ static void rpc_seeds(void)
 	req_hdr(ORDO_WIRE_OP_LOOKUP, 24);
 	put_u64(77); put_u64(3); put_u32(0); put_u32(0);
 	emit("rpc", "lookup");
+	/* Requests for libordo's encoder: op index, key, len, hint. */
+	for (i = 0; i < 7; i++) {
+		rpc_prefix(2);
+		put_u8(i); put_u64(1000 + i); put_u16(8); put_u32(i == 3 ? 9 : 0);
+		put_u32(2); put_u32(64); put_u64(5); put_u8(i & 1);
+		put("12345678", 8);
+		snprintf(name, sizeof(name), "client%u", i);
+		emit("rpc", name);
+	}
 	/* Connect private data, as rdma_conn.c builds it. */
 	rpc_prefix(1);
 	put_u32(ORDO_WIRE_MAGIC); put_u16(ORDO_WIRE_VERSION); put_u16(32);
