@@ -88,10 +88,16 @@ static int read_layout(struct ordo *o, struct ordo_model_layout *lay)
 	return 0;
 }
 
-/* learned: the whole region, every slice. */
-static int load_learned(struct ordo *o, struct ordo_model **mp)
+/*
+ * Read and decode the model region: all of it for a learned cache (every
+ * slice), the model part alone (header, pivots, descriptors) for a
+ * model-only one.  A copy torn by a publication is read again.
+ */
+static int load_model(struct ordo *o, bool learned, struct ordo_model **mp,
+		      uint32_t **starts, uint64_t *tt_off)
 {
 	struct ordo_model_layout lay;
+	uint64_t len;
 	uint8_t *img;
 	int ret, tries;
 
@@ -99,39 +105,16 @@ static int load_learned(struct ordo *o, struct ordo_model **mp)
 		ret = read_layout(o, &lay);
 		if (ret)
 			return ret;
-		img = malloc(lay.region_size);
+		len = learned ? lay.region_size : lay.model_size;
+		img = malloc(len);
 		if (!img)
 			return -ENOMEM;
-		ret = o->be->bulk(o, SHIM_MODEL, 0, img, lay.region_size);
-		if (!ret)
-			ret = ordo_model_from_image(mp, img, lay.region_size);
-		free(img);
-		if (ret != -EBADMSG)
-			return ret;
-		o->cnt.retries++;
-	}
-	return -EAGAIN;
-}
-
-/* model-only: header, pivots and descriptors. */
-static int load_model_only(struct ordo *o, struct ordo_model **mp,
-			   uint32_t **starts, uint64_t *tt_off)
-{
-	struct ordo_model_layout lay;
-	uint8_t *img;
-	int ret, tries;
-
-	for (tries = 0; tries < LOAD_TRIES; tries++) {
-		ret = read_layout(o, &lay);
-		if (ret)
-			return ret;
-		img = malloc(lay.model_size);
-		if (!img)
-			return -ENOMEM;
-		ret = o->be->bulk(o, SHIM_MODEL, 0, img, lay.model_size);
-		if (!ret)
-			ret = shim_dec_model_only(&lay, img, lay.model_size, mp,
-						  starts, tt_off);
+		ret = o->be->bulk(o, SHIM_MODEL, 0, img, len);
+		if (!ret && learned)
+			ret = ordo_model_from_image(mp, img, len);
+		else if (!ret)
+			ret = shim_dec_model_only(&lay, img, len, mp, starts,
+						  tt_off);
 		free(img);
 		if (ret != -EBADMSG)
 			return ret;
@@ -157,10 +140,8 @@ int shim_cache_load(struct ordo *o)
 	int ret;
 
 	pthread_mutex_lock(&load_lock);
-	if (c->mode == ORDO_MODE_LEARNED)
-		ret = load_learned(o, &m);
-	else
-		ret = load_model_only(o, &m, &starts, &tt_off);
+	ret = load_model(o, c->mode == ORDO_MODE_LEARNED, &m, &starts,
+			 &tt_off);
 	stale = ret ? NULL : calloc(m->nsub, 1);
 	if (!ret && !stale) {
 		ordo_model_free(m);
