@@ -26,6 +26,7 @@
 
 #include "ordo.h"
 #include "ordo_raw.h"
+#include "ordo_test.h"
 
 /* The largest node any geometry has: a leaf of 255 slots of 1 KiB values. */
 #define RC_NODE_MAX	(ORDO_NODE_HDR_SIZE + ORDO_LEAF_SLOTS_MAX * \
@@ -58,27 +59,12 @@ static inline int rc_write_file(const char *path, const char *val)
 	return n < 0 ? -errno : 0;
 }
 
-static inline int rc_read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = 0;
-	return 0;
-}
-
 static inline long long rc_sysfs_u64(const char *rel)
 {
 	char path[256], buf[64];
 
 	snprintf(path, sizeof(path), RC_SYSFS "/%s", rel);
-	if (rc_read_file(path, buf, sizeof(buf)))
+	if (t_read_file(path, buf, sizeof(buf)))
 		return -1;
 	return strtoll(buf, NULL, 10);
 }
@@ -427,6 +413,76 @@ static inline int rc_update_hint(struct rc_conn *c, uint64_t key,
 	*used = c->reply_len >= sizeof(struct ordo_wire_hdr) &&
 		(le16toh(rc_reply_hdr(c)->flags) & ORDO_WIRE_F_HINT_USED);
 	return ret;
+}
+
+/* One MODEL_FETCH; its data goes to @out (at most @cap bytes). */
+static inline int rc_model_fetch(struct rc_conn *c, uint16_t part,
+				 uint32_t index, uint32_t count, uint32_t off,
+				 struct ordo_wire_model_rep *rep, void *out,
+				 size_t cap)
+{
+	struct ordo_wire_model_req req = {
+		.part = htole16(part),
+		.index = htole32(index),
+		.count = htole32(count),
+		.offset = htole32(off),
+	};
+	int ret = rc_call(c, ORDO_WIRE_OP_MODEL_FETCH, &req, sizeof(req));
+	uint32_t n;
+
+	if (ret)
+		return ret;
+	memcpy(rep, rc_reply_body(c), sizeof(*rep));
+	n = le32toh(rep->returned);
+	if (c->reply_len != sizeof(struct ordo_wire_hdr) + sizeof(*rep) + n ||
+	    n > cap)
+		return -EBADMSG;
+	memcpy(out, (const uint8_t *)rc_reply_body(c) + sizeof(*rep), n);
+	return 0;
+}
+
+/*
+ * The published top level by MODEL_FETCH TOP, in as many pieces as it
+ * takes: *@top (malloc()ed, *@len bytes) and its epoch; *@rpcs counts the
+ * requests.  -EBADMSG if the pieces do not add up (a publication raced).
+ */
+static inline int rc_model_top(struct rc_conn *c, uint8_t **top,
+			       uint32_t *len, uint64_t *epoch, uint32_t *rpcs)
+{
+	static uint8_t buf[ORDO_WIRE_MSG_MAX];
+	struct ordo_wire_model_rep rep;
+	uint32_t total = 0, got = 0;
+	uint8_t *t = NULL;
+	int ret;
+
+	do {
+		ret = rc_model_fetch(c, ORDO_WIRE_MODEL_TOP, 0, 0, got, &rep,
+				     buf, sizeof(buf));
+		if (ret)
+			break;
+		++*rpcs;
+		if (!t) {
+			total = le32toh(rep.total);
+			t = malloc(total ? total : 1);
+			if (!t)
+				return -ENOMEM;
+		}
+		if (le32toh(rep.total) != total ||
+		    le32toh(rep.returned) > total - got) {
+			ret = -EBADMSG;
+			break;
+		}
+		memcpy(t + got, buf, le32toh(rep.returned));
+		got += le32toh(rep.returned);
+		*epoch = le64toh(rep.epoch);
+	} while (got < total && rep.returned);
+	if (ret) {
+		free(t);
+		return ret;
+	}
+	*top = t;
+	*len = got;
+	return 0;
 }
 
 /* The region table of @kind in wire layout, into *@tab (*@n entries). */

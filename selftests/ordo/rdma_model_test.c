@@ -93,31 +93,6 @@ FIXTURE_TEARDOWN(model)
 	}
 }
 
-/* One MODEL_FETCH; the reply's data is copied to @out (@cap bytes). */
-static int fetch(struct rc_conn *c, uint16_t part, uint32_t index,
-		 uint32_t count, uint32_t off, struct ordo_wire_model_rep *rep,
-		 void *out, size_t cap)
-{
-	struct ordo_wire_model_req req = {
-		.part = htole16(part),
-		.index = htole32(index),
-		.count = htole32(count),
-		.offset = htole32(off),
-	};
-	int ret = rc_call(c, ORDO_WIRE_OP_MODEL_FETCH, &req, sizeof(req));
-	uint32_t n;
-
-	if (ret)
-		return ret;
-	memcpy(rep, rc_reply_body(c), sizeof(*rep));
-	n = le32toh(rep->returned);
-	if (c->reply_len != sizeof(struct ordo_wire_hdr) + sizeof(*rep) + n ||
-	    n > cap)
-		return -EBADMSG;
-	memcpy(out, (const uint8_t *)rc_reply_body(c) + sizeof(*rep), n);
-	return 0;
-}
-
 /*
  * Rebuild the published model by RPC alone: the top level in pieces, then
  * every sub-model with its slice (through TT fetches when it is large).
@@ -127,7 +102,7 @@ static int fetch_model(struct rc_conn *c, struct ordo_model **mp,
 {
 	struct ordo_wire_model_rep rep;
 	struct ordo_model_layout lay;
-	uint32_t total, got = 0, sub;
+	uint32_t total, sub;
 	uint8_t *top = NULL, *buf;
 	int ret;
 
@@ -135,29 +110,17 @@ static int fetch_model(struct rc_conn *c, struct ordo_model **mp,
 	if (!buf)
 		return -ENOMEM;
 	*rpcs = 0;
-	do {
-		ret = fetch(c, ORDO_WIRE_MODEL_TOP, 0, 0, got, &rep, buf, 1 << 20);
-		if (ret)
-			goto out;
-		++*rpcs;
-		total = le32toh(rep.total);
-		if (!top)
-			top = malloc(total);
-		if (!top) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		memcpy(top + got, buf, le32toh(rep.returned));
-		got += le32toh(rep.returned);
-		*epoch = le64toh(rep.epoch);
-	} while (got < total && rep.returned);
+	ret = rc_model_top(c, &top, &total, epoch, rpcs);
+	if (ret)
+		goto out;
 	ret = ordo_model_parse_hdr(top, total, &lay);
 	if (!ret)
 		ret = ordo_model_load_top(mp, top, total);
 	for (sub = 0; !ret && sub < lay.nsub; sub++) {
 		uint32_t n;
 
-		ret = fetch(c, ORDO_WIRE_MODEL_SUB, sub, 0, 0, &rep, buf, 1 << 20);
+		ret = rc_model_fetch(c, ORDO_WIRE_MODEL_SUB, sub, 0, 0, &rep,
+				     buf, 1 << 20);
 		++*rpcs;
 		if (ret)
 			break;
@@ -173,10 +136,10 @@ static int fetch_model(struct rc_conn *c, struct ordo_model **mp,
 			first = (soff - lay.tt_off) / ORDO_TT_ENTRY_SIZE;
 			cnt = slen / ORDO_TT_ENTRY_SIZE;
 			while (!ret && have < cnt) {
-				ret = fetch(c, ORDO_WIRE_MODEL_TT, first + have,
-					    cnt - have, 0, &rep,
-					    buf + n + have * ORDO_TT_ENTRY_SIZE,
-					    (1 << 20) - n - have * ORDO_TT_ENTRY_SIZE);
+				ret = rc_model_fetch(c, ORDO_WIRE_MODEL_TT,
+					first + have, cnt - have, 0, &rep,
+					buf + n + have * ORDO_TT_ENTRY_SIZE,
+					(1 << 20) - n - have * ORDO_TT_ENTRY_SIZE);
 				++*rpcs;
 				have += le32toh(rep.returned) / ORDO_TT_ENTRY_SIZE;
 				if (!rep.returned)
@@ -257,6 +220,7 @@ TEST_F_TIMEOUT(model, fetch_rebuilds_the_model_and_resolves_keys, 300)
 
 TEST_F(model, model_region_by_one_sided_read)
 {
+	struct rc_conn *c = &self->c;
 	struct ordo_wire_region *mt = NULL;
 	struct ordo_wire_model_rep rep;
 	struct ordo_model_layout lay;
@@ -279,7 +243,7 @@ TEST_F(model, model_region_by_one_sided_read)
 	ASSERT_EQ(0, ordo_model_parse_hdr(hdr, sizeof(hdr), &lay));
 	EXPECT_LE(self->version, lay.epoch);
 	EXPECT_LE(lay.region_size, covered);
-	ASSERT_EQ(0, fetch(&self->c, ORDO_WIRE_MODEL_TOP, 0, 0, 0, &rep, big,
+	ASSERT_EQ(0, rc_model_fetch(c, ORDO_WIRE_MODEL_TOP, 0, 0, 0, &rep, big,
 			   sizeof(big)));
 	ASSERT_LE(sizeof(top), le32toh(rep.returned));
 	memcpy(top, big, sizeof(top));
@@ -304,30 +268,31 @@ TEST_F(model, model_region_by_one_sided_read)
 
 TEST_F(model, fetch_bounds)
 {
+	struct rc_conn *c = &self->c;
 	struct ordo_wire_model_rep rep;
 	struct ordo_model_layout lay;
 	uint8_t buf[65536];
 	uint32_t total;
 
-	ASSERT_EQ(0, fetch(&self->c, ORDO_WIRE_MODEL_TOP, 0, 0, 0, &rep, buf,
+	ASSERT_EQ(0, rc_model_fetch(c, ORDO_WIRE_MODEL_TOP, 0, 0, 0, &rep, buf,
 			   sizeof(buf)));
 	ASSERT_EQ(0, ordo_model_parse_hdr(buf, le32toh(rep.returned), &lay));
 	total = le32toh(rep.total);
 	EXPECT_EQ(lay.model_size, total);
 	/* Continuation at the very end: nothing; past it: EINVAL. */
-	EXPECT_EQ(0, fetch(&self->c, ORDO_WIRE_MODEL_TOP, 0, 0, total, &rep, buf,
+	EXPECT_EQ(0, rc_model_fetch(c, ORDO_WIRE_MODEL_TOP, 0, 0, total, &rep, buf,
 			   sizeof(buf)));
 	EXPECT_EQ(0, rep.returned);
-	EXPECT_EQ(-EINVAL, fetch(&self->c, ORDO_WIRE_MODEL_TOP, 0, 0, total + 1,
+	EXPECT_EQ(-EINVAL, rc_model_fetch(c, ORDO_WIRE_MODEL_TOP, 0, 0, total + 1,
 				 &rep, buf, sizeof(buf)));
-	EXPECT_EQ(-EINVAL, fetch(&self->c, ORDO_WIRE_MODEL_SUB, lay.nsub, 0, 0,
+	EXPECT_EQ(-EINVAL, rc_model_fetch(c, ORDO_WIRE_MODEL_SUB, lay.nsub, 0, 0,
 				 &rep, buf, sizeof(buf)));
-	EXPECT_EQ(-EINVAL, fetch(&self->c, ORDO_WIRE_MODEL_TT, lay.tt_cap, 1, 0,
+	EXPECT_EQ(-EINVAL, rc_model_fetch(c, ORDO_WIRE_MODEL_TT, lay.tt_cap, 1, 0,
 				 &rep, buf, sizeof(buf)));
-	EXPECT_EQ(-EINVAL, fetch(&self->c, ORDO_WIRE_MODEL_TT, 0, 0xffffffff, 0,
+	EXPECT_EQ(-EINVAL, rc_model_fetch(c, ORDO_WIRE_MODEL_TT, 0, 0xffffffff, 0,
 				 &rep, buf, sizeof(buf)));
 	/* A huge count is bounded by the reply, not refused. */
-	ASSERT_EQ(0, fetch(&self->c, ORDO_WIRE_MODEL_TT, 0, lay.tt_cap, 0, &rep,
+	ASSERT_EQ(0, rc_model_fetch(c, ORDO_WIRE_MODEL_TT, 0, lay.tt_cap, 0, &rep,
 			   buf, sizeof(buf)));
 	EXPECT_GE(self->c.max_msg, self->c.reply_len);
 	EXPECT_EQ(lay.tt_cap, le32toh(rep.total));

@@ -165,17 +165,17 @@ TEST_F(rpc, accept_reply_and_info)
 	EXPECT_LE(1, rc_sysfs_u64("stats/connections"));
 	snprintf(path, sizeof(path), RC_SYSFS "/connections/%u/queue_depth",
 		 le32toh(self->c.rep.conn_id));
-	ASSERT_EQ(0, rc_read_file(path, buf, sizeof(buf)));
+	ASSERT_EQ(0, t_read_file(path, buf, sizeof(buf)));
 	EXPECT_EQ(self->c.qd, strtoul(buf, NULL, 10));
 	snprintf(path, sizeof(path), RC_SYSFS "/connections/%u/peer",
 		 le32toh(self->c.rep.conn_id));
-	ASSERT_EQ(0, rc_read_file(path, buf, sizeof(buf)));
+	ASSERT_EQ(0, t_read_file(path, buf, sizeof(buf)));
 	EXPECT_EQ(0, strncmp(buf, "192.0.2.1:", 10));
 	snprintf(path, sizeof(path), RC_SYSFS "/connections/%u/state",
 		 le32toh(self->c.rep.conn_id));
-	ASSERT_EQ(0, rc_read_file(path, buf, sizeof(buf)));
+	ASSERT_EQ(0, t_read_file(path, buf, sizeof(buf)));
 	EXPECT_STREQ("live\n", buf);
-	ASSERT_EQ(0, rc_read_file(RC_SYSFS "/listener", buf, sizeof(buf)));
+	ASSERT_EQ(0, t_read_file(RC_SYSFS "/listener", buf, sizeof(buf)));
 	EXPECT_EQ(0, strncmp(buf, "[::]:7471", 9));
 }
 
@@ -773,63 +773,20 @@ static int lookup(struct rc_conn *c, uint64_t key, uint32_t flags,
 	return 0;
 }
 
-/* One MODEL_FETCH; its data goes to @out (at most @cap bytes). */
-static int model_fetch(struct rc_conn *c, uint16_t part, uint32_t index,
-		       uint32_t count, uint32_t off,
-		       struct ordo_wire_model_rep *rep, void *out, size_t cap)
-{
-	struct ordo_wire_model_req req = {
-		.part = htole16(part),
-		.index = htole32(index),
-		.count = htole32(count),
-		.offset = htole32(off),
-	};
-	int ret = rc_call(c, ORDO_WIRE_OP_MODEL_FETCH, &req, sizeof(req));
-	uint32_t n;
-
-	if (ret)
-		return ret;
-	memcpy(rep, rc_reply_body(c), sizeof(*rep));
-	n = le32toh(rep->returned);
-	if (c->reply_len != sizeof(struct ordo_wire_hdr) + sizeof(*rep) + n ||
-	    n > cap)
-		return -EBADMSG;
-	memcpy(out, (const uint8_t *)rc_reply_body(c) + sizeof(*rep), n);
-	return 0;
-}
-
 /* The published top level by MODEL_FETCH TOP, as a client model. */
 static int fetch_top(struct rc_conn *c, struct ordo_model **mp)
 {
-	static uint8_t buf[ORDO_WIRE_MSG_MAX];
-	struct ordo_wire_model_rep rep;
-	uint32_t total = 0, got = 0;
-	uint8_t *top = NULL;
+	uint32_t len, rpcs = 0;
+	uint64_t epoch;
+	uint8_t *top;
 	int ret;
 
 	ordo_model_free(*mp);
 	*mp = NULL;
-	do {
-		ret = model_fetch(c, ORDO_WIRE_MODEL_TOP, 0, 0, got, &rep, buf,
-				  sizeof(buf));
-		if (ret)
-			break;
-		if (!top) {
-			total = le32toh(rep.total);
-			top = malloc(total ? total : 1);
-			if (!top)
-				return -ENOMEM;
-		}
-		if (le32toh(rep.total) != total ||
-		    le32toh(rep.returned) > total - got) {
-			ret = -EBADMSG;
-			break;
-		}
-		memcpy(top + got, buf, le32toh(rep.returned));
-		got += le32toh(rep.returned);
-	} while (got < total && rep.returned);
-	if (!ret)
-		ret = ordo_model_load_top(mp, top, got);
+	ret = rc_model_top(c, &top, &len, &epoch, &rpcs);
+	if (ret)
+		return ret;
+	ret = ordo_model_load_top(mp, top, len);
 	free(top);
 	return ret;
 }
@@ -866,10 +823,10 @@ static int install_sub(struct rc_conn *c, struct ordo_model *m,
 		if ((size_t)ntt * ORDO_TT_ENTRY_SIZE > cap)
 			return -E2BIG;
 		while (have < ntt) {
-			ret = model_fetch(c, ORDO_WIRE_MODEL_TT, first + have,
-					  ntt - have, 0, &rep,
-					  slice + have * ORDO_TT_ENTRY_SIZE,
-					  cap - have * ORDO_TT_ENTRY_SIZE);
+			ret = rc_model_fetch(c, ORDO_WIRE_MODEL_TT,
+					     first + have, ntt - have, 0, &rep,
+					     slice + have * ORDO_TT_ENTRY_SIZE,
+					     cap - have * ORDO_TT_ENTRY_SIZE);
 			if (ret)
 				return ret;
 			if (!rep.returned ||
@@ -1141,7 +1098,7 @@ TEST_F_TIMEOUT(rpc, lookup_returns_the_sub_model, 300)
 	/* The attached bytes are MODEL_FETCH SUB's, descriptor and slice. */
 	for (i = 0; i < 5; i++) {
 		ASSERT_EQ(0, lookup(&self->c, KBASE + step * (n / 2), 0, &res));
-		ASSERT_EQ(0, model_fetch(&self->c, ORDO_WIRE_MODEL_SUB,
+		ASSERT_EQ(0, rc_model_fetch(&self->c, ORDO_WIRE_MODEL_SUB,
 					 le32toh(res.rep.sub), 0, 0, &mrep,
 					 sub, sizeof(sub)));
 		if (le64toh(mrep.epoch) == le64toh(res.rep.epoch))
@@ -1225,7 +1182,7 @@ TEST_F(rpc, token)
 	/* Write-only: not readable back, not even by root. */
 	ASSERT_EQ(0, stat(RC_PARAMS "/token", &st));
 	EXPECT_EQ(0200, st.st_mode & 0777);
-	EXPECT_NE(0, rc_read_file(RC_PARAMS "/token", buf, sizeof(buf)));
+	EXPECT_NE(0, t_read_file(RC_PARAMS "/token", buf, sizeof(buf)));
 	/* No token, a wrong one, a prefix, a longer one. */
 	EXPECT_EQ(-EACCES, rc_connect(&c2, NULL));
 	EXPECT_EQ(ORDO_WIRE_REJ_TOKEN, le16toh(c2.rej.reason));
@@ -1370,11 +1327,11 @@ TEST_F(rpc, counters)
 	EXPECT_LE(1, total);
 	snprintf(path, sizeof(path), RC_SYSFS "/connections/%u/rpcs",
 		 le32toh(self->c.rep.conn_id));
-	ASSERT_EQ(0, rc_read_file(path, buf, sizeof(buf)));
+	ASSERT_EQ(0, t_read_file(path, buf, sizeof(buf)));
 	EXPECT_EQ(14, strtoul(buf, NULL, 10));
 	snprintf(path, sizeof(path), RC_SYSFS "/connections/%u/errors",
 		 le32toh(self->c.rep.conn_id));
-	ASSERT_EQ(0, rc_read_file(path, buf, sizeof(buf)));
+	ASSERT_EQ(0, t_read_file(path, buf, sizeof(buf)));
 	EXPECT_EQ(2, strtoul(buf, NULL, 10));
 }
 
