@@ -17,27 +17,13 @@
 #include <linux/ordo.h>
 
 #include "kselftest_harness.h"
+#include "ordo_test.h"
 
 #define DEV "/dev/ordo"
 #define SYSFS "/sys/class/misc/ordo"
 
 /* The INFO ioctl number for an argument struct of @size bytes. */
 #define INFO_SIZED(size) _IOC(_IOC_READ, ORDO_IOC_MAGIC, 0x00, size)
-
-static int read_sysfs(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = 0;
-	return 0;
-}
 
 TEST(device_node_is_private)
 {
@@ -74,7 +60,7 @@ TEST(info)
 	EXPECT_LE(info.pool_bytes_used, info.pool_bytes_total);
 	EXPECT_LE(1, info.height);
 	/* sysfs and INFO tell the same version. */
-	ASSERT_EQ(0, read_sysfs(SYSFS "/version", buf, sizeof(buf)));
+	ASSERT_EQ(0, t_read_file(SYSFS "/version", buf, sizeof(buf)));
 	buf[strcspn(buf, "\n")] = 0;
 	EXPECT_STREQ(info.version, buf);
 	close(fd);
@@ -241,7 +227,7 @@ TEST(sysfs_stats_group)
 
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		snprintf(path, sizeof(path), SYSFS "/stats/%s", files[i]);
-		ASSERT_EQ(0, read_sysfs(path, buf, sizeof(buf))) {
+		ASSERT_EQ(0, t_read_file(path, buf, sizeof(buf))) {
 			TH_LOG("%s missing", path);
 		}
 		strtoull(buf, &end, 10);
@@ -256,10 +242,10 @@ TEST(errors_are_counted)
 	int fd = open(DEV, O_RDWR);
 
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, read_sysfs(SYSFS "/stats/errors", buf, sizeof(buf)));
+	ASSERT_EQ(0, t_read_file(SYSFS "/stats/errors", buf, sizeof(buf)));
 	before = strtoull(buf, NULL, 10);
 	EXPECT_EQ(-1, ioctl(fd, INFO_SIZED(4), buf));
-	ASSERT_EQ(0, read_sysfs(SYSFS "/stats/errors", buf, sizeof(buf)));
+	ASSERT_EQ(0, t_read_file(SYSFS "/stats/errors", buf, sizeof(buf)));
 	after = strtoull(buf, NULL, 10);
 	EXPECT_LE(before + 1, after);
 	close(fd);

@@ -66,6 +66,22 @@ static inline int64_t t_version(const void *val, uint32_t size, uint64_t key)
 	return (int64_t)ver;
 }
 
+/* Read a (sysfs) file into @buf, NUL-terminated; 0 or -errno. */
+static inline int t_read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return 0;
+}
+
 static inline unsigned long long t_sysfs_u64(const char *name)
 {
 	char path[256], buf[64] = "";

@@ -44,7 +44,7 @@ static int wait_listener(const char *want, int ms)
 	char buf[128];
 
 	do {
-		if (!rc_read_file(RC_SYSFS "/listener", buf, sizeof(buf)) &&
+		if (!t_read_file(RC_SYSFS "/listener", buf, sizeof(buf)) &&
 		    !strncmp(buf, want, strlen(want)))
 			return 0;
 		usleep(100000);
