@@ -1335,6 +1335,20 @@ static bool run_case(const struct cfg *cfg, const char *uri,
 		rd[i].rng = c->seed * 7919 + 100 + i;
 		rd[i].h = open_handle(uri, mode,
 				      stale ? ORDO_OPT_FROZEN_CACHE : 0);
+		/*
+		 * A stale case needs a model in the frozen cache.  An open
+		 * that met the region mid-rewrite (the retraining just asked
+		 * for, on a loaded machine) has none: open again, bounded.
+		 */
+		while (rd[i].h && stale && mode != ORDO_MODE_WALK &&
+		       mode != ORDO_MODE_RPC && now_ns() < c->deadline) {
+			ordo_counters(rd[i].h, &rd[i].ctr0);
+			if (rd[i].ctr0.model_loads)
+				break;
+			ordo_close(rd[i].h);
+			usleep(50000);
+			rd[i].h = open_handle(uri, mode, ORDO_OPT_FROZEN_CACHE);
+		}
 		if (!rd[i].h) {
 			violation(c, V_SETUP, "open %s (%s%s): %s", uri,
 				  ordo_mode_name(mode), stale ? ", frozen cache" : "",
