@@ -1117,7 +1117,7 @@ TEST_F_TIMEOUT(rpc, lookup_returns_the_sub_model, 300)
 }
 
 /*
- * A small model: the whole slice rides along.  Then splits make the TT
+ * A small model: the slice rides along when it fits.  Then splits make the TT
  * stale; LOOKUP keeps answering, and once the trainer has patched the
  * sub-model its reply repairs the client's copy without a new top level.
  */
@@ -1138,9 +1138,21 @@ TEST_F_TIMEOUT(rpc, lookup_repairs_a_stale_tt, 300)
 	ASSERT_EQ(0, rc_regions(&self->c));
 	ASSERT_EQ(1, lookup_repair(&self->c, &self->geo, &m, k, &res, &w,
 				   &leaf0));
-	EXPECT_EQ(1, w);
-	EXPECT_LT(ORDO_MODEL_DESC_SIZE, le32toh(res.rep.model_len));
-	EXPECT_EQ(le32toh(res.rep.model_len), le32toh(res.rep.model_total));
+	/*
+	 * The slice rides along exactly when the reply has room for it (the
+	 * sub-model may also span empty leaves that earlier tests left and
+	 * that are not retired yet, so its size is not this test's own).
+	 */
+	if (sizeof(struct ordo_wire_hdr) + sizeof(res.rep) +
+	    ordo_wire_pad8(le32toh(res.rep.value_len)) +
+	    le32toh(res.rep.model_total) <= self->c.max_msg) {
+		EXPECT_EQ(1, w);
+		EXPECT_EQ(le32toh(res.rep.model_len),
+			  le32toh(res.rep.model_total));
+	} else {
+		EXPECT_EQ(0, w);
+		EXPECT_EQ(ORDO_MODEL_DESC_SIZE, le32toh(res.rep.model_len));
+	}
 	/* Split the leaf of k many times over, right above k. */
 	for (i = 1; i <= 4 * self->geo.leaf_slots; i++) {
 		t_fill(v, self->vs, k + i, 6);
