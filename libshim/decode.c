@@ -377,6 +377,8 @@ int shim_dec_conn_rej(const void *pdata, size_t len)
 		return -ENOMEM;
 	case ORDO_WIRE_REJ_DEVICE:
 		return -ENODEV;
+	case ORDO_WIRE_REJ_THROTTLED:
+		return -EAGAIN;
 	}
 	return -ECONNREFUSED;
 }

@@ -11,7 +11,8 @@
  * ORDO_LISTEN_RETRY.
  *
  * A connect request is checked in the listener's handler: private data
- * (magic, version, reserved bytes), token, device, connection limit.  Then
+ * (magic, version, reserved bytes), throttle, token, device, connection
+ * limit.  Then
  * the connection is built and accepted from inside the handler, as
  * rdma_accept() requires in 6.1; a non-zero return makes the CM destroy
  * the new id, so the handler never destroys an id itself.
@@ -150,7 +151,8 @@ static int ordo_rdma_reject(struct ordo_rdma *srv, struct rdma_cm_id *id,
 }
 
 /* Private data checks; 0 or an enum ordo_wire_rej_reason. */
-static u16 ordo_rdma_check_req(const void *pdata, u8 len, u32 *qd)
+static u16 ordo_rdma_check_req(const struct sockaddr *peer, const void *pdata,
+			       u8 len, u32 *qd)
 {
 	u32 want = 0;
 	u16 reason;
@@ -158,8 +160,12 @@ static u16 ordo_rdma_check_req(const void *pdata, u8 len, u32 *qd)
 	reason = ordo_wire_conn_req_check(pdata, len, &want);
 	if (reason)
 		return reason;
-	if (!ordo_rdma_token_ok(pdata))
+	if (ordo_rdma_token_required() && ordo_throttle_blocked(peer))
+		return ORDO_WIRE_REJ_THROTTLED;
+	if (!ordo_rdma_token_ok(pdata)) {
+		ordo_throttle_fail(peer);
 		return ORDO_WIRE_REJ_TOKEN;
+	}
 	*qd = want ? min(want, ordo_rdma_queue_depth) : ordo_rdma_queue_depth;
 	return 0;
 }
@@ -206,7 +212,8 @@ static int ordo_rdma_connect(struct ordo_rdma *srv, struct rdma_cm_id *id,
 	u32 qd = 0, limit = 0;
 	u16 reason;
 
-	reason = ordo_rdma_check_req(ev->param.conn.private_data,
+	reason = ordo_rdma_check_req((struct sockaddr *)&id->route.addr.dst_addr,
+				     ev->param.conn.private_data,
 				     ev->param.conn.private_data_len, &qd);
 	if (reason)
 		return ordo_rdma_reject(srv, id, reason, 0);

@@ -268,6 +268,14 @@ extern unsigned int ordo_rdma_queue_depth;
 extern unsigned int ordo_rdma_msg_size;
 bool ordo_rdma_token_ok(const struct ordo_wire_conn_req *req);
 bool ordo_rdma_token_required(void);
+
+/* throttle.c: wrong tokens per peer address (Documentation/admin.rst) */
+#define ORDO_TOKEN_MIN		16
+#define ORDO_THROTTLE_FAILS	8
+#define ORDO_THROTTLE_WINDOW	(10 * HZ)
+bool ordo_throttle_blocked(const struct sockaddr *peer);
+void ordo_throttle_fail(const struct sockaddr *peer);
+void ordo_throttle_reset(void);
 u64 ordo_rdma_stat_sum(struct ordo_rdma *srv, size_t offset);
 
 static inline void ordo_rdma_count_rpc(struct ordo_rdma *srv, u32 op)

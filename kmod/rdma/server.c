@@ -52,8 +52,9 @@ static int ordo_token_set(const char *val, const struct kernel_param *kp)
 	/* "echo secret > token" appends a newline that is not part of it. */
 	if (len && val[len - 1] == '\n')
 		len--;
-	if (len > ORDO_WIRE_TOKEN_MAX) {
-		pr_warn("token: at most %d bytes\n", ORDO_WIRE_TOKEN_MAX);
+	if (len > ORDO_WIRE_TOKEN_MAX || (len && len < ORDO_TOKEN_MIN)) {
+		pr_warn("token: %d to %d bytes, or empty for none\n",
+			ORDO_TOKEN_MIN, ORDO_WIRE_TOKEN_MAX);
 		return -EINVAL;
 	}
 	spin_lock(&ordo_token_lock);
@@ -63,6 +64,9 @@ static int ordo_token_set(const char *val, const struct kernel_param *kp)
 	ordo_token_len = len;
 	live = ordo_token_live;
 	spin_unlock(&ordo_token_lock);
+	/* Failures against the old token say nothing about the new one. */
+	if (changed)
+		ordo_throttle_reset();
 	if (!live || !changed)
 		return 0;
 	if (len)
@@ -78,7 +82,7 @@ static const struct kernel_param_ops ordo_token_ops = {
 };
 module_param_cb(token, &ordo_token_ops, NULL, 0200);
 MODULE_PARM_DESC(token,
-		 "Access token RDMA clients must present (up to 40 bytes; empty: none required). Write-only");
+		 "Access token RDMA clients must present (16 to 40 bytes; empty: none required). Write-only");
 
 bool ordo_rdma_token_required(void)
 {

@@ -369,9 +369,9 @@ check "[both] gone over rdma" 1 "" $ctl -s "$rdma" get 600
 # The access token.  The parameter is write-only: find out whether the
 # server wants one now (an empty token works when it does not), set one,
 # test, put the old state back.
-printf 'sesame\n' > "$tmp/tok.nl"
-printf 'sesame' > "$tmp/tok"
-printf 'open sesame' > "$tmp/tok.bad"
+printf 'sesame-012345678\n' > "$tmp/tok.nl"
+printf 'sesame-012345678' > "$tmp/tok"
+printf 'open sesame-012345678-0123456' > "$tmp/tok.bad"
 : > "$tmp/tok.empty"
 head -c 41 /dev/zero | tr '\0' t > "$tmp/tok.long"
 orig=
@@ -397,7 +397,7 @@ else
 		fi
 	}
 	trap 'restore; rm -rf "$tmp"' EXIT
-	echo sesame > "$tokparam"
+	echo sesame-012345678 > "$tokparam"
 	tap $? "[token] set a token through $tokparam"
 	check "[token] no token is 3" 3 "" \
 		env -u ORDO_TOKEN $ctl -s "$rdma" get 1
@@ -409,13 +409,13 @@ else
 		env -u ORDO_TOKEN $ctl -s "$rdma" --token "$tmp/tok.nl" get 1
 	check "[token] wrong --token is 3" 3 "" \
 		env -u ORDO_TOKEN $ctl -s "$rdma" --token "$tmp/tok.bad" get 1
-	check "[token] ORDO_TOKEN" 1 "" env ORDO_TOKEN=sesame $ctl -s "$rdma" get 1
+	check "[token] ORDO_TOKEN" 1 "" env ORDO_TOKEN=sesame-012345678 $ctl -s "$rdma" get 1
 	check "[token] wrong ORDO_TOKEN is 3" 3 "" \
-		env ORDO_TOKEN=sesame2 $ctl -s "$rdma" get 1
+		env ORDO_TOKEN=sesame-012345678-0123456789 $ctl -s "$rdma" get 1
 	check "[token] --token wins over ORDO_TOKEN" 1 "" \
 		env ORDO_TOKEN=wrong $ctl -s "$rdma" --token "$tmp/tok" get 1
 	check "[token] an empty --token file is no token" 3 "" \
-		env ORDO_TOKEN=sesame $ctl -s "$rdma" --token "$tmp/tok.empty" get 1
+		env ORDO_TOKEN=sesame-012345678 $ctl -s "$rdma" --token "$tmp/tok.empty" get 1
 	check "[token] a token over 40 bytes is usage" 2 "" \
 		$ctl -s "$rdma" --token "$tmp/tok.long" get 1
 	check "[token] a missing token file is usage" 2 "" \
@@ -423,7 +423,7 @@ else
 	check "[token] writes with the token" 0 "" \
 		$ctl -s "$rdma" --token "$tmp/tok" put 700 tok
 	check "[token] reads with the token" 0 tok \
-		env ORDO_TOKEN=sesame $ctl -s "$rdma" --mode rpc get 700
+		env ORDO_TOKEN=sesame-012345678 $ctl -s "$rdma" --mode rpc get 700
 	check "[token] the local device needs none" 0 tok \
 		env ORDO_TOKEN=wrong $ctl --token "$tmp/tok.bad" get 700
 	check "[token] del with the token" 0 "" \

@@ -1227,6 +1227,64 @@ TEST_F(rpc, token)
 	rc_close(&c2);
 }
 
+/* Connect with @token until refused with @reason: how many attempts. */
+static int wrong_tokens(const char *token, int n)
+{
+	struct rc_opts o = { .token = token };
+	struct rc_conn c;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (rc_connect(&c, &o) != -EACCES ||
+		    le16toh(c.rej.reason) != ORDO_WIRE_REJ_TOKEN)
+			return i;
+	return n;
+}
+
+/*
+ * Tokens of 16..40 bytes; 8 wrong ones from an address within 10 s make
+ * it wait out the window, even with the right token; a new token forgets.
+ */
+TEST_F_TIMEOUT(rpc, token_policy, 120)
+{
+	struct rc_opts o = { .token = "policy-token-0123" };
+	long long thr = rc_sysfs_u64("stats/rejected_throttled");
+	struct rc_conn c2;
+	long long t0;
+	int ret;
+
+	EXPECT_EQ(-EINVAL, rc_set_param("token", "fifteen-bytes-x"));
+	EXPECT_EQ(-EINVAL, rc_set_param("token", "1"));
+	ASSERT_EQ(0, rc_set_param("token", "sixteen-bytes-xy"));
+	ASSERT_EQ(0, rc_set_param("token", "policy-token-0123"));
+	EXPECT_EQ(8, wrong_tokens("policy-token-9999", 8));
+	/* The ninth attempt is refused unseen, right token or not. */
+	EXPECT_EQ(-EAGAIN, rc_connect(&c2, &o));
+	EXPECT_EQ(ORDO_WIRE_REJ_THROTTLED, le16toh(c2.rej.reason));
+	EXPECT_EQ(28, c2.rej_status);
+	EXPECT_EQ(thr + 1, rc_sysfs_u64("stats/rejected_throttled"));
+	/* Connected clients are not affected. */
+	EXPECT_EQ(0, rc_call(&self->c, ORDO_WIRE_OP_INFO, NULL, 0));
+	/* A new token forgets the failures. */
+	ASSERT_EQ(0, rc_set_param("token", "policy-token-4567"));
+	o.token = "policy-token-4567";
+	ASSERT_EQ(0, rc_connect(&c2, &o));
+	rc_close(&c2);
+	/* Throttled again; served once the window has passed. */
+	t0 = rc_now_ms();
+	EXPECT_EQ(8, wrong_tokens("policy-token-9999", 8));
+	EXPECT_EQ(-EAGAIN, rc_connect(&c2, &o));
+	for (ret = -EAGAIN; ret == -EAGAIN && rc_now_ms() - t0 < 60000;) {
+		usleep(250000);
+		ret = rc_connect(&c2, &o);
+	}
+	ASSERT_EQ(0, ret);
+	EXPECT_LE(9000, rc_now_ms() - t0);
+	TH_LOG("throttled for %lld ms", rc_now_ms() - t0);
+	rc_close(&c2);
+	ASSERT_EQ(0, rc_set_param("token", "\n"));
+}
+
 TEST_F(rpc, version_and_malformed_rejects)
 {
 	struct ordo_wire_conn_req req;

@@ -75,6 +75,8 @@ struct ordo_wire_conn_req {
  * @ORDO_WIRE_REJ_SHUTDOWN: the server or its RDMA device is going away.
  * @ORDO_WIRE_REJ_DEVICE: the RDMA device cannot serve ordo (no fast
  *	memory registration).
+ * @ORDO_WIRE_REJ_THROTTLED: too many wrong tokens came from the client's
+ *	address lately; the token was not looked at.  Try again later.
  */
 enum ordo_wire_rej_reason {
 	ORDO_WIRE_REJ_MALFORMED = 1,
@@ -84,9 +86,10 @@ enum ordo_wire_rej_reason {
 	ORDO_WIRE_REJ_RESOURCES = 5,
 	ORDO_WIRE_REJ_SHUTDOWN = 6,
 	ORDO_WIRE_REJ_DEVICE = 7,
+	ORDO_WIRE_REJ_THROTTLED = 8,
 };
 
-#define ORDO_WIRE_REJ_MAX	ORDO_WIRE_REJ_DEVICE
+#define ORDO_WIRE_REJ_MAX	ORDO_WIRE_REJ_THROTTLED
 
 /**
  * struct ordo_wire_conn_rej - private data of a consumer-defined reject
@@ -630,6 +633,8 @@ static inline const char *ordo_wire_rej_str(__u32 reason)
 		return "server shutting down";
 	case ORDO_WIRE_REJ_DEVICE:
 		return "RDMA device not usable";
+	case ORDO_WIRE_REJ_THROTTLED:
+		return "too many wrong tokens from this address; try later";
 	}
 	return "unknown reason";
 }
