@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Raw access to a libordo RDMA connection, for the hostile tests and the
- * benchmark's raw-read mode.  Not part of the public API and not installed.
+ * Raw access to a libordo RDMA connection, for the hostile tests, and raw
+ * leaf reads for the benchmark's raw-read mode.  Not part of the public API and not installed.
  *
  * A raw handle is connected by libordo's own transport -- one connect,
  * completion loop and region-table decoder for every client -- but its
@@ -104,5 +104,26 @@ uint8_t *ordo_raw_local(struct ordo *o);
  */
 int ordo_raw_rdma(struct ordo *o, enum ibv_wr_opcode opcode, uint64_t addr,
 		  uint32_t len, uint32_t rkey);
+
+/*
+ * Raw reads on an ordinary handle (any backend), for ordo-bench's raw-read
+ * mode: the same slots, read path and counters as a learned GET, minus
+ * prediction and validation -- the device's ceiling on that connection.
+ */
+
+/*
+ * Up to @max leaf node numbers, in key order, from the handle's learned
+ * cache (a learned handle whose model is loaded).  Returns how many were
+ * written, or -ENODATA when no model is cached.
+ */
+int ordo_raw_leaves(struct ordo *o, uint32_t *nodes, uint32_t max);
+
+/*
+ * Queue one read of node @node (node_size bytes, what a learned GET reads)
+ * as request @r: @r->cb and @r->user as for ordo_submit(); @r->result
+ * becomes 0 or the read's negative errno.  The bytes are not looked at.
+ * Counted as a GET.  0, -EBUSY when queue_depth requests are in flight.
+ */
+int ordo_raw_submit(struct ordo *o, struct ordo_req *r, uint32_t node);
 
 #endif /* LIBORDO_RAW_H */
