@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: GPL-2.0
+# ordo-bench: YCSB A-F and append over libordo (every read mode), raw
+# READs and redis (bench/ycsb/, Documentation/benchmarking.rst).  `make
+# bench` runs the reference comparison in the vmrun guest into
+# bench/results/ycsb.json and its charts.
+YCSB_SRCS := $(wildcard bench/ycsb/*.c) bench/datasets.c
+YCSB_BIN := $(BUILD)/bench/ordo-bench
+YCSB_KEYS ?= 1000000
+YCSB_SECONDS ?= 5
+YCSB_PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
+
+BENCH_BINS += $(YCSB_BIN)
+BENCH_RESULTS += bench/results/ycsb.json bench/results/ycsb_throughput.png
+
+$(YCSB_BIN): $(YCSB_SRCS) $(wildcard bench/ycsb/*.h) bench/datasets.h \
+		libshim/ordo.h libshim/ordo_raw.h $(BUILD)/lib/libordo.a
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -Ibench -pthread -o $@ $(YCSB_SRCS) \
+		$(BUILD)/lib/libordo.a $(LIBORDO_LIBS_PRIVATE) -lhiredis -lm
+
+bench/results/ycsb.json: $(YCSB_BIN) bench/ycsb.sh module
+	@mkdir -p $(dir $@)
+	tools/vmrun --mem 3G --timeout 3000 -- bench/ycsb.sh $(YCSB_KEYS) \
+		$(YCSB_SECONDS) $@.tmp
+	python3 -m json.tool $@.tmp > /dev/null && mv $@.tmp $@
+
+bench/results/ycsb_throughput.png: bench/results/ycsb.json bench/ycsb_plot.py
+	$(YCSB_PYTHON) bench/ycsb_plot.py $< bench/results
+
+.PHONY: bench-ycsb
+bench-ycsb: bench/results/ycsb.json bench/results/ycsb_throughput.png
