@@ -49,7 +49,9 @@ void progress(const char *what, uint64_t done, uint64_t total)
 	}
 }
 
-int load_ordo(const struct bench_cfg *cfg, const uint64_t *keys, uint64_t n)
+/* Batches of @op (PUT or DELETE) over keys[0..n). */
+static int batch_all(const struct bench_cfg *cfg, uint32_t op,
+		     const uint64_t *keys, uint64_t n)
 {
 	struct ordo_opts opts = { .size = sizeof(opts), .mode = ORDO_MODE_RPC };
 	struct ordo_batch_op ops[ORDO_BATCH_MAX];
@@ -67,10 +69,11 @@ int load_ordo(const struct bench_cfg *cfg, const uint64_t *keys, uint64_t n)
 			uint8_t *v = vals + (size_t)i * cfg->value_size;
 
 			fill_value(v, cfg->value_size, keys[done + i]);
-			ops[i].op = ORDO_OP_PUT;
+			ops[i].op = op;
 			ops[i].kv.key = keys[done + i];
 			ops[i].kv.value = (uintptr_t)v;
-			ops[i].kv.value_len = cfg->value_size;
+			ops[i].kv.value_len = op == ORDO_OP_PUT ?
+					      cfg->value_size : 0;
 		}
 		ret = ordo_batch(o, ops, b);
 		if ((ret == -E2BIG || ret == -EMSGSIZE) && per > 1) {
@@ -81,14 +84,33 @@ int load_ordo(const struct bench_cfg *cfg, const uint64_t *keys, uint64_t n)
 		}
 		if (ret >= 0) {
 			for (ret = 0, i = 0; i < b && !ret; i++)
-				ret = ops[i].result;
+				if (ops[i].result != -ENOENT ||
+				    op != ORDO_OP_DELETE)
+					ret = ops[i].result;
 		}
 		done += b;
 		if (!cfg->quiet)
-			progress("loading", done, n);
+			progress(op == ORDO_OP_PUT ? "loading" : "deleting",
+				 done, n);
 	}
 	free(vals);
 	ordo_close(o);
+	return ret;
+}
+
+int load_ordo(const struct bench_cfg *cfg, const uint64_t *keys, uint64_t n)
+{
+	return batch_all(cfg, ORDO_OP_PUT, keys, n);
+}
+
+/* --cleanup: the loaded keys and every insert, deleted. */
+int unload_ordo(const struct bench_cfg *cfg, const struct items *it)
+{
+	int ret = batch_all(cfg, ORDO_OP_DELETE, it->loaded, it->nloaded);
+
+	if (!ret && it->next > it->nloaded)
+		ret = batch_all(cfg, ORDO_OP_DELETE, it->ins,
+				it->next - it->nloaded);
 	return ret;
 }
 

@@ -56,7 +56,8 @@ static void usage(void)
 "                  [--mode M | --compare M,M,...] [--run W:DIST:M,M,...]...\n"
 "                  [--threads T] [--depth D] [--seconds S] [--warmup S]\n"
 "                  [--value-size B] [--seed S] [--redis HOST:PORT]\n"
-"                  [--no-load] [--quiet] [--json[=FILE]]\n"
+"                  [--walk-cache BYTES] [--no-load] [--cleanup] [--quiet]\n"
+"                  [--json[=FILE]]\n"
 "modes: learned model-only walk rpc raw-read redis\n");
 	exit(2);
 }
@@ -445,6 +446,8 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 'e' },
 		{ "redis", required_argument, NULL, 'R' },
 		{ "no-load", no_argument, NULL, 'n' },
+		{ "cleanup", no_argument, NULL, 'C' },
+		{ "walk-cache", required_argument, NULL, 'H' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "json", optional_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -484,6 +487,8 @@ int main(int argc, char **argv)
 		case 'e': cfg.seed = parse_u64(optarg, 0, UINT64_MAX); break;
 		case 'R': cfg.redis_addr = optarg; break;
 		case 'n': cfg.no_load = true; break;
+		case 'C': cfg.cleanup = true; break;
+		case 'H': cfg.walk_cache = parse_u64(optarg, 1, 1ULL << 40); break;
 		case 'q': cfg.quiet = true; break;
 		case 'j': json = true; json_path = optarg; break;
 		default: usage();
@@ -569,5 +574,13 @@ int main(int argc, char **argv)
 			fclose(jf);
 	}
 	redis_stop();
+	if (need_ordo && cfg.cleanup) {
+		ret = unload_ordo(&cfg, &ordo_items);
+		if (ret) {
+			fprintf(stderr, "ordo-bench: cleanup: %s\n",
+				strerror(-ret));
+			status = 3;
+		}
+	}
 	return status;
 }

@@ -191,7 +191,9 @@ struct bench_cfg {
 	uint32_t depth;
 	double seconds;
 	double warmup;
+	uint64_t walk_cache;		/* bytes; 0: libordo's default */
 	bool no_load;
+	bool cleanup;
 	bool quiet;
 };
 
@@ -252,6 +254,7 @@ void srv_delta(const struct srv_sample *a, const struct srv_sample *b,
 
 /* load.c */
 int load_ordo(const struct bench_cfg *cfg, const uint64_t *keys, uint64_t n);
+int unload_ordo(const struct bench_cfg *cfg, const struct items *it);
 int wait_model(const struct bench_cfg *cfg);
 void progress(const char *what, uint64_t done, uint64_t total);
 void fill_value(uint8_t *v, uint32_t len, uint64_t key);
