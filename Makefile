@@ -80,9 +80,20 @@ check: deps
 	@$(MAKE) --no-print-directory all fuzzers $(CHECKPATCH)
 	@FUZZ_BINS="$(FUZZ_BINS)" tools/check "$(KDIR)" $(CORE_TESTS)
 
+# The guest prints the demo and then its JSON report between markers:
+# shown without the JSON, which becomes the chart in build/demo/.
 demo: deps
 	@$(MAKE) --no-print-directory all
-	@tools/vmrun -- tools/demo
+	@mkdir -p $(BUILD)/demo
+	@{ tools/vmrun --mem 3G --timeout 1500 -- tools/demo; \
+	   echo $$? > $(BUILD)/demo/status; } | tee $(BUILD)/demo/demo.log | \
+		sed -u '/^--- ycsb.json begin/,/^--- ycsb.json end/d'
+	@sed -n '/^--- ycsb.json begin/,/^--- ycsb.json end/p' \
+		$(BUILD)/demo/demo.log | sed '1d;$$d' > $(BUILD)/demo/ycsb.json
+	@test "$$(cat $(BUILD)/demo/status)" = 0
+	@$(firstword $(wildcard /usr/bin/python3) python3) bench/ycsb_plot.py \
+		$(BUILD)/demo/ycsb.json $(BUILD)/demo
+	@echo; echo "charts: $(BUILD)/demo/ycsb_throughput.png $(BUILD)/demo/ycsb_latency_cdf.png"
 
 bench: $(BENCH_RESULTS)
 

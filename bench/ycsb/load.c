@@ -29,12 +29,15 @@ void fill_value(uint8_t *v, uint32_t len, uint64_t key)
 		v[i] = i < 8 ? ((uint8_t *)&le)[i] : (uint8_t)(key >> (i % 8));
 }
 
+bool progress_force;
+
+/* A bar on a terminal (or wherever --progress says), at most 200 steps. */
 void progress(const char *what, uint64_t done, uint64_t total)
 {
 	static uint64_t last;
 	int width = 40, fill;
 
-	if (!isatty(STDERR_FILENO) || !total)
+	if ((!progress_force && !isatty(STDERR_FILENO)) || !total)
 		return;
 	if (done != total && done - last < total / 200 && done > last)
 		return;

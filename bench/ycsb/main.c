@@ -57,6 +57,7 @@ static void usage(void)
 "                  [--threads T] [--depth D] [--seconds S] [--warmup S]\n"
 "                  [--value-size B] [--seed S] [--redis HOST:PORT]\n"
 "                  [--walk-cache BYTES] [--no-load] [--cleanup] [--quiet]\n"
+"                  [--progress]\n"
 "                  [--json[=FILE]]\n"
 "modes: learned model-only walk rpc raw-read redis\n");
 	exit(2);
@@ -449,6 +450,7 @@ int main(int argc, char **argv)
 		{ "cleanup", no_argument, NULL, 'C' },
 		{ "walk-cache", required_argument, NULL, 'H' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "progress", no_argument, NULL, 'P' },
 		{ "json", optional_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
@@ -461,6 +463,8 @@ int main(int argc, char **argv)
 	uint32_t i, j;
 	int c, ret, status = 0;
 
+	/* Tables show as each group ends, also through vmrun's log. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	while ((c = getopt_long(argc, argv, "s:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': cfg.uri = optarg; break;
@@ -490,6 +494,7 @@ int main(int argc, char **argv)
 		case 'C': cfg.cleanup = true; break;
 		case 'H': cfg.walk_cache = parse_u64(optarg, 1, 1ULL << 40); break;
 		case 'q': cfg.quiet = true; break;
+		case 'P': progress_force = true; break;
 		case 'j': json = true; json_path = optarg; break;
 		default: usage();
 		}

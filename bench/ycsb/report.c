@@ -163,7 +163,7 @@ void report_json_run(FILE *f, const struct run *r, const char *in,
 		per(s->c.speculative_reads, s->c.gets + s->c.scans),
 		s->c.retries, s->c.model_loads, s->c.sub_refreshes,
 		s->cache_bytes);
-	fprintf(f, "%s " Q("reads") "%" PRIu64 ", " Q("not_found") "%" PRIu64
+	fprintf(f, "%s " Q("read_ops") "%" PRIu64 ", " Q("not_found") "%" PRIu64
 		", " Q("errors") "%" PRIu64 ", " Q("first_error") "%d, "
 		Q("inserts_skipped") "%" PRIu64 ", " Q("scan_pairs") "%" PRIu64
 		",\n", in, s->reads, s->not_found, s->errors, s->first_error,

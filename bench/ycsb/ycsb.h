@@ -256,6 +256,7 @@ void srv_delta(const struct srv_sample *a, const struct srv_sample *b,
 int load_ordo(const struct bench_cfg *cfg, const uint64_t *keys, uint64_t n);
 int unload_ordo(const struct bench_cfg *cfg, const struct items *it);
 int wait_model(const struct bench_cfg *cfg);
+extern bool progress_force;
 void progress(const char *what, uint64_t done, uint64_t total);
 void fill_value(uint8_t *v, uint32_t len, uint64_t key);
 
