@@ -80,12 +80,16 @@ check: deps
 	@$(MAKE) --no-print-directory all fuzzers $(CHECKPATCH)
 	@FUZZ_BINS="$(FUZZ_BINS)" tools/check "$(KDIR)" $(CORE_TESTS)
 
+DEMO_KEYS ?= 1000000
+DEMO_SECONDS ?= 10
+
 # The guest prints the demo and then its JSON report between markers:
 # shown without the JSON, which becomes the chart in build/demo/.
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@mkdir -p $(BUILD)/demo
-	@{ tools/vmrun --mem 3G --timeout 1500 -- tools/demo; \
+	@{ tools/vmrun --mem 3G --timeout 1500 -- tools/demo $(DEMO_KEYS) \
+		$(DEMO_SECONDS); \
 	   echo $$? > $(BUILD)/demo/status; } | tee $(BUILD)/demo/demo.log | \
 		sed -u '/^--- ycsb.json begin/,/^--- ycsb.json end/d'
 	@sed -n '/^--- ycsb.json begin/,/^--- ycsb.json end/p' \

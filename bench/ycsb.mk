@@ -6,7 +6,7 @@
 YCSB_SRCS := $(wildcard bench/ycsb/*.c) bench/datasets.c
 YCSB_BIN := $(BUILD)/bench/ordo-bench
 YCSB_KEYS ?= 1000000
-YCSB_SECONDS ?= 5
+YCSB_SECONDS ?= 10
 YCSB_PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
 
 BENCH_BINS += $(YCSB_BIN)
@@ -31,5 +31,12 @@ bench/results/ycsb.json: $(YCSB_BIN) bench/ycsb.sh module
 bench/results/ycsb_throughput.png: bench/results/ycsb.json bench/ycsb_plot.py
 	$(YCSB_PYTHON) bench/ycsb_plot.py $< bench/results
 
-.PHONY: bench-ycsb
+.PHONY: bench-ycsb bench-profile
 bench-ycsb: bench/results/ycsb.json bench/results/ycsb_throughput.png
+
+# Where the CPU goes in a YCSB C GET, mode by mode (perf in the guest).
+bench-profile: $(YCSB_BIN) module
+	@mkdir -p $(BUILD)/bench
+	tools/vmrun --mem 3G --timeout 1800 -- bench/ycsb_profile.sh \
+		$(YCSB_KEYS) | tee $(BUILD)/bench/ycsb_profile.log
+	grep -v '^+' $(BUILD)/bench/ycsb_profile.log > bench/results/ycsb_profile.txt

@@ -13,7 +13,7 @@ set -x
 build/bench/ordo-bench -s rdma://192.0.2.1 --keys "$keys" \
 	--key-dist lognormal --threads 1 --depth 8 --seconds "$secs" \
 	--warmup 1 --json="$json" \
-	--run c:uniform:learned,model-only,walk,rpc,raw-read,redis \
+	--run c:uniform:learned,model-only,walk,walk@256K,rpc,raw-read,redis \
 	--run c:zipfian:learned,rpc \
 	--run d:latest:learned,rpc \
 	--run e:uniform:learned,rpc \

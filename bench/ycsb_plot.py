@@ -23,6 +23,11 @@ def groups(runs):
     return [out[k] for k in sorted(out)]
 
 
+def name(r):
+    """A run's name: its mode, or walk@SIZE for a walk with a set cache."""
+    return r.get("label", r["mode"])
+
+
 def label(g):
     return f"YCSB {g[0]['workload'].upper()}\n{g[0]['dist']}" \
         if g[0]["workload"] != "append" else f"append\n{g[0]['dist']}"
@@ -33,14 +38,14 @@ def throughput(doc, path):
     modes = []
     for g in gs:
         for r in g:
-            if r["mode"] not in modes:
-                modes.append(r["mode"])
+            if name(r) not in modes:
+                modes.append(name(r))
     width = 0.8 / len(modes)
     fig, ax = plt.subplots(figsize=(11, 4.5))
     for i, m in enumerate(modes):
         xs, ys = [], []
         for j, g in enumerate(gs):
-            r = next((r for r in g if r["mode"] == m), None)
+            r = next((r for r in g if name(r) == m), None)
             if r:
                 xs.append(j + (i - (len(modes) - 1) / 2) * width)
                 ys.append(r["ops_per_sec"])
@@ -65,7 +70,7 @@ def latency_cdf(doc, path):
     for r in g:
         xs = [p[0] for p in r["latency_cdf"]]
         ys = [p[1] for p in r["latency_cdf"]]
-        ax.plot(xs, ys, marker=".", label=r["mode"])
+        ax.plot(xs, ys, marker=".", label=name(r))
     ax.set_xscale("log")
     ax.set_xlabel("latency (us)")
     ax.set_ylabel("fraction of GETs at or below")

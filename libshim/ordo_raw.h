@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Raw access to a libordo RDMA connection, for the hostile tests, and raw
- * leaf reads for the benchmark's raw-read mode.  Not part of the public API and not installed.
+ * leaf reads for the benchmark's raw-read mode.  Not part of the public
+ * API and not installed.
  *
  * A raw handle is connected by libordo's own transport -- one connect,
  * completion loop and region-table decoder for every client -- but its

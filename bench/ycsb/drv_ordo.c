@@ -38,7 +38,8 @@ static int ordo_drv_open(struct worker *w)
 		.queue_depth = w->run->cfg->depth,
 		/* Busy shared cores: a slow window is not a failure. */
 		.timeout_ms = 30000,
-		.walk_cache_bytes = w->run->cfg->walk_cache,
+		.walk_cache_bytes = w->run->walk_cache ? w->run->walk_cache :
+				    w->run->cfg->walk_cache,
 	};
 	struct ordo *o = ordo_open_opts(w->run->cfg->uri, &opts);
 

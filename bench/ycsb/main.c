@@ -17,7 +17,7 @@
 #include "ycsb.h"
 
 #define GROUPS_MAX	16
-#define MODES_MAX	BM_COUNT
+#define MODES_MAX	8
 #define DEFAULT_URI	"rdma://192.0.2.1"
 
 struct group {
@@ -25,6 +25,7 @@ struct group {
 	enum rdist dist;
 	bool dist_set;
 	enum bmode modes[MODES_MAX];
+	uint64_t walk_cache[MODES_MAX];	/* walk@BYTES; 0: --walk-cache */
 	uint32_t nmodes;
 	struct run runs[MODES_MAX];
 };
@@ -71,13 +72,46 @@ static void sleep_s(double s)
 		;
 }
 
+/* BYTES with an optional K, M or G suffix (powers of 1024), at least 4 KiB. */
+static int parse_size(const char *s, uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case 'K': x <<= 10; end++; break;
+	case 'M': x <<= 20; end++; break;
+	case 'G': x <<= 30; end++; break;
+	}
+	if (*end || x < 4096 || x > (1ULL << 40))
+		return -1;
+	*v = x;
+	return 0;
+}
+
+/* MODE[,MODE...]; walk@BYTES limits that walk run's cache. */
 static int parse_modes(char *list, struct group *g)
 {
 	char *save = NULL, *m;
 
 	g->nmodes = 0;
 	for (m = strtok_r(list, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
-		if (g->nmodes == MODES_MAX || bmode_parse(m, &g->modes[g->nmodes]))
+		char *at = strchr(m, '@');
+
+		if (g->nmodes == MODES_MAX)
+			return -1;
+		g->walk_cache[g->nmodes] = 0;
+		if (at) {
+			*at++ = 0;
+			if (parse_size(at, &g->walk_cache[g->nmodes]))
+				return -1;
+		}
+		if (bmode_parse(m, &g->modes[g->nmodes]) ||
+		    (at && g->modes[g->nmodes] != BM_WALK))
 			return -1;
 		g->nmodes++;
 	}
@@ -370,6 +404,8 @@ static int run_group(struct group *g, FILE *json, bool table, bool *first)
 
 		r->cfg = &cfg;
 		r->mode = g->modes[i];
+		r->walk_cache = g->walk_cache[i];
+		run_set_label(r);
 		r->wl = g->wl;
 		r->dist = g->dist;
 		r->ks = &ks;
@@ -377,12 +413,12 @@ static int run_group(struct group *g, FILE *json, bool table, bool *first)
 		if (!cfg.quiet)
 			fprintf(stderr, "ordo-bench: %s %s %s ...\n",
 				wl_name(g->wl), rdist_name(g->dist),
-				bmode_name(r->mode));
+				r->label);
 		ret = prepare_mode(r);
 		if (!ret)
 			ret = run_one(r);
 		if (ret) {
-			fprintf(stderr, "ordo-bench: %s: %s\n", bmode_name(r->mode),
+			fprintf(stderr, "ordo-bench: %s: %s\n", r->label,
 				strerror(-ret));
 			r->res.first_error = ret;
 			r->res.errors++;

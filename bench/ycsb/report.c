@@ -23,6 +23,23 @@ const char *wl_name(enum wl w) { return wl_names[w]; }
 const char *rdist_name(enum rdist d) { return rdist_names[d]; }
 const char *bmode_name(enum bmode m) { return bmode_names[m]; }
 
+void run_set_label(struct run *r)
+{
+	uint64_t b = r->walk_cache;
+
+	if (!b)
+		snprintf(r->label, sizeof(r->label), "%s", bmode_name(r->mode));
+	else if (!(b & ((1ULL << 20) - 1)))
+		snprintf(r->label, sizeof(r->label), "%s@%" PRIu64 "M",
+			 bmode_name(r->mode), b >> 20);
+	else if (!(b & 1023))
+		snprintf(r->label, sizeof(r->label), "%s@%" PRIu64 "K",
+			 bmode_name(r->mode), b >> 10);
+	else
+		snprintf(r->label, sizeof(r->label), "%s@%" PRIu64,
+			 bmode_name(r->mode), b);
+}
+
 static int parse(const char *s, const char *const *names, int n)
 {
 	int i;
@@ -105,7 +122,7 @@ void report_table(FILE *f, struct run *const *runs, uint32_t n)
 		double ops = ops_per_sec(s);
 
 		fprintf(f, "%-11s %9.0f %6.2f %8.1f %8.1f %6.3f %6.3f %7.0f %6.3f "
-			"%6.2f ", bmode_name(runs[i]->mode), ops,
+			"%6.2f ", runs[i]->label, ops,
 			base > 0 ? ops / base : 0,
 			hist_quantile(&s->hist, 0.50) / 1e3,
 			hist_quantile(&s->hist, 0.99) / 1e3,
@@ -135,12 +152,14 @@ void report_json_run(FILE *f, const struct run *r, const char *in,
 	const struct bench_cfg *c = r->cfg;
 	size_t i;
 
-	fprintf(f, "%s{" Q("mode") "\"%s\", " Q("workload") "\"%s\", "
+	fprintf(f, "%s{" Q("mode") "\"%s\", " Q("label") "\"%s\", "
+		Q("walk_cache_limit") "%" PRIu64 ", " Q("workload") "\"%s\", "
 		Q("dist") "\"%s\", " Q("keys") "%" PRIu64 ", "
 		Q("key_dist") "\"%s\", " Q("value_size") "%u, "
 		Q("store_value_size") "%u, " Q("threads") "%u, "
 		Q("depth") "%u, " Q("seconds") "%.3f,\n",
-		in, bmode_name(r->mode), wl_name(r->wl), rdist_name(r->dist),
+		in, bmode_name(r->mode), r->label, r->walk_cache ? r->walk_cache :
+		c->walk_cache, wl_name(r->wl), rdist_name(r->dist),
 		c->keys, ordo_dist_name(c->key_dist), c->value_size,
 		c->store_vsize, c->threads, c->depth, s->seconds);
 	fprintf(f, "%s " Q("ops") "%" PRIu64 ", " Q("ops_per_sec") "%.1f, "

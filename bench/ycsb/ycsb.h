@@ -202,6 +202,8 @@ struct run {
 	const struct bench_cfg *cfg;
 	const struct driver *drv;
 	enum bmode mode;
+	uint64_t walk_cache;		/* walk: cache bytes; 0: cfg->walk_cache */
+	char label[24];			/* mode, or walk@SIZE */
 	enum wl wl;
 	enum rdist dist;
 	struct keyset *ks;
@@ -270,6 +272,8 @@ int redis_load(const struct bench_cfg *cfg, const uint64_t *keys, uint64_t n);
 const char *wl_name(enum wl w);
 const char *rdist_name(enum rdist d);
 const char *bmode_name(enum bmode m);
+/* r->label: the mode's name, or walk@256K for a walk with a set cache. */
+void run_set_label(struct run *r);
 int wl_parse(const char *s, enum wl *w);
 int rdist_parse(const char *s, enum rdist *d);
 int bmode_parse(const char *s, enum bmode *m);
