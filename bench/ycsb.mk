@@ -31,12 +31,5 @@ bench/results/ycsb.json: $(YCSB_BIN) bench/ycsb.sh module
 bench/results/ycsb_throughput.png: bench/results/ycsb.json bench/ycsb_plot.py
 	$(YCSB_PYTHON) bench/ycsb_plot.py $< bench/results
 
-.PHONY: bench-ycsb bench-profile
+.PHONY: bench-ycsb
 bench-ycsb: bench/results/ycsb.json bench/results/ycsb_throughput.png
-
-# Where the CPU goes in a YCSB C GET, mode by mode (perf in the guest).
-bench-profile: $(YCSB_BIN) module
-	@mkdir -p $(BUILD)/bench
-	tools/vmrun --mem 3G --timeout 1800 -- bench/ycsb_profile.sh \
-		$(YCSB_KEYS) | tee $(BUILD)/bench/ycsb_profile.log
-	grep -v '^+' $(BUILD)/bench/ycsb_profile.log > bench/results/ycsb_profile.txt

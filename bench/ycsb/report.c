@@ -113,10 +113,10 @@ void report_table(FILE *f, struct run *const *runs, uint32_t n)
 		runs[0]->cfg->keys, ordo_dist_name(runs[0]->cfg->key_dist),
 		runs[0]->cfg->threads, runs[0]->cfg->depth,
 		runs[0]->cfg->seconds);
-	fprintf(f, "%-11s %9s %6s %8s %8s %6s %6s %7s %6s %6s %7s %8s %8s\n",
+	fprintf(f, "%-11s %9s %6s %8s %8s %6s %6s %7s %6s %6s %7s %8s %8s %8s\n",
 		"mode", "ops/s", "ratio", "p50 us", "p99 us", "RT/op",
 		"READ/op", "B/op", "RPC/op", "fb %", "srvRPC", "srvCPUus",
-		"cacheKiB");
+		"cliCPUus", "cacheKiB");
 	for (i = 0; i < n; i++) {
 		const struct result *s = &runs[i]->res;
 		double ops = ops_per_sec(s);
@@ -130,10 +130,11 @@ void report_table(FILE *f, struct run *const *runs, uint32_t n)
 			per(s->c.bytes_read, s->ops), per(s->c.rpcs, s->ops),
 			100 * fallback_rate(s));
 		if (s->srv.valid)
-			fprintf(f, "%7.3f %8.1f", per(s->srv.rpcs, s->ops),
-				srv_cpu_us(s));
+			fprintf(f, "%7.3f %8.1f %8.1f", per(s->srv.rpcs, s->ops),
+				srv_cpu_us(s), s->ops ? s->srv.bench_cpu_s *
+				1e6 / (double)s->ops : 0);
 		else
-			fprintf(f, "%7s %8s", "-", "-");
+			fprintf(f, "%7s %8s %8s", "-", "-", "-");
 		fprintf(f, " %8.0f%s\n", s->cache_bytes / 1024.0,
 			s->errors ? "  ERRORS" : "");
 	}
