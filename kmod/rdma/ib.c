@@ -13,6 +13,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/dma-mapping.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
@@ -55,15 +56,49 @@ u32 ordo_rdma_mr_geometry(struct ib_device *ibdev, u64 chunk, u32 *page_size)
 	return a->max_fast_reg_page_list_len / (u32)(chunk / *page_size);
 }
 
+/**
+ * ordo_rdma_dma_synced - does DMA by @ibdev see the CPU's stores as made?
+ * @ibdev: the device
+ *
+ * The pool is mapped once and written by the CPU all the time; READs must
+ * see those stores without a sync per write.  That holds where mappings
+ * need no sync (coherent, no bounce buffer): probed with one page.
+ *
+ * Return: true if the device can serve the pool as it is mapped.
+ */
+bool ordo_rdma_dma_synced(struct ib_device *ibdev)
+{
+	struct page *page;
+	u64 addr;
+	bool need;
+
+	if (ib_uses_virt_dma(ibdev))
+		return true;
+	page = alloc_page(GFP_KERNEL);
+	if (!page)
+		return false;
+	addr = ib_dma_map_page(ibdev, page, 0, PAGE_SIZE, DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ibdev, addr)) {
+		__free_page(page);
+		return false;
+	}
+	need = dma_need_sync(ibdev->dma_device, addr);
+	ib_dma_unmap_page(ibdev, addr, PAGE_SIZE, DMA_TO_DEVICE);
+	__free_page(page);
+	return !need;
+}
+
 static void ordo_rdma_dev_caps(struct ordo_rdma *srv, struct ordo_rdma_dev *dev)
 {
 	const struct ib_device_attr *a = &dev->ibdev->attrs;
 	u32 page_size;
 
-	dev->usable = (a->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) &&
-		      ordo_rdma_mr_geometry(dev->ibdev,
-					    srv->od->tree.pool.chunk_size,
-					    &page_size);
+	dev->fast_reg = (a->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) &&
+			ordo_rdma_mr_geometry(dev->ibdev,
+					      srv->od->tree.pool.chunk_size,
+					      &page_size);
+	dev->dma_synced = ordo_rdma_dma_synced(dev->ibdev);
+	dev->usable = dev->fast_reg && dev->dma_synced;
 }
 
 static int ordo_ib_add(struct ib_device *ibdev)
@@ -83,8 +118,11 @@ static int ordo_ib_add(struct ib_device *ibdev)
 	ib_set_client_data(ibdev, &ordo_ib_client, dev);
 	if (dev->usable)
 		pr_info("RDMA device %s: serving\n", dev_name(&ibdev->dev));
-	else
+	else if (!dev->fast_reg)
 		pr_info("RDMA device %s: no fast memory registration, not serving\n",
+			dev_name(&ibdev->dev));
+	else
+		pr_warn("RDMA device %s: its DMA needs cache syncs or bounce buffers, which one-sided reads of live memory cannot have; not serving\n",
 			dev_name(&ibdev->dev));
 	return 0;
 }

@@ -25,6 +25,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/dma-mapping.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
@@ -110,6 +111,16 @@ static int ordo_mr_add(struct ordo_rdma_conn *c, struct ordo_rdma_table *t,
 		ret = -ENOMEM;
 		goto err;
 	}
+	/* Bounced or non-coherent chunks would serve stale bytes. */
+	if (!ib_uses_virt_dma(ibdev))
+		for_each_sg(r->sgt.sgl, sg, r->nents, i)
+			if (dma_need_sync(ibdev->dma_device,
+					  sg_dma_address(sg))) {
+				pr_warn_once("RDMA device %s: a pool chunk would need DMA syncs; not registered\n",
+					     dev_name(&ibdev->dev));
+				ret = -EOPNOTSUPP;
+				goto err;
+			}
 	r->mr = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG,
 			    nr * (u32)(chunk / page_size));
 	if (IS_ERR(r->mr)) {

@@ -56,7 +56,9 @@ struct ordo_rdma_stats {
  * @conns: connections on it
  * @nr_conns: admitted connections on it, listed or not yet
  * @dying: being removed: admit nothing more
- * @usable: supports fast registration
+ * @fast_reg: supports fast registration with pages as large as a chunk
+ * @dma_synced: its DMA needs no sync calls (coherent, no bounce buffers)
+ * @usable: both: the device serves clients
  */
 struct ordo_rdma_dev {
 	struct list_head node;
@@ -64,6 +66,8 @@ struct ordo_rdma_dev {
 	struct list_head conns;
 	u32 nr_conns;
 	bool dying;
+	bool fast_reg;
+	bool dma_synced;
 	bool usable;
 };
 
@@ -307,6 +311,7 @@ void ordo_rdma_ib_unregister(struct ordo_rdma *srv);
 struct ordo_rdma_dev *ordo_rdma_dev_find(struct ordo_rdma *srv,
 					 struct ib_device *ibdev);
 u32 ordo_rdma_mr_geometry(struct ib_device *ibdev, u64 chunk, u32 *page_size);
+bool ordo_rdma_dma_synced(struct ib_device *ibdev);
 
 /* conn.c */
 struct ordo_rdma_conn *ordo_conn_create(struct ordo_rdma *srv,
