@@ -97,6 +97,27 @@ static void ordo_retire_if_due(struct ordo_trainer *tr)
 		atomic64_inc(&od->deletes_unretired);
 }
 
+/*
+ * Retire every empty leaf that can go, before a full training: the model's
+ * size then follows the keys stored, not how far background retirement
+ * had got after earlier deletes.
+ */
+static void ordo_retire_all(struct ordo_trainer *tr)
+{
+	struct ordo_dev *od = tr->od;
+	u32 retired;
+
+	if (!atomic64_xchg(&od->deletes_unretired, 0))
+		return;
+	do {
+		retired = 0;
+		if (ordo_tree_retire_empty(&od->tree, ORDO_RETIRE_ROUND,
+					   &retired))
+			return;
+		cond_resched();
+	} while (retired == ORDO_RETIRE_ROUND);
+}
+
 /* Sizes of the model as published (after a training or a patch). */
 static void ordo_info_sizes(struct ordo_model_info *info,
 			    const struct ordo_model *m)
@@ -157,6 +178,7 @@ static int ordo_full_train(struct ordo_trainer *tr, u32 target_subs)
 	int ret;
 
 	p.target_subs = target_subs;
+	ordo_retire_all(tr);
 	ret = ordo_snapshot_leaves(t, 0, 0, true, &set, &key_cap);
 	if (ret)
 		return ret;
