@@ -379,6 +379,8 @@ int shim_dec_conn_rej(const void *pdata, size_t len)
 		return -ENODEV;
 	case ORDO_WIRE_REJ_THROTTLED:
 		return -EAGAIN;
+	case ORDO_WIRE_REJ_PEER_BUSY:
+		return -EUSERS;
 	}
 	return -ECONNREFUSED;
 }

@@ -653,6 +653,7 @@ static void ordo_conn_release_work(struct work_struct *work)
 	list_del(&c->dev_node);
 	srv->nr_conns--;
 	c->dev->nr_conns--;
+	ordo_rdma_peer_put(srv, &c->peer_ip);
 	spin_unlock(&srv->lock);
 	wake_up_all(&srv->conns_wait);
 	ordo_rdma_conn_put(c);

@@ -170,13 +170,20 @@ static u16 ordo_rdma_check_req(const struct sockaddr *peer, const void *pdata,
 	return 0;
 }
 
-/* Admit one more connection on @ibdev: 0 or a reject reason. */
+/*
+ * Admit one more connection from @peer on @ibdev, at most @per_peer from
+ * one address (0: no limit): 0 or a reject reason.
+ */
 static u16 ordo_rdma_admit(struct ordo_rdma *srv, struct ib_device *ibdev,
+			   const struct in6_addr *peer, u32 per_peer,
 			   struct ordo_rdma_dev **devp, u32 *limit)
 {
+	struct ordo_rdma_peer *fresh = ordo_rdma_peer_alloc();
 	struct ordo_rdma_dev *dev;
 	u16 reason = 0;
 
+	if (!fresh)
+		return ORDO_WIRE_REJ_RESOURCES;
 	spin_lock(&srv->lock);
 	dev = ordo_rdma_dev_find(srv, ibdev);
 	*limit = READ_ONCE(ordo_rdma_max_connections);
@@ -186,18 +193,24 @@ static u16 ordo_rdma_admit(struct ordo_rdma *srv, struct ib_device *ibdev,
 		reason = ORDO_WIRE_REJ_DEVICE;
 	} else if (srv->nr_conns >= *limit) {
 		reason = ORDO_WIRE_REJ_BUSY;
+	} else if (!ordo_rdma_peer_get(srv, peer, per_peer, &fresh)) {
+		reason = ORDO_WIRE_REJ_PEER_BUSY;
+		*limit = per_peer;
 	} else {
 		srv->nr_conns++;
 		dev->nr_conns++;
 		*devp = dev;
 	}
 	spin_unlock(&srv->lock);
+	kfree(fresh);
 	return reason;
 }
 
-static void ordo_rdma_unadmit(struct ordo_rdma *srv, struct ordo_rdma_dev *dev)
+static void ordo_rdma_unadmit(struct ordo_rdma *srv, struct ordo_rdma_dev *dev,
+			      const struct in6_addr *peer)
 {
 	spin_lock(&srv->lock);
+	ordo_rdma_peer_put(srv, peer);
 	srv->nr_conns--;
 	dev->nr_conns--;
 	spin_unlock(&srv->lock);
@@ -207,29 +220,37 @@ static void ordo_rdma_unadmit(struct ordo_rdma *srv, struct ordo_rdma_dev *dev)
 static int ordo_rdma_connect(struct ordo_rdma *srv, struct rdma_cm_id *id,
 			     struct rdma_cm_event *ev)
 {
+	struct sockaddr *sa = (struct sockaddr *)&id->route.addr.dst_addr;
 	struct ordo_rdma_dev *dev = NULL;
 	struct ordo_rdma_conn *c;
-	u32 qd = 0, limit = 0;
+	struct in6_addr peer;
+	u32 qd = 0, limit = 0, per_peer;
 	u16 reason;
 
-	reason = ordo_rdma_check_req((struct sockaddr *)&id->route.addr.dst_addr,
-				     ev->param.conn.private_data,
+	/* Non-IP peers (AF_IB) share one count and are not limited. */
+	per_peer = ordo_rdma_peer_addr(sa, &peer) ?
+		   READ_ONCE(ordo_rdma_max_per_peer) : 0;
+	reason = ordo_rdma_check_req(sa, ev->param.conn.private_data,
 				     ev->param.conn.private_data_len, &qd);
 	if (reason)
 		return ordo_rdma_reject(srv, id, reason, 0);
-	reason = ordo_rdma_admit(srv, id->device, &dev, &limit);
+	reason = ordo_rdma_admit(srv, id->device, &peer, per_peer, &dev,
+				 &limit);
 	if (reason)
 		return ordo_rdma_reject(srv, id, reason,
-					reason == ORDO_WIRE_REJ_BUSY ? limit : 0);
+					reason == ORDO_WIRE_REJ_BUSY ||
+					reason == ORDO_WIRE_REJ_PEER_BUSY ?
+					limit : 0);
 	c = ordo_conn_create(srv, dev, id, qd);
 	if (IS_ERR(c)) {
-		ordo_rdma_unadmit(srv, dev);
+		ordo_rdma_unadmit(srv, dev, &peer);
 		return ordo_rdma_reject(srv, id, ORDO_WIRE_REJ_RESOURCES, 0);
 	}
+	c->peer_ip = peer;
 	if (ordo_conn_accept(c, ev)) {
 		/* The client gave up or the device failed: nothing to tell. */
 		ordo_conn_destroy_unlisted(c);
-		ordo_rdma_unadmit(srv, dev);
+		ordo_rdma_unadmit(srv, dev, &peer);
 		return -ECONNABORTED;
 	}
 	atomic64_inc(&srv->conns_total);

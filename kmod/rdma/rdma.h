@@ -141,6 +141,7 @@ struct ordo_rdma_tx {
  * @srv: the server
  * @dev: the device it lives on
  * @cm_id: its rdma_cm id
+ * @peer_ip: the client's IP address (v4-mapped for IPv4), as counted in peers.c
  * @pd: protection domain of its own, so its rkeys work on no other QP
  * @cq: send and receive CQ, from the device's pool
  * @qp: RC queue pair
@@ -182,6 +183,7 @@ struct ordo_rdma_conn {
 	struct ordo_rdma *srv;
 	struct ordo_rdma_dev *dev;
 	struct rdma_cm_id *cm_id;
+	struct in6_addr peer_ip;
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
@@ -227,6 +229,7 @@ struct ordo_rdma_conn {
  * @devs: struct ordo_rdma_dev list
  * @conns: struct ordo_rdma_conn list
  * @nr_conns: admitted connections
+ * @peers: admitted connections per peer address (peers.c)
  * @next_conn_id: number of the next connection
  * @stopping: module unload: admit nothing, listen no more
  * @conns_wait: woken when a connection is released
@@ -250,6 +253,7 @@ struct ordo_rdma {
 	struct list_head devs;
 	struct list_head conns;
 	u32 nr_conns;
+	struct list_head peers;
 	u32 next_conn_id;
 	bool stopping;
 	wait_queue_head_t conns_wait;
@@ -278,6 +282,14 @@ bool ordo_rdma_token_required(void);
 #define ORDO_THROTTLE_FAILS	8
 #define ORDO_THROTTLE_WINDOW	(10 * HZ)
 bool ordo_throttle_blocked(const struct sockaddr *peer);
+/* peers.c: connections per peer address */
+struct ordo_rdma_peer;
+extern unsigned int ordo_rdma_max_per_peer;
+bool ordo_rdma_peer_addr(const struct sockaddr *sa, struct in6_addr *a);
+struct ordo_rdma_peer *ordo_rdma_peer_alloc(void);
+bool ordo_rdma_peer_get(struct ordo_rdma *srv, const struct in6_addr *a,
+			u32 limit, struct ordo_rdma_peer **fresh);
+void ordo_rdma_peer_put(struct ordo_rdma *srv, const struct in6_addr *a);
 void ordo_throttle_fail(const struct sockaddr *peer);
 void ordo_throttle_reset(void);
 u64 ordo_rdma_stat_sum(struct ordo_rdma *srv, size_t offset);

@@ -24,6 +24,11 @@ module_param_named(max_connections, ordo_rdma_max_connections, uint, 0644);
 MODULE_PARM_DESC(max_connections,
 		 "Most RDMA clients connected at once; further ones are rejected (default 64)");
 
+unsigned int ordo_rdma_max_per_peer = 32;
+module_param_named(max_connections_per_peer, ordo_rdma_max_per_peer, uint, 0644);
+MODULE_PARM_DESC(max_connections_per_peer,
+		 "Most RDMA clients connected at once from one IP address; 0: no limit (default 32)");
+
 unsigned int ordo_rdma_queue_depth = 16;
 module_param_named(queue_depth, ordo_rdma_queue_depth, uint, 0444);
 MODULE_PARM_DESC(queue_depth,
@@ -199,6 +204,7 @@ int ordo_rdma_init(struct ordo_dev *od)
 	spin_lock_init(&srv->lock);
 	INIT_LIST_HEAD(&srv->devs);
 	INIT_LIST_HEAD(&srv->conns);
+	INIT_LIST_HEAD(&srv->peers);
 	init_waitqueue_head(&srv->conns_wait);
 	INIT_DELAYED_WORK(&srv->listen_work, ordo_listen_work);
 	srv->stats = alloc_percpu(struct ordo_rdma_stats);

@@ -74,6 +74,8 @@ ORDO_RDMA_ATTR(rejected_token,
 	       atomic64_read(&srv->rejected[ORDO_WIRE_REJ_TOKEN]));
 ORDO_RDMA_ATTR(rejected_throttled,
 	       atomic64_read(&srv->rejected[ORDO_WIRE_REJ_THROTTLED]));
+ORDO_RDMA_ATTR(rejected_peer_busy,
+	       atomic64_read(&srv->rejected[ORDO_WIRE_REJ_PEER_BUSY]));
 ORDO_RDMA_ATTR(rejected_busy,
 	       atomic64_read(&srv->rejected[ORDO_WIRE_REJ_BUSY]));
 ORDO_RDMA_ATTR(rejected_resources,
@@ -107,6 +109,7 @@ static struct attribute *ordo_rdma_stats_attrs[] = {
 	&ordo_attr_rejected_token.attr,
 	&ordo_attr_rejected_throttled.attr,
 	&ordo_attr_rejected_busy.attr,
+	&ordo_attr_rejected_peer_busy.attr,
 	&ordo_attr_rejected_resources.attr,
 	&ordo_attr_rejected_shutdown.attr,
 	&ordo_attr_rejected_device.attr,

@@ -27,21 +27,6 @@ struct ordo_throttle_peer {
 static DEFINE_SPINLOCK(ordo_throttle_lock);
 static struct ordo_throttle_peer ordo_throttle[ORDO_THROTTLE_PEERS];
 
-/* The address part of @sa, ports and scope left out; false if not IP. */
-static bool ordo_throttle_key(const struct sockaddr *sa, struct in6_addr *a)
-{
-	if (sa->sa_family == AF_INET) {
-		ipv6_addr_set_v4mapped(((const struct sockaddr_in *)sa)->sin_addr.s_addr,
-				       a);
-		return true;
-	}
-	if (sa->sa_family == AF_INET6) {
-		*a = ((const struct sockaddr_in6 *)sa)->sin6_addr;
-		return true;
-	}
-	return false;
-}
-
 static bool ordo_throttle_expired(const struct ordo_throttle_peer *p)
 {
 	return time_after_eq(jiffies, p->since + ORDO_THROTTLE_WINDOW);
@@ -79,7 +64,7 @@ bool ordo_throttle_blocked(const struct sockaddr *peer)
 	struct in6_addr a;
 	bool blocked;
 
-	if (!ordo_throttle_key(peer, &a))
+	if (!ordo_rdma_peer_addr(peer, &a))
 		return false;
 	spin_lock(&ordo_throttle_lock);
 	p = ordo_throttle_find(&a);
@@ -98,7 +83,7 @@ void ordo_throttle_fail(const struct sockaddr *peer)
 	struct in6_addr a;
 	int i;
 
-	if (!ordo_throttle_key(peer, &a))
+	if (!ordo_rdma_peer_addr(peer, &a))
 		return;
 	spin_lock(&ordo_throttle_lock);
 	p = ordo_throttle_find(&a);

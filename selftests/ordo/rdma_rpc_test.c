@@ -40,6 +40,7 @@ FIXTURE_SETUP(rpc)
 	/* Defaults, whatever an earlier test left behind. */
 	ASSERT_EQ(0, rc_set_param("token", "\n"));
 	ASSERT_EQ(0, rc_set_param("max_connections", "64"));
+	ASSERT_EQ(0, rc_set_param("max_connections_per_peer", "32"));
 	self->fd = open(ORDO_DEV, O_RDWR);
 	ASSERT_LE(0, self->fd);
 	self->vs = t_value_size(self->fd);
@@ -56,6 +57,7 @@ FIXTURE_TEARDOWN(rpc)
 	rc_close(&self->c);
 	rc_set_param("token", "\n");
 	rc_set_param("max_connections", "64");
+	rc_set_param("max_connections_per_peer", "32");
 	if (self->fd > 0) {
 		t_clear(self->fd);
 		close(self->fd);
@@ -1365,6 +1367,47 @@ TEST_F(rpc, too_many_connections)
 	EXPECT_EQ(0, rc_connect(&more[2], NULL));
 	EXPECT_EQ(0, rc_call(&more[2], ORDO_WIRE_OP_INFO, NULL, 0));
 	rc_close(&more[2]);
+	rc_close(&more[0]);
+}
+
+/* One address gets max_connections_per_peer of the slots, no more. */
+TEST_F(rpc, too_many_from_one_address)
+{
+	struct rc_conn more[2];
+	long long peer = rc_sysfs_u64("stats/rejected_peer_busy");
+	long long busy = rc_sysfs_u64("stats/rejected_busy");
+	long long now = rc_sysfs_u64("stats/connections");
+	char lim[32];
+
+	/* Every client here is 192.0.2.1: room for one more. */
+	snprintf(lim, sizeof(lim), "%lld\n", now + 1);
+	ASSERT_EQ(0, rc_set_param("max_connections_per_peer", lim));
+	ASSERT_EQ(0, rc_connect(&more[0], NULL));
+	EXPECT_EQ(-EUSERS, rc_connect(&more[1], NULL));
+	EXPECT_EQ(ORDO_WIRE_REJ_PEER_BUSY, le16toh(more[1].rej.reason));
+	EXPECT_EQ(now + 1, le32toh(more[1].rej.limit));
+	EXPECT_STREQ("too many connections from this address",
+		     ordo_wire_rej_str(le16toh(more[1].rej.reason)));
+	EXPECT_EQ(peer + 1, rc_sysfs_u64("stats/rejected_peer_busy"));
+	EXPECT_EQ(busy, rc_sysfs_u64("stats/rejected_busy"));
+	/* Raised at run time: taken at once; 0 is no limit. */
+	snprintf(lim, sizeof(lim), "%lld\n", now + 2);
+	ASSERT_EQ(0, rc_set_param("max_connections_per_peer", lim));
+	ASSERT_EQ(0, rc_connect(&more[1], NULL));
+	EXPECT_EQ(0, rc_call(&more[1], ORDO_WIRE_OP_INFO, NULL, 0));
+	rc_close(&more[1]);
+	/* The slot comes back when a client leaves. */
+	for (int i = 0; i < 100 && rc_sysfs_u64("stats/connections") > now + 1; i++)
+		usleep(50000);
+	ASSERT_EQ(0, rc_connect(&more[1], NULL));
+	rc_close(&more[1]);
+	/* Lowered: connected clients stay, new ones wait. */
+	ASSERT_EQ(0, rc_set_param("max_connections_per_peer", "1\n"));
+	EXPECT_EQ(0, rc_call(&more[0], ORDO_WIRE_OP_INFO, NULL, 0));
+	EXPECT_EQ(-EUSERS, rc_connect(&more[1], NULL));
+	ASSERT_EQ(0, rc_set_param("max_connections_per_peer", "0\n"));
+	ASSERT_EQ(0, rc_connect(&more[1], NULL));
+	rc_close(&more[1]);
 	rc_close(&more[0]);
 }
 

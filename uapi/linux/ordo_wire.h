@@ -77,6 +77,8 @@ struct ordo_wire_conn_req {
  *	memory registration).
  * @ORDO_WIRE_REJ_THROTTLED: too many wrong tokens came from the client's
  *	address lately; the token was not looked at.  Try again later.
+ * @ORDO_WIRE_REJ_PEER_BUSY: the client's IP address has
+ *	max_connections_per_peer connections already.
  */
 enum ordo_wire_rej_reason {
 	ORDO_WIRE_REJ_MALFORMED = 1,
@@ -87,16 +89,18 @@ enum ordo_wire_rej_reason {
 	ORDO_WIRE_REJ_SHUTDOWN = 6,
 	ORDO_WIRE_REJ_DEVICE = 7,
 	ORDO_WIRE_REJ_THROTTLED = 8,
+	ORDO_WIRE_REJ_PEER_BUSY = 9,
 };
 
-#define ORDO_WIRE_REJ_MAX	ORDO_WIRE_REJ_THROTTLED
+#define ORDO_WIRE_REJ_MAX	ORDO_WIRE_REJ_PEER_BUSY
 
 /**
  * struct ordo_wire_conn_rej - private data of a consumer-defined reject
  * @magic: %ORDO_WIRE_MAGIC.
  * @version: the protocol version the server speaks.
  * @reason: enum ordo_wire_rej_reason.
- * @limit: for %ORDO_WIRE_REJ_BUSY the server's max_connections, else 0.
+ * @limit: for %ORDO_WIRE_REJ_BUSY the server's max_connections, for
+ *	%ORDO_WIRE_REJ_PEER_BUSY its max_connections_per_peer, else 0.
  * @reserved: zero.
  */
 struct ordo_wire_conn_rej {
@@ -635,6 +639,8 @@ static inline const char *ordo_wire_rej_str(__u32 reason)
 		return "RDMA device not usable";
 	case ORDO_WIRE_REJ_THROTTLED:
 		return "too many wrong tokens from this address; try later";
+	case ORDO_WIRE_REJ_PEER_BUSY:
+		return "too many connections from this address";
 	}
 	return "unknown reason";
 }
