@@ -207,8 +207,10 @@ enum ordo_wire_op {
  * @ORDO_WIRE_EIO: the server found its tree corrupt.
  * @ORDO_WIRE_EPROTO: bad header: unknown version, length not matching the
  *	bytes received, or non-zero status or reserved header fields.
- * @ORDO_WIRE_EOPNOTSUPP: unknown operation code, or a region kind or model
- *	the server does not have (no trainer).
+ * @ORDO_WIRE_EOPNOTSUPP: unknown operation code; a REGIONS request whose
+ *	kind is neither %ORDO_WIRE_REGION_POOL nor %ORDO_WIRE_REGION_MODEL
+ *	(checked after the body's length and flags); REGIONS of the model
+ *	kind or MODEL_FETCH on a server that has no model (no trainer).
  *
  * Each maps to the errno the /dev/ordo ioctls return for the same
  * condition: see ordo_wire_errno().
