@@ -283,7 +283,9 @@ u32 ordo_wire_scan_finish(void *out, u32 n, u32 ret, const u64 *keys,
  * @kind: out: enum ordo_wire_region_kind
  * @first: out: the first entry wanted (not yet checked against a table)
  *
- * Return: 0 or -EINVAL.
+ * Return: 0; -EINVAL for a body that is not exactly the request or
+ * non-zero flags; -EOPNOTSUPP for a kind other than %ORDO_WIRE_REGION_POOL
+ * and %ORDO_WIRE_REGION_MODEL (as for an unknown op).
  */
 int ordo_wire_regions_check(const void *body, u32 blen, u32 *kind,
 			    u32 *first)
@@ -295,7 +297,7 @@ int ordo_wire_regions_check(const void *body, u32 blen, u32 *kind,
 		return -EINVAL;
 	k = le16_to_cpu(req->kind);
 	if (k != ORDO_WIRE_REGION_POOL && k != ORDO_WIRE_REGION_MODEL)
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	*kind = k;
 	*first = le32_to_cpu(req->first);
 	return 0;

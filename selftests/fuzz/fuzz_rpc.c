@@ -104,14 +104,27 @@ static void fz_regions(const struct env *e, const u8 *body, u32 blen)
 	struct shim_regions acc = { 0 };
 	struct ordo_wire_regions_rep *rep;
 	struct ordo_wire_region *w;
-	u32 kind, first, nr = e->a % 5000, n, i;
+	const struct ordo_wire_regions_req *req = (const void *)body;
+	u32 kind, first, nr = e->a % 5000, n, i, want;
 	u64 off = 0, covered = 0;
 	u8 *out;
+	int ret;
 
-	if (ordo_wire_regions_check(body, blen, &kind, &first))
+	ret = ordo_wire_regions_check(body, blen, &kind, &first);
+	/*
+	 * The exact body and zero flags first (EINVAL), then the kind: one
+	 * this server does not know is EOPNOTSUPP, like an unknown op.
+	 */
+	if (blen != sizeof(*req) || req->flags) {
+		FZ_CHECK(ret == -EINVAL);
 		return;
-	FZ_CHECK(kind == ORDO_WIRE_REGION_POOL ||
-		 kind == ORDO_WIRE_REGION_MODEL);
+	}
+	want = le16toh(req->kind);
+	if (want != ORDO_WIRE_REGION_POOL && want != ORDO_WIRE_REGION_MODEL) {
+		FZ_CHECK(ret == -EOPNOTSUPP);
+		return;
+	}
+	FZ_CHECK(ret == 0 && kind == want);
 	if (ordo_wire_regions_fit(nr, first, e->room, &n))
 		return;
 	FZ_CHECK(first <= nr && n <= nr - first);

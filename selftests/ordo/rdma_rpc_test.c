@@ -698,12 +698,18 @@ TEST_F(rpc, malformed_model_and_region_requests)
 	m.offset = htole32(8);
 	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_MODEL_FETCH, &m, sizeof(m)));
 	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_MODEL_FETCH, &m, 4));
+	/* A kind this server does not know is unsupported, like an op. */
 	r.kind = htole16(3);
-	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_REGIONS, &r, sizeof(r)));
+	EXPECT_EQ(-EOPNOTSUPP, rc_call(c, ORDO_WIRE_OP_REGIONS, &r, sizeof(r)));
 	r.kind = 0;
+	EXPECT_EQ(-EOPNOTSUPP, rc_call(c, ORDO_WIRE_OP_REGIONS, &r, sizeof(r)));
+	r.kind = htole16(0xffff);
+	EXPECT_EQ(-EOPNOTSUPP, rc_call(c, ORDO_WIRE_OP_REGIONS, &r, sizeof(r)));
+	/* The body and flags are checked before the kind. */
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_REGIONS, &r, 4));
+	r.flags = htole16(1);
 	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_REGIONS, &r, sizeof(r)));
 	r.kind = htole16(ORDO_WIRE_REGION_POOL);
-	r.flags = htole16(1);
 	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_REGIONS, &r, sizeof(r)));
 	r.flags = 0;
 	r.first = htole32(1000000);

@@ -68,7 +68,11 @@
 #define ORDO_TT_COUNT_SHIFT		24
 #define ORDO_TT_COUNT_MAX		255
 
-/* Seeds of the two checksums (see ordo_model_hdr.top_sum, desc.sum). */
+/*
+ * Seeds of the two checksums: the starting value of the running state h
+ * (see ordo_model_hdr.top_sum, ordo_model_desc.sum).  "ordo-top" and
+ * "ordo-sub" as big-endian ASCII.
+ */
 #define ORDO_MODEL_SUM_TOP		0x6f72646f2d746f70ULL
 #define ORDO_MODEL_SUM_SUB		0x6f72646f2d737562ULL
 
@@ -93,9 +97,11 @@
  * @eps: error target of the training, in 1/256 leaf (informational).
  * @flags: zero.
  * @reserved: zero.
- * @top_sum: checksum of the top level: seed %ORDO_MODEL_SUM_TOP, then the
- *	first 15 little-endian 64-bit words of this header, then every
- *	pivot.  See ordo_model_desc.sum for the mixing function.
+ * @top_sum: checksum of the top level.  h = %ORDO_MODEL_SUM_TOP; then
+ *	h = mix(h, w) for each w in order: the 15 little-endian 64-bit words
+ *	at header bytes 0, 8, ..., 112 (everything before @top_sum, as
+ *	stored), then pivot[0] to pivot[nsub - 1]; top_sum = fmix64(h).
+ *	mix() and fmix64() are defined at ordo_model_desc.sum.
  */
 struct ordo_model_hdr {
 	__le32 magic;
@@ -121,15 +127,21 @@ struct ordo_model_hdr {
 
 /**
  * struct ordo_model_desc - one sub-model
- * @sum: checksum binding this descriptor to its TT slice and epoch.  The
- *	words, in order: seed %ORDO_MODEL_SUM_SUB, the epoch, the sub-model
- *	index, its pivot, bytes 8-31 of this descriptor as three
- *	little-endian 64-bit words, then each TT entry of the slice as two
- *	little-endian 64-bit words.  Each word w is mixed as
- *	``h ^= w; h *= 0x9e3779b97f4a7c15; h ^= h >> 32;`` and the result is
- *	finished with the MurmurHash3 fmix64 step.  A reader that fetched
- *	the descriptor and the slice with separate reads accepts them only
- *	if the checksum matches, whatever order the bytes were read in.
+ * @sum: checksum binding this descriptor to its TT slice, its pivot and
+ *	the epoch.  Unsigned 64-bit arithmetic modulo 2^64, >> logical:
+ *	mix(h, w) is ``h ^= w; h *= 0x9e3779b97f4a7c15; h ^= h >> 32;``
+ *	and fmix64(h) (MurmurHash3's finaliser) is ``h ^= h >> 33;
+ *	h *= 0xff51afd7ed558ccd; h ^= h >> 33; h *= 0xc4ceb9fe1a85ec53;
+ *	h ^= h >> 33;``.  The seed is the starting value, not a word:
+ *	h = %ORDO_MODEL_SUM_SUB, then h = mix(h, w) for each w in order:
+ *	the header's epoch; the sub-model index i (zero-extended); pivot[i];
+ *	the little-endian 64-bit words at bytes 8, 16 and 24 of this
+ *	descriptor; then, for each of the @ntt TT entries of the slice in
+ *	order, the entry's little-endian 64-bit words at its bytes 0 and 8.
+ *	sum = fmix64(h).  Documentation/model.rst has a test vector.  A
+ *	reader that fetched the descriptor and the slice with separate reads
+ *	accepts them only if the checksum matches, whatever order the bytes
+ *	were read in.
  * @slope: mantissa (bits 0-55) and shift (bits 56-63, at most
  *	%ORDO_MODEL_SHIFT_MAX) of F(k) = ((k - pivot) * mant) >> shift.
  * @tt_start: index of the first TT entry of the slice.

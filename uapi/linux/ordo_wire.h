@@ -52,6 +52,15 @@
  *	%ORDO_WIRE_TOKEN_MAX.
  * @reserved: zero.
  * @token: the access token, zero-padded to %ORDO_WIRE_TOKEN_MAX bytes.
+ *
+ * A client always sends all 56 bytes.  Over IB CM (InfiniBand, RoCE) the
+ * listener receives the private data zero-padded to 56 bytes; over iWARP
+ * it receives exactly the bytes sent, so the server rejects fewer than 56
+ * bytes (%ORDO_WIRE_REJ_MALFORMED) and ignores bytes past them.  Likewise
+ * a client receives the accept and reject private data zero-padded (IB
+ * CM: 196 and 148 bytes) or at their own length (iWARP), and reads the
+ * first sizeof(struct ordo_wire_conn_rep) or sizeof(struct
+ * ordo_wire_conn_rej) bytes.
  */
 struct ordo_wire_conn_req {
 	__le32 magic;
@@ -74,7 +83,8 @@ struct ordo_wire_conn_req {
  * @ORDO_WIRE_REJ_RESOURCES: the server ran out of memory or queue pairs.
  * @ORDO_WIRE_REJ_SHUTDOWN: the server or its RDMA device is going away.
  * @ORDO_WIRE_REJ_DEVICE: the RDMA device cannot serve ordo (no fast
- *	memory registration).
+ *	memory registration, or its DMA needs cache syncs or bounce
+ *	buffers).
  * @ORDO_WIRE_REJ_THROTTLED: too many wrong tokens came from the client's
  *	address lately; the token was not looked at.  Try again later.
  * @ORDO_WIRE_REJ_PEER_BUSY: the client's IP address has
@@ -133,7 +143,8 @@ struct ordo_wire_conn_rej {
  * @nodes_per_chunk: nodes per chunk.
  * @max_chunks: chunks the pool may grow to.
  * @nr_chunks: chunks the pool has now (none of them registered yet for
- *	this connection: an %ORDO_WIRE_OP_REGIONS request registers them).
+ *	this connection: the reply to each request registers what is new, at
+ *	most 4 MRs per reply, and %ORDO_WIRE_OP_REGIONS lists the keys).
  * @conn_id: the server's number for this connection (sysfs
  *	``rdma/connections/<conn_id>``).
  * @batch_max: entries a batch may have.
@@ -169,8 +180,9 @@ struct ordo_wire_conn_rep {
  * @ORDO_WIRE_OP_DELETE: remove a key (struct ordo_wire_kv).
  * @ORDO_WIRE_OP_SCAN: ordered range read (struct ordo_wire_scan_req).
  * @ORDO_WIRE_OP_INFO: geometry and counters (no body).
- * @ORDO_WIRE_OP_REGIONS: register what is not yet registered and list
- *	the region table (struct ordo_wire_regions_req).
+ * @ORDO_WIRE_OP_REGIONS: list the connection's region table of one kind
+ *	(struct ordo_wire_regions_req); like every reply, its reply first
+ *	registers what is not yet registered.
  * @ORDO_WIRE_OP_MODEL_FETCH: read part of the learned model
  *	(struct ordo_wire_model_req).
  * @ORDO_WIRE_OP_BATCH: several point operations (struct ordo_wire_batch).
@@ -211,8 +223,10 @@ enum ordo_wire_op {
  * @ORDO_WIRE_EIO: the server found its tree corrupt.
  * @ORDO_WIRE_EPROTO: bad header: unknown version, length not matching the
  *	bytes received, or non-zero status or reserved header fields.
- * @ORDO_WIRE_EOPNOTSUPP: unknown operation code, or a region kind or model
- *	the server does not have (no trainer).
+ * @ORDO_WIRE_EOPNOTSUPP: unknown operation code; a REGIONS request whose
+ *	kind is neither %ORDO_WIRE_REGION_POOL nor %ORDO_WIRE_REGION_MODEL
+ *	(checked after the body's length and flags); REGIONS of the model
+ *	kind or MODEL_FETCH on a server that has no model (no trainer).
  *
  * Each maps to the errno the /dev/ordo ioctls return for the same
  * condition: see ordo_wire_errno().
