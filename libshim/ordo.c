@@ -278,14 +278,16 @@ static int req_check(const struct ordo *o, const struct ordo_req *r)
 	return -EINVAL;
 }
 
-int ordo_submit(struct ordo *o, struct ordo_req *r)
+/*
+ * Take a free operation slot for @r into *@opp (the backend prepared when
+ * the queue was empty): 0, -EBUSY at queue_depth, or prepare's error.
+ */
+int shim_op_claim(struct ordo *o, struct ordo_req *r, struct shim_op **opp)
 {
 	struct shim_op *op = NULL;
 	uint32_t i;
-	int ret = req_check(o, r);
+	int ret;
 
-	if (ret)
-		return ret;
 	if (o->inflight >= o->qd)
 		return -EBUSY;
 	if (!o->inflight && o->be->prepare) {
@@ -293,16 +295,27 @@ int ordo_submit(struct ordo *o, struct ordo_req *r)
 		if (ret)
 			return ret;
 	}
-	for (i = 0; i < o->qd; i++)
-		if (!o->ops[i].busy) {
+	for (i = 0; i < o->qd && !op; i++)
+		if (!o->ops[i].busy)
 			op = &o->ops[i];
-			break;
-		}
 	if (!op)
 		return -EBUSY;
 	op->busy = true;
 	op->req = r;
 	op->t_start = shim_now_ms();
+	*opp = op;
+	return 0;
+}
+
+int ordo_submit(struct ordo *o, struct ordo_req *r)
+{
+	struct shim_op *op;
+	int ret = req_check(o, r);
+
+	if (!ret)
+		ret = shim_op_claim(o, r, &op);
+	if (ret)
+		return ret;
 	r->result = 0;
 	r->more = 0;
 	r->next = 0;

@@ -53,25 +53,11 @@ static int raw_start(struct ordo *o, struct shim_op *op)
 
 int ordo_raw_submit(struct ordo *o, struct ordo_req *r, uint32_t node)
 {
-	struct shim_op *op = NULL;
-	uint32_t i;
-	int ret;
+	struct shim_op *op;
+	int ret = shim_op_claim(o, r, &op);
 
-	if (o->inflight >= o->qd)
-		return -EBUSY;
-	if (!o->inflight && o->be->prepare) {
-		ret = o->be->prepare(o);
-		if (ret)
-			return ret;
-	}
-	for (i = 0; i < o->qd && !op; i++)
-		if (!o->ops[i].busy)
-			op = &o->ops[i];
-	if (!op)
-		return -EBUSY;
-	op->busy = true;
-	op->req = r;
-	op->t_start = shim_now_ms();
+	if (ret)
+		return ret;
 	op->tries = 0;
 	op->io_res = 0;
 	op->nio = 1;

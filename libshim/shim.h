@@ -232,6 +232,7 @@ size_t shim_slot_bytes(const struct ordo_geo *geo);
 void shim_run(struct ordo *o, struct shim_op *op);
 
 /* read.c: the state machines */
+int shim_op_claim(struct ordo *o, struct ordo_req *r, struct shim_op **opp);
 void shim_op_start(struct ordo *o, struct shim_op *op);
 int shim_super_load(struct ordo *o);
 int shim_step_fail(struct ordo *o, struct shim_op *op);

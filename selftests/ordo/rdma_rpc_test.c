@@ -1348,6 +1348,13 @@ TEST_F(rpc, version_and_malformed_rejects)
 	EXPECT_EQ(0, rc_call(&self->c, ORDO_WIRE_OP_INFO, NULL, 0));
 }
 
+/* Wait (up to 5 s) until at most @n connections are left. */
+static void conns_at_most(long long n)
+{
+	for (int i = 0; i < 100 && rc_sysfs_u64("stats/connections") > n; i++)
+		usleep(50000);
+}
+
 TEST_F(rpc, too_many_connections)
 {
 	struct rc_conn more[3];
@@ -1368,8 +1375,7 @@ TEST_F(rpc, too_many_connections)
 	EXPECT_EQ(busy + 1, rc_sysfs_u64("stats/rejected_busy"));
 	/* A slot frees once a client leaves. */
 	rc_close(&more[1]);
-	for (int i = 0; i < 100 && rc_sysfs_u64("stats/connections") > now + 1; i++)
-		usleep(50000);
+	conns_at_most(now + 1);
 	EXPECT_EQ(0, rc_connect(&more[2], NULL));
 	EXPECT_EQ(0, rc_call(&more[2], ORDO_WIRE_OP_INFO, NULL, 0));
 	rc_close(&more[2]);
@@ -1403,8 +1409,7 @@ TEST_F(rpc, too_many_from_one_address)
 	EXPECT_EQ(0, rc_call(&more[1], ORDO_WIRE_OP_INFO, NULL, 0));
 	rc_close(&more[1]);
 	/* The slot comes back when a client leaves. */
-	for (int i = 0; i < 100 && rc_sysfs_u64("stats/connections") > now + 1; i++)
-		usleep(50000);
+	conns_at_most(now + 1);
 	ASSERT_EQ(0, rc_connect(&more[1], NULL));
 	rc_close(&more[1]);
 	/* Lowered: connected clients stay, new ones wait. */
