@@ -444,11 +444,13 @@ int shim_leaf_get(const struct ordo_geo *geo, const void *buf, uint64_t key,
  * Validates the copy against the node and key wanted (shim_node_check())
  * and takes the next step: a leaf holding the key ends the walk; a good
  * inner node leads down to the child whose range holds the key; a node
- * the key has left leads right.
+ * the key has left leads right, at most %SHIM_WALK_RIGHTS_MAX times (then
+ * the walk is stale: right links that never end are a broken server's, or
+ * stale cached copies of nodes freed and used again).
  *
  * Return: enum shim_walk_res.  %SHIM_WALK_DOWN and %SHIM_WALK_RIGHT
- * update @w->node (and @w->level); every other result leaves @w as it
- * was.  %SHIM_WALK_LEAF and %SHIM_WALK_DOWN only for a copy that passed
+ * update @w->node (and @w->level, or @w->rights); every other result
+ * leaves @w as it was.  %SHIM_WALK_LEAF and %SHIM_WALK_DOWN only for a copy that passed
  * ordo_node_validate() at the level wanted.
  */
 enum shim_walk_res shim_walk_step(const struct ordo_geo *geo,
@@ -463,6 +465,9 @@ enum shim_walk_res shim_walk_step(const struct ordo_geo *geo,
 	case V_STALE:
 		return SHIM_WALK_STALE;
 	case V_RIGHT:
+		if (w->rights >= SHIM_WALK_RIGHTS_MAX)
+			return SHIM_WALK_STALE;
+		w->rights++;
 		w->node = le32toh(h->right);
 		return SHIM_WALK_RIGHT;
 	case V_OK:
@@ -489,34 +494,45 @@ enum shim_walk_res shim_walk_step(const struct ordo_geo *geo,
  *
  * Return: 1 when the scan is complete (@s->count pairs, or the rightmost
  * leaf): @s->more and @s->next are set; 0 to go on at leaf @s->right from
- * @s->fence, now the leaf's high fence.
+ * @s->fence, now the leaf's high fence; -EIO, and nothing taken, when the
+ * keys to take are not strictly ascending from the fence and below the
+ * leaf's high fence (a broken or malicious server: a checksum only proves
+ * that the node was published so).
  */
 int shim_scan_take(const struct ordo_geo *geo, struct shim_scan *s,
 		   const void *leaf)
 {
 	const struct ordo_node_hdr *h = leaf;
-	uint32_t cnt = le16toh(h->count), i;
+	uint32_t cnt = le16toh(h->count), i, have = s->have;
 	const __le64 *keys = ordo_node_ckeys(h);
+	bool high = h->flags & ORDO_NODE_F_HAS_HIGH;
+	uint64_t prev = 0;
 
 	if (cnt > geo->leaf_slots)
 		cnt = geo->leaf_slots;
 	i = ordo_keys_lower_bound(keys, cnt, s->fence);
-	for (; i < cnt && s->have < s->count; i++) {
-		s->keys[s->have] = le64toh(keys[i]);
+	for (; i < cnt && have < s->count; i++) {
+		uint64_t k = le64toh(keys[i]);
+
+		if (k < s->fence || (have > s->have && k <= prev) ||
+		    (high && k >= le64toh(h->high_key)))
+			return -EIO;
+		s->keys[have] = k;
 		if (s->vals)
-			memcpy(s->vals + (size_t)s->have * geo->value_size,
+			memcpy(s->vals + (size_t)have * geo->value_size,
 			       ordo_leaf_cvalue(h, geo, i), geo->value_size);
-		s->have++;
+		have++;
+		prev = k;
 	}
+	s->have = have;
 	if (s->have == s->count) {
 		uint64_t last = s->keys[s->count - 1];
 
-		s->more = last != UINT64_MAX &&
-			  (i < cnt || (h->flags & ORDO_NODE_F_HAS_HIGH));
+		s->more = last != UINT64_MAX && (i < cnt || high);
 		s->next = last + 1;
 		return 1;
 	}
-	if (!(h->flags & ORDO_NODE_F_HAS_HIGH)) {
+	if (!high) {
 		s->more = 0;
 		return 1;
 	}

@@ -140,6 +140,14 @@ enum shim_walk_res {
 	SHIM_WALK_STALE,	/* restart from the root */
 };
 
+/*
+ * Right moves one walk may make before it restarts from the root.  A
+ * healthy tree needs a few (splits since the parent was read, or a stale
+ * cached inner node); a server whose right links form a cycle would
+ * otherwise keep the walk going forever.
+ */
+#define SHIM_WALK_RIGHTS_MAX	64
+
 /**
  * struct shim_scan - a one-sided SCAN collecting pairs leaf by leaf
  * @keys: @count keys out.

@@ -393,10 +393,12 @@ static int walk_start(struct ordo *o, struct shim_op *op,
 static int scan_rpc(struct ordo *o, struct shim_op *op);
 
 /*
- * Take the keys of a validated leaf from the fence on.  Returns true when
- * the scan is complete (count reached or rightmost leaf).
+ * Take the keys of a validated leaf from the fence on.  Returns 1 when
+ * the scan is complete (count reached or rightmost leaf), 0 to go on to
+ * the right sibling, -EIO for a leaf whose keys are out of order or
+ * outside its fences (continue by SCAN calls).
  */
-static bool scan_take(struct ordo *o, struct shim_op *op, const void *leaf)
+static int scan_take(struct ordo *o, struct shim_op *op, const void *leaf)
 {
 	struct ordo_req *r = op->req;
 	struct shim_scan s = {
@@ -430,6 +432,7 @@ static int scan_next_batch(struct ordo *o, struct shim_op *op);
 static int scan_batch_read(struct ordo *o, struct shim_op *op)
 {
 	uint32_t i;
+	int ret;
 
 	if (io_regions_refreshed(o, op))
 		return scan_next_batch(o, op);
@@ -451,8 +454,11 @@ static int scan_batch_read(struct ordo *o, struct shim_op *op)
 				return scan_rpc(o, op);
 			return scan_next_batch(o, op);
 		}
-		if (scan_take(o, op, h))
+		ret = scan_take(o, op, h);
+		if (ret > 0)
 			return scan_finish(op);
+		if (ret < 0)
+			return scan_rpc(o, op);
 	}
 	return scan_next_batch(o, op);
 }
@@ -488,8 +494,12 @@ static int scan_next_batch(struct ordo *o, struct shim_op *op)
 
 static int scan_first_leaf(struct ordo *o, struct shim_op *op, const void *leaf)
 {
-	if (scan_take(o, op, leaf))
+	int ret = scan_take(o, op, leaf);
+
+	if (ret > 0)
 		return scan_finish(op);
+	if (ret < 0)
+		return scan_rpc(o, op);
 	return scan_next_batch(o, op);
 }
 

@@ -63,8 +63,9 @@ static void fz_walk(const struct pool *p, u32 root, u32 height, u64 key)
 
 		if (!buf)
 			break;
-		/* Each attempt descends height levels and moves right a bounded number of times. */
-		FZ_CHECK(++steps <= (TRIES + 1) * (ORDO_MAX_HEIGHT + 1 + 64));
+		/* An attempt: height levels, a bounded number of right moves. */
+		FZ_CHECK(++steps <= (TRIES + 1) *
+			 (ORDO_MAX_HEIGHT + 1 + SHIM_WALK_RIGHTS_MAX));
 		r = shim_walk_step(geo, &w, buf);
 		if (r == SHIM_WALK_LEAF || r == SHIM_WALK_DOWN) {
 			FZ_CHECK(!ordo_node_validate(buf, geo));
@@ -85,7 +86,9 @@ static void fz_walk(const struct pool *p, u32 root, u32 height, u64 key)
 			break;
 		case SHIM_WALK_RIGHT:
 			FZ_CHECK(w.level == was.level &&
-				 w.node == le32toh(h->right));
+				 w.node == le32toh(h->right) &&
+				 w.rights == was.rights + 1 &&
+				 w.rights <= SHIM_WALK_RIGHTS_MAX);
 			break;
 		case SHIM_WALK_TORN:
 		case SHIM_WALK_STALE:
