@@ -116,7 +116,7 @@ static void fz_scan(const struct pool *p, u32 first, u64 start, u32 count)
 	struct shim_scan s = {
 		.keys = keys, .vals = vals, .count = count, .fence = start,
 	};
-	u32 node = first, leaves = 0, i;
+	u32 node = first, leaves = 0, i, j, cnt;
 	int ret = 0;
 
 	for (;;) {
@@ -137,17 +137,17 @@ static void fz_scan(const struct pool *p, u32 first, u64 start, u32 count)
 			break;
 		}
 		FZ_CHECK(s.have >= had && s.have <= count);
-		for (i = had; i < s.have; i++) {
-			u32 j;
-
+		/* Pairs are taken in slot order from the fence's slot on. */
+		cnt = le16toh(h->count) < geo->leaf_slots ?
+		      le16toh(h->count) : geo->leaf_slots;
+		j = ordo_keys_lower_bound(ordo_node_ckeys(h), cnt, fence);
+		for (i = had; i < s.have; i++, j++) {
 			FZ_CHECK(keys[i] >= fence);
 			FZ_CHECK(!(h->flags & ORDO_NODE_F_HAS_HIGH) ||
 				 keys[i] < le64toh(h->high_key));
-			/* The value is the one stored with the key. */
-			for (j = 0; j < le16toh(h->count) && j < geo->leaf_slots; j++)
-				if (le64toh(ordo_node_ckeys(h)[j]) == keys[i])
-					break;
-			FZ_CHECK(j < geo->leaf_slots && j < le16toh(h->count));
+			/* The pair is the one stored in that slot. */
+			FZ_CHECK(j < cnt &&
+				 keys[i] == le64toh(ordo_node_ckeys(h)[j]));
 			FZ_CHECK(!memcmp(vals + (size_t)i * geo->value_size,
 					 ordo_leaf_cvalue(h, geo, j),
 					 geo->value_size));
