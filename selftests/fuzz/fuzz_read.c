@@ -183,6 +183,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					 ORDO_LEAF_SLOTS_MIN + 1),
 				fz_value_size(vs)));
 	p.n = fin_u8(&f) % (POOL_MAX + 1);
+	/* At most 512 KiB of nodes (a few of the largest): fast enough. */
+	if (p.n > 2 && (size_t)p.n * geo.node_size > (512 << 10))
+		p.n = (512 << 10) / geo.node_size > 2 ?
+		      (512 << 10) / geo.node_size : 2;
 	for (i = 0; i < p.n; i++) {
 		size_t len;
 		const u8 *in = fin_bytes(&f, geo.node_size, &len);
