@@ -440,6 +440,112 @@ int shim_leaf_get(const struct ordo_geo *geo, const void *buf, uint64_t key,
 }
 
 /**
+ * shim_walk_step() - one node of a walk from the root to a key's leaf
+ * @geo: the store's geometry
+ * @w: the walk: @w->node at @w->level is the node @buf was read from
+ * @buf: node_size bytes as READ (or cached)
+ *
+ * Validates the copy against the node and key wanted (shim_node_check())
+ * and takes the next step: a leaf holding the key ends the walk; a good
+ * inner node leads down to the child whose range holds the key; a node
+ * the key has left leads right, at most %SHIM_WALK_RIGHTS_MAX times (then
+ * the walk is stale: right links that never end are a broken server's, or
+ * stale cached copies of nodes freed and used again).
+ *
+ * Return: enum shim_walk_res.  %SHIM_WALK_DOWN and %SHIM_WALK_RIGHT
+ * update @w->node (and @w->level, or @w->rights); every other result
+ * leaves @w as it was.  %SHIM_WALK_LEAF and %SHIM_WALK_DOWN only for a copy that passed
+ * ordo_node_validate() at the level wanted.
+ */
+enum shim_walk_res shim_walk_step(const struct ordo_geo *geo,
+				  struct shim_walk *w, const void *buf)
+{
+	const struct ordo_node_hdr *h = buf;
+	uint32_t cnt, i;
+
+	switch (shim_node_check(geo, buf, w->node, w->level, w->key)) {
+	case V_TORN:
+		return SHIM_WALK_TORN;
+	case V_STALE:
+		return SHIM_WALK_STALE;
+	case V_RIGHT:
+		if (w->rights >= SHIM_WALK_RIGHTS_MAX)
+			return SHIM_WALK_STALE;
+		w->rights++;
+		w->node = le32toh(h->right);
+		return SHIM_WALK_RIGHT;
+	case V_OK:
+		break;
+	}
+	if (w->level == 0)
+		return SHIM_WALK_LEAF;
+	cnt = le16toh(h->count);
+	if (cnt > geo->inner_fanout)
+		cnt = geo->inner_fanout;
+	i = ordo_keys_upper_bound(ordo_node_ckeys(h), cnt, w->key);
+	i = i ? i - 1 : 0;
+	w->node = le32toh(ordo_inner_cchildren(h, geo)[i]);
+	w->level--;
+	return SHIM_WALK_DOWN;
+}
+
+/**
+ * shim_scan_take() - take the pairs of a leaf from the scan's fence on
+ * @geo: the store's geometry
+ * @s: the scan
+ * @leaf: a leaf copy that passed shim_node_check() at level 0 for
+ *	@s->fence
+ *
+ * Return: 1 when the scan is complete (@s->count pairs, or the rightmost
+ * leaf): @s->more and @s->next are set; 0 to go on at leaf @s->right from
+ * @s->fence, now the leaf's high fence; -EIO, and nothing taken, when the
+ * keys to take are not strictly ascending from the fence and below the
+ * leaf's high fence (a broken or malicious server: a checksum only proves
+ * that the node was published so).
+ */
+int shim_scan_take(const struct ordo_geo *geo, struct shim_scan *s,
+		   const void *leaf)
+{
+	const struct ordo_node_hdr *h = leaf;
+	uint32_t cnt = le16toh(h->count), i, have = s->have;
+	const __le64 *keys = ordo_node_ckeys(h);
+	bool high = h->flags & ORDO_NODE_F_HAS_HIGH;
+	uint64_t prev = 0;
+
+	if (cnt > geo->leaf_slots)
+		cnt = geo->leaf_slots;
+	i = ordo_keys_lower_bound(keys, cnt, s->fence);
+	for (; i < cnt && have < s->count; i++) {
+		uint64_t k = le64toh(keys[i]);
+
+		if (k < s->fence || (have > s->have && k <= prev) ||
+		    (high && k >= le64toh(h->high_key)))
+			return -EIO;
+		s->keys[have] = k;
+		if (s->vals)
+			memcpy(s->vals + (size_t)have * geo->value_size,
+			       ordo_leaf_cvalue(h, geo, i), geo->value_size);
+		have++;
+		prev = k;
+	}
+	s->have = have;
+	if (s->have == s->count) {
+		uint64_t last = s->keys[s->count - 1];
+
+		s->more = last != UINT64_MAX && (i < cnt || high);
+		s->next = last + 1;
+		return 1;
+	}
+	if (!high) {
+		s->more = 0;
+		return 1;
+	}
+	s->fence = le64toh(h->high_key);
+	s->right = le32toh(h->right);
+	return 0;
+}
+
+/**
  * shim_dec_model_only() - a model-only cache from the model's top level
  * @lay: the layout of the header read first
  * @img: the region's bytes [0, @len): header, pivots and descriptors

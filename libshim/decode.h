@@ -117,6 +117,59 @@ enum vres {
 	V_STALE,	/* not the node we wanted any more */
 };
 
+/**
+ * struct shim_walk - a walk from the root to the leaf holding a key
+ * @key: the key (a SCAN: its fence).
+ * @node: the node to visit next.
+ * @level: its level.
+ * @rights: right moves since the walk (re)started.
+ */
+struct shim_walk {
+	uint64_t key;
+	uint32_t node;
+	uint32_t level;
+	uint32_t rights;
+};
+
+/* What the walk does after a node (shim_walk_step()). */
+enum shim_walk_res {
+	SHIM_WALK_LEAF,		/* @node is the key's leaf, validated */
+	SHIM_WALK_DOWN,		/* descended: the node was a good inner node */
+	SHIM_WALK_RIGHT,	/* moved right to @node at the same level */
+	SHIM_WALK_TORN,		/* read @node again */
+	SHIM_WALK_STALE,	/* restart from the root */
+};
+
+/*
+ * Right moves one walk may make before it restarts from the root.  A
+ * healthy tree needs a few (splits since the parent was read, or a stale
+ * cached inner node); a server whose right links form a cycle would
+ * otherwise keep the walk going forever.
+ */
+#define SHIM_WALK_RIGHTS_MAX	64
+
+/**
+ * struct shim_scan - a one-sided SCAN collecting pairs leaf by leaf
+ * @keys: @count keys out.
+ * @vals: @count values of value_size bytes out, or NULL.
+ * @count: pairs wanted, at least 1.
+ * @have: pairs taken so far.
+ * @fence: the next key to take from; keys taken are below it.
+ * @right: the leaf to continue at (when shim_scan_take() returned 0).
+ * @more: when complete: there may be keys after the last one.
+ * @next: when complete with @more: the key to continue at.
+ */
+struct shim_scan {
+	uint64_t *keys;
+	uint8_t *vals;
+	uint32_t count;
+	uint32_t have;
+	uint64_t fence;
+	uint32_t right;
+	int more;
+	uint64_t next;
+};
+
 uint32_t shim_enc_req(uint8_t *body, const struct shim_req *q);
 int shim_dec_reply_hdr(const void *msg, uint32_t len);
 int shim_dec_lookup(const uint8_t *b, uint32_t blen, uint32_t value_size,
@@ -139,6 +192,10 @@ enum vres shim_node_check(const struct ordo_geo *geo, const void *buf,
 			  uint32_t node, uint32_t level, uint64_t key);
 int shim_leaf_get(const struct ordo_geo *geo, const void *buf, uint64_t key,
 		  void *val);
+enum shim_walk_res shim_walk_step(const struct ordo_geo *geo,
+				  struct shim_walk *w, const void *buf);
+int shim_scan_take(const struct ordo_geo *geo, struct shim_scan *s,
+		   const void *leaf);
 int shim_dec_model_only(const struct ordo_model_layout *lay,
 			const uint8_t *img, size_t len,
 			struct ordo_model **mp, uint32_t **starts,

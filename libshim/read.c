@@ -279,6 +279,7 @@ static int walk_restart(struct ordo *o, struct shim_op *op)
 		return -1;
 	op->st.node = o->sup.root;
 	op->st.level = o->sup.height - 1;
+	op->st.rights = 0;
 	return 0;
 }
 
@@ -311,43 +312,41 @@ static int walk_visit(struct ordo *o, struct shim_op *op)
  */
 static int walk_step(struct ordo *o, struct shim_op *op, const void *node)
 {
-	const struct ordo_node_hdr *h = node;
-	uint64_t key = op->req->op == ORDO_REQ_SCAN ? op->st.fence :
-		       op->req->key;
-	enum vres v = node_check(o, node, op->st.node, op->st.level, key);
-	uint32_t cnt, i;
+	struct shim_walk w = {
+		.key = op->req->op == ORDO_REQ_SCAN ? op->st.fence :
+		       op->req->key,
+		.node = op->st.node,
+		.level = op->st.level,
+		.rights = op->st.rights,
+	};
+	enum shim_walk_res r = shim_walk_step(&o->geo, &w, node);
 
-	switch (v) {
-	case V_TORN:
+	switch (r) {
+	case SHIM_WALK_TORN:
 		o->cnt.retries++;
 		if (op->tries++ >= SHIM_TRIES)
 			goto fail;
 		op->nio = 0;
 		io_node(o, op, 0, op->st.node);
 		return io_start(o, op, walk_read);
-	case V_STALE:
+	case SHIM_WALK_STALE:
 		if (o->walk)
 			shim_walk_cache_drop(o->walk, op->st.node);
 		if (walk_restart(o, op))
 			goto fail;
 		goto next;
-	case V_RIGHT:
-		op->st.node = le32toh(h->right);
-		goto next;
-	case V_OK:
+	case SHIM_WALK_LEAF:
+		return op->st.leaf_done(o, op, node);
+	case SHIM_WALK_DOWN:
+		if (o->walk && node == slot_node(o, op, 0))
+			shim_walk_cache_add(o->walk, node);
+		break;
+	case SHIM_WALK_RIGHT:
 		break;
 	}
-	if (op->st.level == 0)
-		return op->st.leaf_done(o, op, node);
-	if (o->walk && node == slot_node(o, op, 0))
-		shim_walk_cache_add(o->walk, node);
-	cnt = le16toh(h->count);
-	if (cnt > o->geo.inner_fanout)
-		cnt = o->geo.inner_fanout;
-	i = ordo_keys_upper_bound(ordo_node_ckeys(h), cnt, key);
-	i = i ? i - 1 : 0;
-	op->st.node = le32toh(ordo_inner_cchildren(h, &o->geo)[i]);
-	op->st.level--;
+	op->st.node = w.node;
+	op->st.level = w.level;
+	op->st.rights = w.rights;
 next:
 	op->step = walk_read;
 	op->io_res = 0;
@@ -385,6 +384,7 @@ static int walk_start(struct ordo *o, struct shim_op *op,
 	op->st.fail = fail;
 	op->st.node = o->sup.root;
 	op->st.level = o->sup.height - 1;
+	op->st.rights = 0;
 	return walk_visit(o, op);
 }
 
@@ -393,43 +393,32 @@ static int walk_start(struct ordo *o, struct shim_op *op,
 static int scan_rpc(struct ordo *o, struct shim_op *op);
 
 /*
- * Take the keys of a validated leaf from the fence on.  Returns true when
- * the scan is complete (count reached or rightmost leaf).
+ * Take the keys of a validated leaf from the fence on.  Returns 1 when
+ * the scan is complete (count reached or rightmost leaf), 0 to go on to
+ * the right sibling, -EIO for a leaf whose keys are out of order or
+ * outside its fences (continue by SCAN calls).
  */
-static bool scan_take(struct ordo *o, struct shim_op *op, const void *leaf)
+static int scan_take(struct ordo *o, struct shim_op *op, const void *leaf)
 {
-	const struct ordo_node_hdr *h = leaf;
 	struct ordo_req *r = op->req;
-	uint32_t cnt = le16toh(h->count), i;
-	const __le64 *keys = ordo_node_ckeys(h);
+	struct shim_scan s = {
+		.keys = r->keys,
+		.vals = r->val,
+		.count = r->count,
+		.have = op->st.have,
+		.fence = op->st.fence,
+		.right = op->st.right,
+		.more = r->more,
+		.next = r->next,
+	};
+	int done = shim_scan_take(&o->geo, &s, leaf);
 
-	if (cnt > o->geo.leaf_slots)
-		cnt = o->geo.leaf_slots;
-	i = ordo_keys_lower_bound(keys, cnt, op->st.fence);
-	for (; i < cnt && op->st.have < r->count; i++) {
-		r->keys[op->st.have] = le64toh(keys[i]);
-		if (r->val)
-			memcpy((uint8_t *)r->val +
-			       (size_t)op->st.have * o->geo.value_size,
-			       ordo_leaf_cvalue(h, &o->geo, i),
-			       o->geo.value_size);
-		op->st.have++;
-	}
-	if (op->st.have == r->count) {
-		uint64_t last = r->keys[r->count - 1];
-
-		r->more = last != UINT64_MAX &&
-			  (i < cnt || (h->flags & ORDO_NODE_F_HAS_HIGH));
-		r->next = last + 1;
-		return true;
-	}
-	if (!(h->flags & ORDO_NODE_F_HAS_HIGH)) {
-		r->more = 0;
-		return true;
-	}
-	op->st.fence = le64toh(h->high_key);
-	op->st.right = le32toh(h->right);
-	return false;
+	op->st.have = s.have;
+	op->st.fence = s.fence;
+	op->st.right = s.right;
+	r->more = s.more;
+	r->next = s.next;
+	return done;
 }
 
 static int scan_finish(struct shim_op *op)
@@ -443,6 +432,7 @@ static int scan_next_batch(struct ordo *o, struct shim_op *op);
 static int scan_batch_read(struct ordo *o, struct shim_op *op)
 {
 	uint32_t i;
+	int ret;
 
 	if (io_regions_refreshed(o, op))
 		return scan_next_batch(o, op);
@@ -464,8 +454,11 @@ static int scan_batch_read(struct ordo *o, struct shim_op *op)
 				return scan_rpc(o, op);
 			return scan_next_batch(o, op);
 		}
-		if (scan_take(o, op, h))
+		ret = scan_take(o, op, h);
+		if (ret > 0)
 			return scan_finish(op);
+		if (ret < 0)
+			return scan_rpc(o, op);
 	}
 	return scan_next_batch(o, op);
 }
@@ -501,8 +494,12 @@ static int scan_next_batch(struct ordo *o, struct shim_op *op)
 
 static int scan_first_leaf(struct ordo *o, struct shim_op *op, const void *leaf)
 {
-	if (scan_take(o, op, leaf))
+	int ret = scan_take(o, op, leaf);
+
+	if (ret > 0)
 		return scan_finish(op);
+	if (ret < 0)
+		return scan_rpc(o, op);
 	return scan_next_batch(o, op);
 }
 

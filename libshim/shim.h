@@ -135,7 +135,7 @@ struct shim_op {
 	struct shim_state {
 		uint32_t sub, lln, level;
 		uint32_t node, inca, right, have;
-		uint32_t step_rpc;
+		uint32_t step_rpc, rights;
 		uint64_t fence;
 		bool has_pred, right_done, nocache;
 		uint32_t pend_nodes[SHIM_BATCH_MAX];

@@ -11,7 +11,7 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARN) -Wno-unused-parameter \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -Ikmod/core -Iuapi -Ilibshim -Iselftests/fuzz
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS := ioctl rpc reply node model
+FUZZ_TARGETS := ioctl rpc reply node model read
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_DEPS := selftests/fuzz/fuzz.h $(wildcard kmod/core/*.h libshim/decode.h \
 	libshim/core_user.h uapi/linux/*.h)
@@ -23,6 +23,7 @@ FUZZ_SRCS_rpc := kmod/core/wire.c libshim/decode.c kmod/core/node.c \
 FUZZ_SRCS_reply := libshim/decode.c kmod/core/node.c kmod/core/model_predict.c
 FUZZ_SRCS_node := $(FUZZ_SRCS_reply)
 FUZZ_SRCS_model := $(FUZZ_SRCS_reply)
+FUZZ_SRCS_read := $(FUZZ_SRCS_reply)
 
 .PHONY: fuzzers fuzz fuzz-seeds
 fuzzers: $(FUZZ_BINS)

@@ -62,8 +62,9 @@ static void fz_node(const struct ordo_geo *geo, const u8 *in, size_t len,
 	u8 *buf = calloc(1, geo->node_size);
 	const struct ordo_node_hdr *h = (const void *)buf;
 	u8 *val = malloc(geo->value_size);
+	struct shim_walk w;
 	enum vres v;
-	u32 cnt, i;
+	u32 cnt;
 	int ret;
 
 	memcpy(buf, in, len < geo->node_size ? len : geo->node_size);
@@ -97,11 +98,9 @@ static void fz_node(const struct ordo_geo *geo, const u8 *in, size_t len,
 	}
 	/* The walk's step down, as read.c takes it. */
 	FZ_CHECK(cnt >= 1 && cnt <= geo->inner_fanout);
-	i = ordo_keys_upper_bound(ordo_node_ckeys(h), cnt, key);
-	i = i ? i - 1 : 0;
-	FZ_CHECK(ordo_inner_child_off(geo->inner_fanout, i) + 4 <=
-		 geo->node_size);
-	(void)le32toh(ordo_inner_cchildren(h, geo)[i]);
+	w = (struct shim_walk){ .key = key, .node = node, .level = level };
+	FZ_CHECK(shim_walk_step(geo, &w, buf) == SHIM_WALK_DOWN);
+	FZ_CHECK(w.level == level - 1);
 out:
 	free(val);
 	free(buf);

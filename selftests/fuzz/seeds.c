@@ -106,6 +106,59 @@ static void node_seeds(void)
 	ordo_tree_destroy(&t);
 }
 
+/* ---- fuzz_read: walks and scans over the first nodes of a small tree ---- */
+
+static void read_prefix(u8 mode, const struct ordo_super_info *si, u32 root,
+			u64 key, u16 count, u32 npool)
+{
+	/* [mode][slots: 4 + 4 = 8][vs: 8][fix][height][root][key][count][n] */
+	put_u8(mode); put_u8(4); put_u8(0); put_u8(0);
+	put_u8(si->height - 1); put_u32(root); put_u64(key); put_u16(count - 1);
+	put_u8(npool);
+}
+
+static void read_seeds(void)
+{
+	struct ordo_tree_params p;
+	struct ordo_super_info si;
+	struct ordo_tree t;
+	u32 i, npool;
+	u64 v;
+
+	ordo_tree_default_params(&p);
+	p.leaf_slots = 8;
+	p.value_size = 8;
+	p.chunk_size = 64 << 10;
+	p.max_bytes = 16 << 20;
+	p.ops = &chunk_ops;
+	if (ordo_tree_init(&t, &p))
+		abort();
+	/* 120 keys: about 20 leaves and a root above them, all in 64 nodes. */
+	for (i = 0; i < 120; i++) {
+		v = i * 5;
+		if (ordo_tree_put(&t, i * 5, &v))
+			abort();
+	}
+	if (ordo_super_read(ordo_pool_node(&t.pool, 0), &si))
+		abort();
+	npool = t.pool.next;
+	if (npool > 64)
+		npool = 64;
+	read_prefix(0, &si, si.root, 300, 1, npool);
+	for (i = 0; i < npool; i++)
+		put(ordo_pool_node(&t.pool, i), si.geo.node_size);
+	emit("read", "walk");
+	read_prefix(1, &si, si.leftmost_leaf, 0, 200, npool);
+	for (i = 0; i < npool; i++)
+		put(ordo_pool_node(&t.pool, i), si.geo.node_size);
+	emit("read", "scan-all");
+	read_prefix(1, &si, si.leftmost_leaf, 12, 7, npool);
+	for (i = 0; i < npool; i++)
+		put(ordo_pool_node(&t.pool, i), si.geo.node_size);
+	emit("read", "scan-7");
+	ordo_tree_destroy(&t);
+}
+
 /* ---- fuzz_model: a trained model in its region ---- */
 
 static u8 *model_image(u32 nleaves, u64 epoch, u64 *size)
@@ -448,6 +501,7 @@ int main(int argc, char **argv)
 	}
 	dir = argv[1];
 	node_seeds();
+	read_seeds();
 	model_seeds();
 	rpc_seeds();
 	reply_seeds();

@@ -577,4 +577,249 @@ static inline uint64_t rc_node_off(struct rc_conn *c, uint32_t n)
 				le32toh(c->rep.node_size));
 }
 
+/* ---- hostile traffic: random, valid and mutated requests ---- */
+
+/* A splitmix64 step: each thread of a test keeps its own state. */
+static inline uint64_t rc_rnd(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* A request header for @blen bytes of body. */
+static inline void rc_hdr(uint8_t *msg, uint8_t op, uint64_t id, uint32_t blen)
+{
+	struct ordo_wire_hdr *h = (void *)msg;
+
+	memset(h, 0, sizeof(*h));
+	h->id = htole64(id);
+	h->length = htole32(sizeof(*h) + blen);
+	h->version = ORDO_WIRE_VERSION;
+	h->op = op;
+}
+
+/*
+ * A well-formed request of a random op (every op of the protocol) into
+ * @msg (ORDO_WIRE_MSG_MAX bytes), as libordo would send it, with every
+ * key it writes in [@base, @base + @span); returns its length, at most
+ * @max_msg.  @vs is the store's value size.
+ */
+static inline uint32_t rc_req_valid(uint8_t *msg, uint64_t *rng, uint64_t id,
+				    uint32_t vs, uint32_t max_msg,
+				    uint64_t base, uint64_t span)
+{
+	uint8_t op = 1 + rc_rnd(rng) % ORDO_WIRE_OP_MAX, *b = msg +
+		     sizeof(struct ordo_wire_hdr);
+	uint32_t blen = 0, n, i;
+
+	memset(b, 0, 512);
+	switch (op) {
+	case ORDO_WIRE_OP_SCAN: {
+		struct ordo_wire_scan_req *s = (void *)b;
+
+		s->start = htole64(rc_rnd(rng) % 2 ? base + rc_rnd(rng) % span :
+				   rc_rnd(rng));
+		s->count = htole32(1 + rc_rnd(rng) % 64);
+		s->flags = htole32(rc_rnd(rng) % 2 ? ORDO_WIRE_SCAN_KEYS_ONLY : 0);
+		blen = sizeof(*s);
+		break;
+	}
+	case ORDO_WIRE_OP_INFO:
+		break;
+	case ORDO_WIRE_OP_REGIONS: {
+		struct ordo_wire_regions_req *r = (void *)b;
+
+		r->kind = htole16(1 + rc_rnd(rng) % 2);
+		r->first = htole32(rc_rnd(rng) % 4);
+		blen = sizeof(*r);
+		break;
+	}
+	case ORDO_WIRE_OP_MODEL_FETCH: {
+		struct ordo_wire_model_req *m = (void *)b;
+
+		m->part = htole16(1 + rc_rnd(rng) % 3);
+		m->index = htole32(rc_rnd(rng) % 8);
+		m->count = htole32(rc_rnd(rng) % 64);
+		m->offset = htole32(rc_rnd(rng) % 4096);
+		blen = sizeof(*m);
+		break;
+	}
+	case ORDO_WIRE_OP_LOOKUP: {
+		struct ordo_wire_lookup_req *l = (void *)b;
+
+		l->key = htole64(base + rc_rnd(rng) % span);
+		l->epoch = htole64(rc_rnd(rng) % 4);
+		l->flags = htole32(rc_rnd(rng) % 2 ? ORDO_WIRE_LOOKUP_NO_MODEL : 0);
+		blen = sizeof(*l);
+		break;
+	}
+	case ORDO_WIRE_OP_BATCH: {
+		struct ordo_wire_batch *bt = (void *)b;
+		uint32_t room = max_msg - sizeof(struct ordo_wire_hdr) -
+				sizeof(*bt);
+
+		n = 1 + rc_rnd(rng) % 8;
+		blen = sizeof(*bt);
+		for (i = 0; i < n; i++) {
+			struct ordo_wire_kv *kv = (void *)(b + blen);
+			uint8_t kop = ORDO_WIRE_OP_GET + rc_rnd(rng) % 5;
+			uint32_t vl = kop == ORDO_WIRE_OP_GET ||
+				      kop == ORDO_WIRE_OP_DELETE ? 0 :
+				      1 + rc_rnd(rng) % vs;
+
+			if (blen - sizeof(*bt) + sizeof(*kv) +
+			    ordo_wire_pad8(vl) > room || blen + 512 > 60000)
+				break;
+			memset(kv, 0, sizeof(*kv) + ordo_wire_pad8(vl));
+			kv->key = htole64(base + rc_rnd(rng) % span);
+			kv->op = kop;
+			kv->value_len = htole16(vl);
+			memset(kv + 1, 0x5a, vl);
+			blen += sizeof(*kv) + ordo_wire_pad8(vl);
+		}
+		bt->count = htole32(i);
+		break;
+	}
+	default: {
+		struct ordo_wire_kv *kv = (void *)b;
+		uint32_t vl = op == ORDO_WIRE_OP_GET ||
+			      op == ORDO_WIRE_OP_DELETE ? 0 : 1 + rc_rnd(rng) % vs;
+
+		kv->key = htole64(base + rc_rnd(rng) % span);
+		kv->op = op;
+		kv->value_len = htole16(vl);
+		memset(kv + 1, 0, ordo_wire_pad8(vl));
+		memset(kv + 1, 0x3c, vl);
+		blen = sizeof(*kv) + ordo_wire_pad8(vl);
+	}
+	}
+	rc_hdr(msg, op, id, blen);
+	return sizeof(struct ordo_wire_hdr) + blen;
+}
+
+/* What a hostile message is, and what the server must answer to it. */
+enum rc_hostile {
+	RC_H_VALID,	/* a well-formed request: a reply, any status */
+	RC_H_FLIPPED,	/* bits flipped: a reply, any status */
+	RC_H_RANDOM,	/* random bytes behind a plausible header: a reply */
+	RC_H_TRUNCATED,	/* cut short (header length either way): an error */
+	RC_H_LENGTH,	/* header length past the bytes sent: an error */
+	RC_H_OPCODE,	/* an op that does not exist: an error */
+	RC_H_COUNT,	/* a SCAN or BATCH count out of range: an error */
+	RC_H_SHORT,	/* shorter than a header: the server hangs up */
+	RC_H_OVERSIZE,	/* longer than max_msg: the server hangs up */
+	RC_H_NR,
+};
+
+static inline bool rc_hostile_fails(enum rc_hostile k)
+{
+	return k >= RC_H_TRUNCATED && k <= RC_H_COUNT;
+}
+
+static inline bool rc_hostile_hangs_up(enum rc_hostile k)
+{
+	return k == RC_H_SHORT || k == RC_H_OVERSIZE;
+}
+
+/*
+ * A hostile message of kind @k into @msg (ORDO_WIRE_MSG_MAX + 64 bytes),
+ * built from a valid request (rc_req_valid(), keys in [@base, @base +
+ * @span) before any mutation); returns its length.  *@id and *@op are the
+ * header's id and op as sent, which the reply must echo.
+ */
+static inline uint32_t rc_req_hostile(uint8_t *msg, enum rc_hostile k,
+				      uint64_t *rng, uint64_t *id, uint8_t *op,
+				      uint32_t vs, uint32_t max_msg,
+				      uint64_t base, uint64_t span)
+{
+	struct ordo_wire_hdr *h = (void *)msg;
+	uint32_t len = rc_req_valid(msg, rng, *id, vs, max_msg, base, span);
+	uint32_t i, n, full = len;
+
+	switch (k) {
+	case RC_H_FLIPPED:
+		n = 1 + rc_rnd(rng) % 4;
+		for (i = 0; i < n; i++) {
+			uint32_t at = rc_rnd(rng) % len;
+
+			msg[at] ^= 1 << (rc_rnd(rng) % 8);
+		}
+		break;
+	case RC_H_RANDOM:
+		len = sizeof(*h) + rc_rnd(rng) % (max_msg - sizeof(*h) + 1);
+		for (i = sizeof(*h); i < len; i++)
+			msg[i] = rc_rnd(rng);
+		h->op = rc_rnd(rng) % 16;
+		h->length = htole32(len);
+		break;
+	case RC_H_TRUNCATED:
+		if (len == sizeof(*h)) {	/* INFO has no body to cut */
+			h->op = ORDO_WIRE_OP_GET;
+			full = len = sizeof(*h) + sizeof(struct ordo_wire_kv);
+		}
+		len = sizeof(*h) + rc_rnd(rng) % (len - sizeof(*h));
+		h->length = htole32(rc_rnd(rng) % 2 ? full : len);
+		break;
+	case RC_H_LENGTH:
+		h->length = htole32(len + 1 + (rc_rnd(rng) % 2 ?
+					       rc_rnd(rng) % 64 :
+					       (uint32_t)rc_rnd(rng) % (1u << 31)));
+		break;
+	case RC_H_OPCODE:
+		h->op = rc_rnd(rng) % 2 ? 0 : ORDO_WIRE_OP_MAX + 1 +
+		       rc_rnd(rng) % (255 - ORDO_WIRE_OP_MAX);
+		break;
+	case RC_H_COUNT:
+		if (rc_rnd(rng) % 2) {
+			struct ordo_wire_scan_req *s = (void *)(h + 1);
+
+			memset(s, 0, sizeof(*s));
+			s->count = htole32(rc_rnd(rng) % 2 ? 0 :
+					   ORDO_WIRE_SCAN_MAX + 1 +
+					   (uint32_t)rc_rnd(rng) % 1000000);
+			rc_hdr(msg, ORDO_WIRE_OP_SCAN, *id, sizeof(*s));
+			len = sizeof(*h) + sizeof(*s);
+		} else {
+			struct ordo_wire_batch *b = (void *)(h + 1);
+			struct ordo_wire_kv *kv = (void *)(b + 1);
+
+			/* Zero, too many, or more than the body holds. */
+			memset(b, 0, sizeof(*b) + sizeof(*kv));
+			kv->op = ORDO_WIRE_OP_DELETE;
+			kv->key = htole64(base);
+			switch (rc_rnd(rng) % 3) {
+			case 0:
+				b->count = 0;
+				break;
+			case 1:
+				b->count = htole32(ORDO_WIRE_BATCH_MAX + 1 +
+						   rc_rnd(rng) % 1000);
+				break;
+			default:
+				b->count = htole32(2 + rc_rnd(rng) % 200);
+			}
+			rc_hdr(msg, ORDO_WIRE_OP_BATCH, *id,
+			       sizeof(*b) + sizeof(*kv));
+			len = sizeof(*h) + sizeof(*b) + sizeof(*kv);
+		}
+		break;
+	case RC_H_SHORT:
+		len = rc_rnd(rng) % sizeof(*h);
+		break;
+	case RC_H_OVERSIZE:
+		len = max_msg + 1 + rc_rnd(rng) % 64;
+		memset(msg + full, 0, len - full);
+		h->length = htole32(len);
+		break;
+	default:
+		break;
+	}
+	*id = le64toh(h->id);
+	*op = h->op;
+	return len;
+}
+
 #endif /* ORDO_RAW_CLIENT_H */
