@@ -27,13 +27,15 @@ BENCH_BINS :=
 BENCH_RESULTS :=
 SELFTESTS :=
 
-.PHONY: all module user deps check stress demo bench lint install clean help
+.PHONY: all module user deps check check-debug stress demo bench lint install clean help
 all: module user
 
 help:
 	@echo "make          build module, shim, ordoctl, selftests, benchmarks"
 	@echo "make deps     install missing Debian packages"
 	@echo "make check    install, build and run every test"
+	@echo "make check-debug  the guest suite under a KASAN/lockdep/kmemleak"
+	@echo "              kernel, built once into /var/cache/ordo"
 	@echo "make stress   long linearizability runs of libordo in the guest"
 	@echo "make fuzz     libFuzzer on every decoder, FUZZ_SECONDS each (600)"
 	@echo "make demo     boot the guest and show ordo working"
@@ -79,6 +81,12 @@ lint: $(CHECKPATCH)
 check: deps
 	@$(MAKE) --no-print-directory all fuzzers $(CHECKPATCH)
 	@FUZZ_BINS="$(FUZZ_BINS)" tools/check "$(KDIR)" $(CORE_TESTS)
+
+# Not part of check: the debug kernel takes long to build and the suite
+# runs several times slower under it (Documentation/testing.rst).
+check-debug: deps
+	@$(MAKE) --no-print-directory all
+	@tools/check-debug
 
 DEMO_KEYS ?= 1000000
 DEMO_SECONDS ?= 10

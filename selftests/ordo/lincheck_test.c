@@ -60,6 +60,26 @@
 #define VLOG_MAX	12		/* violations printed per case */
 #define JOIN_GRACE_S	30		/* a thread must stop this soon */
 #define CALL_LIMIT_S	120		/* retrain, model info: bounded */
+#define CASE_LIMIT_S	150		/* default bound of one case */
+
+/*
+ * ORDO_TIME_SCALE=N (make check-debug sets it for its KASAN and lockdep
+ * kernel): the kernel is about N times slower, so every time bound above
+ * is N times longer.  The work asked for (reads, writes, keys) stays.
+ */
+static unsigned int time_scale(void)
+{
+	static unsigned int scale;
+	const char *env;
+	int n;
+
+	if (!scale) {
+		env = getenv("ORDO_TIME_SCALE");
+		n = env ? atoi(env) : 1;
+		scale = n < 1 ? 1 : n > 100 ? 100 : n;
+	}
+	return scale;
+}
 
 enum vkind {
 	V_OK,
@@ -1062,7 +1082,7 @@ static int admin(struct ordo *h, bool retrain, uint64_t *version,
 	}
 	pthread_detach(tid);
 	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += CALL_LIMIT_S;
+	ts.tv_sec += CALL_LIMIT_S * time_scale();
 	pthread_mutex_lock(&a->lock);
 	while (!a->finished && ret != ETIMEDOUT)
 		ret = pthread_cond_timedwait(&a->cond, &a->lock, &ts);
@@ -1213,7 +1233,7 @@ static void print_log(struct lcase *c)
 
 static int join_bounded(struct worker *w, unsigned int n, struct lcase *c)
 {
-	uint64_t limit = now_ns() + JOIN_GRACE_S * 1000000000ULL;
+	uint64_t limit = now_ns() + JOIN_GRACE_S * time_scale() * 1000000000ULL;
 	unsigned int i;
 	int hung = 0;
 
@@ -1222,7 +1242,8 @@ static int join_bounded(struct worker *w, unsigned int n, struct lcase *c)
 			usleep(5000);
 		if (!atomic_load(&w[i].done)) {
 			violation(c, V_SETUP, "thread %u still in %s %d s after stop",
-				  i, atomic_load(&w[i].doing), JOIN_GRACE_S);
+				  i, atomic_load(&w[i].doing),
+				  JOIN_GRACE_S * time_scale());
 			hung++;
 			continue;
 		}
@@ -1727,7 +1748,8 @@ static void usage(FILE *f)
 		"  --reads N       reads per case (default 100000)\n"
 		"  --readers N     reader threads (default 2)\n"
 		"  --writers N     writer threads (default 2)\n"
-		"  --seconds S     bound of one case (default 150)\n"
+		"  --seconds S     bound of one case (default 150, times\n"
+		"                  $ORDO_TIME_SCALE if set)\n"
 		"  --keys N        keys preloaded per case (default 16384)\n"
 		"  --cluster N     keys at most to force an expansion (default 4096)\n"
 		"  --write-ratio X writes per read, at most (default 1)\n"
@@ -1767,7 +1789,8 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cfg cfg = {
-		.reads = 100000, .readers = 2, .writers = 2, .seconds = 150,
+		.reads = 100000, .readers = 2, .writers = 2,
+		.seconds = CASE_LIMIT_S * time_scale(),
 		.keys = 16384, .cluster = 4096, .write_ratio = 1, .seed = 1,
 		.modes = { ORDO_MODE_LEARNED, ORDO_MODE_MODEL_ONLY,
 			   ORDO_MODE_WALK },
