@@ -5,6 +5,7 @@
  * hostile server gets -EPROTO, never an overrun.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,6 +289,116 @@ int shim_dec_regions_end(const struct shim_regions *acc)
 	if (last && last->off + last->len != acc->covered)
 		return -EPROTO;
 	return 0;
+}
+
+/*
+ * Take the entries of @kind from @e[*@i] on into @t: they must tile [0,
+ * @end) in order, each a non-empty multiple of @align bytes.
+ */
+static int table_kind(const struct ordo_wire_region *e, uint32_t n,
+		      uint32_t *i, uint16_t kind, uint64_t align, uint64_t end,
+		      struct region_tab *t)
+{
+	uint32_t first = *i, k;
+	uint64_t at = 0;
+
+	while (*i < n && le16toh(e[*i].kind) == kind)
+		++*i;
+	t->n = *i - first;
+	t->covered = end;
+	t->ent = t->n ? calloc(t->n, sizeof(*t->ent)) : NULL;
+	if (t->n && !t->ent)
+		return -ENOMEM;
+	for (k = 0; k < t->n; k++) {
+		const struct ordo_wire_region *w = &e[first + k];
+		struct region_ent *x = &t->ent[k];
+
+		x->off = le64toh(w->offset);
+		x->len = le64toh(w->length);
+		x->rkey = le32toh(w->rkey);
+		if (w->flags || x->off != at || !x->len || x->len % align ||
+		    x->len > UINT64_MAX - x->off)
+			return -EPROTO;
+		at = x->off + x->len;
+	}
+	return at == end ? 0 : -EPROTO;
+}
+
+/**
+ * shim_dec_table() - decode a region table from one READ of all of it
+ * @b: the bytes read, @len of them
+ * @len: the table's length as its REGIONS entry gives it
+ * @server_id: the accept reply's server id
+ * @chunk_size: the accept reply's chunk size, not 0
+ * @t: out: the table; on success the caller owns @t->pool.ent and
+ *	@t->model.ent
+ *
+ * The checks of Documentation/wire.rst, "The region table", in its order:
+ * fields that never change first (a mismatch is a broken server, not a
+ * torn copy), then the sequence word and the checksum (a torn copy: READ
+ * again), then the entries the checksum vouched for.
+ *
+ * Return: 0; -EAGAIN for a torn copy; -EPROTO; -ENOMEM.
+ */
+int shim_dec_table(const uint8_t *b, uint64_t len, uint64_t server_id,
+		   uint64_t chunk_size, struct shim_table *t)
+{
+	const struct ordo_wire_table *h = (const void *)b;
+	const struct ordo_wire_region *e = (const void *)(h + 1);
+	uint64_t body, sum, pool_end;
+	uint32_t cap, nr, i = 0;
+	uint8_t *copy;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	if (len < sizeof(*h) || !chunk_size)
+		return -EPROTO;
+	body = len - sizeof(*h);
+	cap = le32toh(h->cap_entries);
+	if (body % sizeof(*e) || body / sizeof(*e) != cap ||
+	    cap > ORDO_WIRE_TABLE_ENTRIES_MAX ||
+	    le32toh(h->magic) != ORDO_WIRE_TABLE_MAGIC ||
+	    le16toh(h->version) != ORDO_WIRE_TABLE_VERSION ||
+	    le16toh(h->hdr_size) != sizeof(*h) ||
+	    le64toh(h->server_id) != server_id || h->reserved)
+		return -EPROTO;
+	if (le64toh(h->seq) & 1)
+		return -EAGAIN;
+	nr = le32toh(h->nr_entries);
+	if (nr > cap)
+		return -EPROTO;
+	/* The sum of the bytes as read, with the checksum field zero. */
+	copy = malloc(sizeof(*h) + (size_t)nr * sizeof(*e));
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, b, sizeof(*h) + (size_t)nr * sizeof(*e));
+	memset(copy + offsetof(struct ordo_wire_table, checksum), 0, 8);
+	sum = ordo_xxh64(copy, sizeof(*h) + (size_t)nr * sizeof(*e), 0);
+	free(copy);
+	if (sum != le64toh(h->checksum))
+		return -EAGAIN;
+	t->seq = le64toh(h->seq);
+	t->pool_chunks = le32toh(h->pool_chunks);
+	t->nr_chunks = le32toh(h->nr_chunks);
+	t->lease_ms = le32toh(h->lease_ms);
+	if (t->pool_chunks > t->nr_chunks || !t->lease_ms ||
+	    t->pool_chunks > UINT64_MAX / chunk_size)
+		return -EPROTO;
+	pool_end = t->pool_chunks * chunk_size;
+	ret = table_kind(e, nr, &i, ORDO_WIRE_REGION_POOL, chunk_size,
+			 pool_end, &t->pool);
+	if (!ret)
+		ret = table_kind(e, nr, &i, ORDO_WIRE_REGION_MODEL, 1,
+				 le64toh(h->model_bytes), &t->model);
+	/* Anything left is of another kind, or pool after model. */
+	if (!ret && i != nr)
+		ret = -EPROTO;
+	if (ret) {
+		free(t->pool.ent);
+		free(t->model.ent);
+		memset(t, 0, sizeof(*t));
+	}
+	return ret;
 }
 
 /**

@@ -52,6 +52,24 @@ struct shim_regions {
 };
 
 /**
+ * struct shim_table - a region table decoded from one READ of it
+ * @seq: its sequence word (even).
+ * @pool_chunks: pool chunks @pool covers.
+ * @nr_chunks: chunks the pool had when it was published.
+ * @lease_ms: how long its keys may be used, at least 1.
+ * @pool: the pool's regions (@pool.ent malloc'd, NULL when empty).
+ * @model: the model region's (@model.ent likewise).
+ */
+struct shim_table {
+	uint64_t seq;
+	uint32_t pool_chunks;
+	uint32_t nr_chunks;
+	uint32_t lease_ms;
+	struct region_tab pool;
+	struct region_tab model;
+};
+
+/**
  * struct shim_lookup_rep - a decoded LOOKUP reply
  * @epoch: epoch of the attached model bytes.
  * @sub: their sub-model.
@@ -183,6 +201,8 @@ int shim_dec_info(const uint8_t *b, uint32_t blen, struct ordo_info *info);
 int shim_dec_regions(struct shim_regions *acc, uint16_t kind,
 		     const uint8_t *b, uint32_t blen);
 int shim_dec_regions_end(const struct shim_regions *acc);
+int shim_dec_table(const uint8_t *b, uint64_t len, uint64_t server_id,
+		   uint64_t chunk_size, struct shim_table *t);
 const struct region_ent *shim_region_find(const struct region_tab *t,
 					  uint64_t off, uint32_t len);
 int shim_dec_conn_rep(const struct ordo_wire_conn_rep *rep, uint32_t max_qd,

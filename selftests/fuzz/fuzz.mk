@@ -11,7 +11,7 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARN) -Wno-unused-parameter \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -Ikmod/core -Iuapi -Ilibshim -Iselftests/fuzz
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS := ioctl rpc reply node model read
+FUZZ_TARGETS := ioctl rpc reply node model read table
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_DEPS := selftests/fuzz/fuzz.h $(wildcard kmod/core/*.h libshim/decode.h \
 	libshim/core_user.h uapi/linux/*.h)
@@ -24,6 +24,7 @@ FUZZ_SRCS_reply := libshim/decode.c kmod/core/node.c kmod/core/model_predict.c
 FUZZ_SRCS_node := $(FUZZ_SRCS_reply)
 FUZZ_SRCS_model := $(FUZZ_SRCS_reply)
 FUZZ_SRCS_read := $(FUZZ_SRCS_reply)
+FUZZ_SRCS_table := $(FUZZ_SRCS_reply)
 
 .PHONY: fuzzers fuzz fuzz-seeds
 fuzzers: $(FUZZ_BINS)
@@ -40,11 +41,13 @@ fuzz: deps
 # Seeds from the real encoders: a tree, a trained model and its region,
 # requests and replies (selftests/fuzz/seeds.c).
 $(BUILD)/fuzz/seeds: selftests/fuzz/seeds.c $(TREE_CORE_SRCS) \
-		$(MODEL_CORE_SRCS) kmod/core/wire.c $(FUZZ_DEPS)
+		$(MODEL_CORE_SRCS) kmod/core/wire.c kmod/core/wire_table.c \
+		$(FUZZ_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O1 -g $(WARN) -Wno-unused-parameter -Ikmod/core \
 		-Iuapi -Ilibshim -Iselftests/fuzz -Iselftests/core -o $@ $< $(TREE_CORE_SRCS) \
-		$(MODEL_CORE_SRCS) kmod/core/wire.c -lpthread
+		$(MODEL_CORE_SRCS) kmod/core/wire.c kmod/core/wire_table.c \
+		-lpthread
 
 fuzz-seeds: $(BUILD)/fuzz/seeds
 	rm -rf selftests/fuzz/corpus

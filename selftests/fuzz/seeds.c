@@ -19,6 +19,7 @@
 #include "tree.h"
 #include "model.h"
 #include "wire.h"
+#include "wire_table.h"
 #include <linux/ordo.h>
 
 static const char *dir;
@@ -493,6 +494,50 @@ static void ioctl_seeds(void)
 	emit("ioctl", "kv-longer");
 }
 
+/* ---- fuzz_table: region tables as the server publishes them ---- */
+
+/* A table of @np pool and @nm model entries of 2 MiB chunks, cap @cap. */
+static void table_seed(const char *name, u32 cap, u32 np, u32 nm, u64 seq)
+{
+	struct ordo_wire_table_info ti = {
+		.server_id = 0x5eed, .cap = cap, .lease_ms = 5000,
+	};
+	u64 chunk = 2 << 20, len = ordo_wire_table_bytes(cap);
+	u8 *stage = calloc(1, len);
+	u32 i;
+
+	for (i = 0; i < np; i++) {
+		ordo_wire_table_entry(stage, i, ORDO_WIRE_REGION_POOL,
+				      (u64)ti.pool_chunks * chunk,
+				      (u64)(i + 1) * chunk, 0x100 + i);
+		ti.pool_chunks += i + 1;
+	}
+	for (i = 0; i < nm; i++) {
+		ordo_wire_table_entry(stage, np + i, ORDO_WIRE_REGION_MODEL,
+				      ti.model_bytes, chunk, 0x200 + i);
+		ti.model_bytes += chunk;
+	}
+	ti.nr_chunks = ti.pool_chunks + 1;
+	ordo_wire_table_seal(stage, seq, np + nm, &ti);
+	/* chunk shift 21, server id taken from the table, resealed, lookups */
+	put_u8(21); put_u8(3);
+	for (i = 0; i < 8; i++) {
+		put_u64((u64)i * chunk + (i % 3) * 4096 - (i % 2) * 64);
+		put_u32(4096 << (i % 3));
+	}
+	put(stage, len);
+	free(stage);
+	emit("table", name);
+}
+
+static void table_seeds(void)
+{
+	table_seed("empty", 4, 0, 0, 2);
+	table_seed("pool", 8, 3, 0, 4);
+	table_seed("pool-model", 16, 4, 3, 40);
+	table_seed("full", 6, 4, 2, 1000);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -506,5 +551,6 @@ int main(int argc, char **argv)
 	rpc_seeds();
 	reply_seeds();
 	ioctl_seeds();
+	table_seeds();
 	return chunks_live ? 1 : 0;
 }

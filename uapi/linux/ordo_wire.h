@@ -9,8 +9,10 @@
  *   ordo_wire_conn_rej (consumer-defined reject).
  * - RPCs: the client SENDs a request, the server SENDs one reply per
  *   request.  Every message starts with struct ordo_wire_hdr.
- * - One-sided RDMA READs of the node pool at the zero-based offsets and with
- *   the rkeys that an %ORDO_WIRE_OP_REGIONS reply lists.
+ * - One-sided RDMA READs of the node pool and the model region at
+ *   zero-based offsets, with the rkeys the region table lists (struct
+ *   ordo_wire_table, itself READ one-sided where an %ORDO_WIRE_OP_REGIONS
+ *   reply of kind %ORDO_WIRE_REGION_TABLE says).
  *
  * Every field is little-endian and naturally aligned, no struct has implicit
  * padding, and reserved fields and flags not defined here must be zero.  No
@@ -142,9 +144,8 @@ struct ordo_wire_conn_rej {
  * @inner_fanout: entries per inner node.
  * @nodes_per_chunk: nodes per chunk.
  * @max_chunks: chunks the pool may grow to.
- * @nr_chunks: chunks the pool has now (none of them registered yet for
- *	this connection: the reply to each request registers what is new, at
- *	most 4 MRs per reply, and %ORDO_WIRE_OP_REGIONS lists the keys).
+ * @nr_chunks: chunks the pool has now (the region table says which of
+ *	them are registered).
  * @conn_id: the server's number for this connection (sysfs
  *	``rdma/connections/<conn_id>``).
  * @batch_max: entries a batch may have.
@@ -180,9 +181,9 @@ struct ordo_wire_conn_rep {
  * @ORDO_WIRE_OP_DELETE: remove a key (struct ordo_wire_kv).
  * @ORDO_WIRE_OP_SCAN: ordered range read (struct ordo_wire_scan_req).
  * @ORDO_WIRE_OP_INFO: geometry and counters (no body).
- * @ORDO_WIRE_OP_REGIONS: list the connection's region table of one kind
- *	(struct ordo_wire_regions_req); like every reply, its reply first
- *	registers what is not yet registered.
+ * @ORDO_WIRE_OP_REGIONS: list the published regions of one kind on the
+ *	connection's device (struct ordo_wire_regions_req); kind
+ *	%ORDO_WIRE_REGION_TABLE tells where the region table is.
  * @ORDO_WIRE_OP_MODEL_FETCH: read part of the learned model
  *	(struct ordo_wire_model_req).
  * @ORDO_WIRE_OP_BATCH: several point operations (struct ordo_wire_batch).
@@ -224,8 +225,8 @@ enum ordo_wire_op {
  * @ORDO_WIRE_EPROTO: bad header: unknown version, length not matching the
  *	bytes received, or non-zero status or reserved header fields.
  * @ORDO_WIRE_EOPNOTSUPP: unknown operation code; a REGIONS request whose
- *	kind is neither %ORDO_WIRE_REGION_POOL nor %ORDO_WIRE_REGION_MODEL
- *	(checked after the body's length and flags); REGIONS of the model
+ *	kind is not one of enum ordo_wire_region_kind (checked after the
+ *	body's length and flags); REGIONS of the model
  *	kind or MODEL_FETCH on a server that has no model (no trainer).
  *
  * Each maps to the errno the /dev/ordo ioctls return for the same
@@ -255,10 +256,11 @@ enum ordo_wire_status {
  * @op: enum ordo_wire_op; a reply carries its request's op.
  * @flags: requests: zero; replies: ORDO_WIRE_F_* bits.
  * @status: requests: zero; replies: enum ordo_wire_status.
- * @pool_chunks: requests: zero; replies: node-pool chunks registered for
- *	this connection, so [0, pool_chunks * chunk_size) may be read.  When
- *	it exceeds what the client has keys for, an %ORDO_WIRE_OP_REGIONS
- *	request fetches the new entries.
+ * @pool_chunks: requests: zero; replies: node-pool chunks the published
+ *	region table of the connection's device covers (its @pool_chunks),
+ *	so [0, pool_chunks * chunk_size) may be read.  When it exceeds what
+ *	the client's copy of the table covers, the client READs the table
+ *	again (struct ordo_wire_table).
  *
  * A reply with a non-zero status has no body.
  */
@@ -376,10 +378,15 @@ struct ordo_wire_info {
  * @ORDO_WIRE_REGION_POOL: the node pool: node n at ordo_node_offset(n)
  *	(linux/ordo_node.h).
  * @ORDO_WIRE_REGION_MODEL: the learned-model region (linux/ordo_model.h).
+ * @ORDO_WIRE_REGION_TABLE: the region table (struct ordo_wire_table): the
+ *	keys of the other two, readable with one RDMA READ.  Its REGIONS
+ *	listing has one entry, or none while the device's first
+ *	registration is still under way (ask again).
  */
 enum ordo_wire_region_kind {
 	ORDO_WIRE_REGION_POOL = 1,
 	ORDO_WIRE_REGION_MODEL = 2,
+	ORDO_WIRE_REGION_TABLE = 3,
 };
 
 /**
@@ -396,10 +403,13 @@ struct ordo_wire_regions_req {
 
 /**
  * struct ordo_wire_regions_rep - REGIONS reply body
- * @total: entries of this kind in the connection's region table.
+ * @total: entries of this kind in the device's published region table
+ *	(%ORDO_WIRE_REGION_TABLE: 1, or 0 while the table is not yet
+ *	published).
  * @returned: entries in this reply, from the requested first one.
  * @covered: bytes of the kind's address space that are registered:
- *	the entries tile [0, covered) without gaps or overlap.
+ *	the entries tile [0, covered) without gaps or overlap
+ *	(%ORDO_WIRE_REGION_TABLE: the table's length).
  *
  * Followed by @returned struct ordo_wire_region in ascending @offset order.
  */
@@ -414,7 +424,9 @@ struct ordo_wire_regions_rep {
  * @offset: zero-based offset of the region in its address space; it is
  *	also the remote address to READ it at.
  * @length: bytes.
- * @rkey: remote key, valid for RDMA READ only and only on this connection.
+ * @rkey: remote key, valid for RDMA READ only, on every connection to the
+ *	same RDMA device of the server (struct ordo_wire_table, @lease_ms,
+ *	says how long).
  * @kind: enum ordo_wire_region_kind.
  * @flags: zero.
  *
@@ -427,6 +439,62 @@ struct ordo_wire_region {
 	__le32 rkey;
 	__le16 kind;
 	__le16 flags;
+};
+
+/* "ORDT" read as a little-endian 32-bit word. */
+#define ORDO_WIRE_TABLE_MAGIC		0x5444524fU
+#define ORDO_WIRE_TABLE_VERSION		1
+/* Most entries a region table may have room for. */
+#define ORDO_WIRE_TABLE_ENTRIES_MAX	65536
+
+/**
+ * struct ordo_wire_table - header of the region table (64 bytes)
+ * @seq: even: the table is stable; odd: it is being rewritten.  Grows by 2
+ *	with every publication and never goes back while the table's key
+ *	(%ORDO_WIRE_REGION_TABLE) is valid.
+ * @checksum: XXH64 (seed 0) of the bytes [0, 64 + 24 * @nr_entries)
+ *	computed as if @checksum were 0; @seq is part of it with its even
+ *	value.  A copy whose checksum does not match was torn by a
+ *	publication: READ it again.
+ * @magic: %ORDO_WIRE_TABLE_MAGIC.
+ * @version: %ORDO_WIRE_TABLE_VERSION.
+ * @hdr_size: 64, the bytes of this header.
+ * @server_id: as in struct ordo_wire_conn_rep.
+ * @cap_entries: entries the table has room for: the table is 64 + 24 *
+ *	@cap_entries bytes long, at most %ORDO_WIRE_TABLE_ENTRIES_MAX.
+ * @nr_entries: entries in use, at most @cap_entries.
+ * @pool_chunks: node-pool chunks the %ORDO_WIRE_REGION_POOL entries tile
+ *	from 0: [0, @pool_chunks * chunk_size) may be READ.
+ * @nr_chunks: chunks the pool had when this table was published; at least
+ *	@pool_chunks (more while the new ones are being registered).
+ * @model_bytes: bytes of the model region the %ORDO_WIRE_REGION_MODEL
+ *	entries tile from 0.
+ * @lease_ms: a client uses the keys of a copy of this table for at most
+ *	@lease_ms milliseconds after it started the READ that fetched it; the
+ *	server keeps every key a table listed valid for at least 2 * @lease_ms
+ *	after the publication that dropped it.
+ * @reserved: zero.
+ *
+ * Followed by @nr_entries struct ordo_wire_region: first the
+ * %ORDO_WIRE_REGION_POOL entries in ascending offset order, tiling [0,
+ * @pool_chunks * chunk_size), then the %ORDO_WIRE_REGION_MODEL entries in
+ * ascending offset order, tiling [0, @model_bytes).  Bytes past them are
+ * not covered by @checksum and carry no meaning.
+ */
+struct ordo_wire_table {
+	__le64 seq;
+	__le64 checksum;
+	__le32 magic;
+	__le16 version;
+	__le16 hdr_size;
+	__le64 server_id;
+	__le32 cap_entries;
+	__le32 nr_entries;
+	__le32 pool_chunks;
+	__le32 nr_chunks;
+	__le64 model_bytes;
+	__le32 lease_ms;
+	__le32 reserved;
 };
 
 /**
