@@ -1,20 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libordo: the RDMA backend (rdma://HOST[:PORT]).  Requests and replies of
- * the wire protocol (Documentation/wire.rst), the region tables that give
+ * the wire protocol (Documentation/wire.rst), the region table that gives
  * READs their keys, reconnection, and the bounded waits.  Every reply is
  * checked against its request before a byte of it is used: a broken or
  * hostile server gets -EPROTO, never an overrun.
+ *
+ * The region table is found once per connection by REGIONS (kind TABLE)
+ * and from then on READ one-sided: when a READ would fall outside the
+ * regions the handle knows, when a reply says the server's table covers
+ * more of the pool, and before the copy's lease runs out.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ordo_raw.h"
 #include "rdma.h"
 
 #define HDR	sizeof(struct ordo_wire_hdr)
+/* The longest region table a server may have. */
+#define TABLE_MAX	(sizeof(struct ordo_wire_table) + \
+			 (uint64_t)ORDO_WIRE_TABLE_ENTRIES_MAX * \
+			 sizeof(struct ordo_wire_region))
 
 /* ---- requests ---- */
 
@@ -189,8 +199,9 @@ void rdma_on_reply(struct ordo *o, const uint8_t *msg, uint32_t len)
 	}
 	if (r->avail < r->credits)
 		r->avail++;
+	/* The server's table covers more than our copy: READ it again. */
 	if (le32toh(h->pool_chunks) > r->pool_chunks)
-		r->pool_chunks = le32toh(h->pool_chunks);
+		r->table_stale = true;
 	slot = le64toh(h->id) & 0xffff;
 	if (slot == SYNC_SLOT) {
 		if (len <= r->max_msg) {
@@ -247,11 +258,34 @@ void rdma_fail_all(struct ordo *o, int err)
 
 /* ---- reads ---- */
 
+static int rdma_table_refresh(struct ordo *o);
+
+/* May the keys of the table copy be used now?  Refresh it when due. */
+static bool table_fresh(struct ordo *o)
+{
+	struct rdma_be *r = rbe(o);
+	long long age;
+
+	if (!r->table.len)
+		return true;	/* a raw handle with its own REGIONS listings */
+	age = shim_now_ms() - r->table_ms;
+	/* Half the lease is due; a refresh that cannot run now waits. */
+	if ((r->table_stale || age >= r->lease_ms / 2) && !r->in_bulk &&
+	    !rdma_table_refresh(o))
+		age = shim_now_ms() - r->table_ms;
+	return age < r->lease_ms;
+}
+
 static int rdma_read(struct ordo *o, struct shim_op *op)
 {
 	struct rdma_be *r = rbe(o);
 	uint32_t rkeys[SHIM_BATCH_MAX], i;
 
+	if (r->dead)
+		return -ECONNRESET;
+	/* Keys past their lease may be gone: out of range, like unknown. */
+	if (!table_fresh(o))
+		return -ERANGE;
 	if (r->dead)
 		return -ECONNRESET;
 	for (i = 0; i < op->nio; i++) {
@@ -374,13 +408,120 @@ out:
 	return ret;
 }
 
-static int rdma_refresh(struct ordo *o)
+/* One synchronous READ of @n bytes (at most RDMA_BULK_BUF) into @dst. */
+static int bulk_read(struct ordo *o, uint64_t off, uint32_t n, uint32_t rkey,
+		     void *dst)
 {
 	struct rdma_be *r = rbe(o);
-	int ret = rdma_regions_fetch(o, ORDO_WIRE_REGION_POOL, &r->pool);
+	int ret;
 
-	if (!ret && r->model.n)
-		ret = rdma_regions_fetch(o, ORDO_WIRE_REGION_MODEL, &r->model);
+	if (r->dead)
+		return -ECONNRESET;
+	if (r->in_bulk)
+		return -EBUSY;	/* one bulk buffer, one READ at a time */
+	if (rconn_post_bulk(o, off, n, rkey)) {
+		r->dead = true;
+		return -ECONNRESET;
+	}
+	r->in_bulk = true;
+	ret = wait_for(o, &r->bulk_done);
+	r->in_bulk = false;
+	if (!ret)
+		ret = r->bulk_status;
+	if (!ret)
+		memcpy(dst, rconn_bulk_buf(o), n);
+	return ret;
+}
+
+/*
+ * Where the region table is: REGIONS of kind TABLE, asked again (bounded
+ * by the handle's timeout) while the server's first registration on the
+ * device is under way.
+ */
+static int rdma_table_locate(struct ordo *o)
+{
+	struct rdma_be *r = rbe(o);
+	long long end = shim_now_ms() + o->opts.timeout_ms;
+	useconds_t pause = 1000;
+
+	for (;;) {
+		struct region_tab t = { 0 };
+		int ret = rdma_regions_fetch(o, ORDO_WIRE_REGION_TABLE, &t);
+
+		if (ret)
+			return ret;
+		if (t.n == 1) {
+			r->table = t.ent[0];
+			free(t.ent);
+			/* shim_dec_table() checks the length exactly. */
+			return r->table.len <= TABLE_MAX ? 0 : -EPROTO;
+		}
+		free(t.ent);
+		if (t.n)
+			return -EPROTO;
+		if (shim_now_ms() >= end)
+			return -ETIMEDOUT;
+		usleep(pause);
+		if (pause < 64000)
+			pause *= 2;
+	}
+}
+
+/*
+ * READ the region table and take its regions; a copy torn by a
+ * publication is read again.  -EAGAIN if every copy was torn.
+ */
+static int rdma_table_refresh(struct ordo *o)
+{
+	struct rdma_be *r = rbe(o);
+	uint64_t len = r->table.len;
+	struct shim_table t;
+	uint8_t *buf;
+	long long start = 0;
+	int ret = -EAGAIN, tries;
+
+	if (!len)
+		return -ENODATA;
+	buf = malloc(len);
+	if (!buf)
+		return -ENOMEM;
+	for (tries = 0; tries < SHIM_TRIES * 4 && ret == -EAGAIN; tries++) {
+		uint64_t at = 0;
+
+		start = shim_now_ms();
+		for (ret = 0; !ret && at < len; at += RDMA_BULK_BUF) {
+			uint64_t n = len - at < RDMA_BULK_BUF ? len - at :
+				     RDMA_BULK_BUF;
+
+			ret = bulk_read(o, r->table.off + at, n, r->table.rkey,
+					buf + at);
+		}
+		if (!ret)
+			ret = shim_dec_table(buf, len,
+					     le64toh(r->rep.server_id),
+					     le64toh(r->rep.chunk_size), &t);
+		if (ret == -EAGAIN)
+			o->cnt.retries++;
+	}
+	free(buf);
+	if (ret)
+		return ret;
+	free(r->pool.ent);
+	free(r->model.ent);
+	r->pool = t.pool;
+	r->model = t.model;
+	r->pool_chunks = t.pool_chunks;
+	r->table_seq = t.seq;
+	r->table_ms = start;
+	r->lease_ms = t.lease_ms;
+	r->table_stale = false;
+	return 0;
+}
+
+static int rdma_refresh(struct ordo *o)
+{
+	int ret = rdma_table_refresh(o);
+
 	if (!ret)
 		ret = shim_super_load(o);
 	return ret;
@@ -391,41 +532,32 @@ static int rdma_bulk(struct ordo *o, uint32_t kind, uint64_t off, void *dst,
 		     size_t len)
 {
 	struct rdma_be *r = rbe(o);
-	struct region_tab *t = kind == SHIM_POOL ? &r->pool : &r->model;
 	uint8_t *d = dst;
 	bool fetched = false;
 	int ret;
 
 	while (len) {
+		struct region_tab *t = kind == SHIM_POOL ? &r->pool : &r->model;
 		const struct region_ent *e;
 		uint32_t n = len > RDMA_BULK_BUF ? RDMA_BULK_BUF : (uint32_t)len;
 
-		e = shim_region_find(t, off, 1);
+		e = table_fresh(o) ? shim_region_find(t, off, 1) : NULL;
 		if (e && n > e->len - (off - e->off))
 			n = e->len - (off - e->off);
 		if (!e) {
+			/* No model entries at all: no model published. */
 			if (fetched)
-				return -ERANGE;
+				return kind == SHIM_MODEL && !t->n ? -ENODATA :
+				       -ERANGE;
 			fetched = true;
-			ret = rdma_regions_fetch(o, kind == SHIM_POOL ?
-					    ORDO_WIRE_REGION_POOL :
-					    ORDO_WIRE_REGION_MODEL, t);
+			ret = rdma_table_refresh(o);
 			if (ret)
-				return ret == -EOPNOTSUPP ? -ENODATA : ret;
+				return ret;
 			continue;
 		}
-		if (r->dead)
-			return -ECONNRESET;
-		if (rconn_post_bulk(o, off, n, e->rkey)) {
-			r->dead = true;
-			return -ECONNRESET;
-		}
-		ret = wait_for(o, &r->bulk_done);
+		ret = bulk_read(o, off, n, e->rkey, d);
 		if (ret)
 			return ret;
-		if (r->bulk_status)
-			return r->bulk_status;
-		memcpy(d, rconn_bulk_buf(o), n);
 		d += n;
 		off += n;
 		len -= n;
@@ -659,10 +791,12 @@ static int rdma_connect_all(struct ordo *o)
 		if (ret || o->raw_cfg->bare)
 			return ret;
 	}
-	free(r->model.ent);
-	r->model.ent = NULL;
-	r->model.n = 0;
-	ret = rdma_regions_fetch(o, ORDO_WIRE_REGION_POOL, &r->pool);
+	/* Another connection may have another registration: forget it. */
+	memset(&r->table, 0, sizeof(r->table));
+	r->pool_chunks = 0;
+	ret = rdma_table_locate(o);
+	if (!ret)
+		ret = rdma_table_refresh(o);
 	if (!ret)
 		ret = shim_super_load(o);
 	if (ret)

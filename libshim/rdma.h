@@ -42,8 +42,17 @@
  * @dead: the connection failed: reconnect before the next I/O.
  * @seq: request sequence, in the id's high bits.
  * @pend: slots whose call waits for a credit, in order; @npend of them.
- * @pool, @model: region tables.
+ * @pool, @model: region tables, from the last copy of the server's
+ *	region table (or REGIONS listings of a raw handle).
  * @pool_chunks: chunks the last reply said are registered.
+ * @table: where the server's region table is (REGIONS of kind TABLE);
+ *	@table.len 0 until known.
+ * @table_seq: sequence word of the copy in use.
+ * @table_ms: when the READ of that copy started (shim_now_ms()).
+ * @lease_ms: how long its keys may be used from then.
+ * @table_stale: a reply says the server's table covers more of the pool.
+ * @in_bulk: a synchronous READ waits: completions it reaps must not
+ *	start another.
  * @sync_done: the sync call's reply arrived; @sync_len its bytes in @sync.
  * @bulk_done: the bulk READ completed; @bulk_status its status.
  * @per_slot: read-buffer bytes per slot.
@@ -72,6 +81,12 @@ struct rdma_be {
 	struct region_tab pool;
 	struct region_tab model;
 	uint32_t pool_chunks;
+	struct region_ent table;
+	uint64_t table_seq;
+	long long table_ms;
+	uint32_t lease_ms;
+	bool table_stale;
+	bool in_bulk;
 	bool sync_done;
 	uint32_t sync_len;
 	uint8_t *sync;

@@ -60,25 +60,6 @@ int ordo_wire_hdr_check(const void *msg, u32 len)
 }
 
 /**
- * ordo_wire_wants_model() - does a request ask for the learned model?
- * @msg: the request, @len bytes as received, not validated
- * @len: bytes received
- *
- * Return: true for a MODEL_FETCH, or a REGIONS request of the model kind.
- */
-bool ordo_wire_wants_model(const void *msg, u32 len)
-{
-	const struct ordo_wire_hdr *h = msg;
-	const struct ordo_wire_regions_req *rr = (const void *)(h + 1);
-
-	if (len < sizeof(*h) + sizeof(*rr))
-		return false;
-	return h->op == ORDO_WIRE_OP_MODEL_FETCH ||
-	       (h->op == ORDO_WIRE_OP_REGIONS &&
-		le16_to_cpu(rr->kind) == ORDO_WIRE_REGION_MODEL);
-}
-
-/**
  * ordo_wire_conn_req_check() - check the private data of a connect request
  * @pdata: the private data, or NULL
  * @len: its bytes
@@ -284,8 +265,8 @@ u32 ordo_wire_scan_finish(void *out, u32 n, u32 ret, const u64 *keys,
  * @first: out: the first entry wanted (not yet checked against a table)
  *
  * Return: 0; -EINVAL for a body that is not exactly the request or
- * non-zero flags; -EOPNOTSUPP for a kind other than %ORDO_WIRE_REGION_POOL
- * and %ORDO_WIRE_REGION_MODEL (as for an unknown op).
+ * non-zero flags; -EOPNOTSUPP for a kind enum ordo_wire_region_kind does
+ * not have (as for an unknown op).
  */
 int ordo_wire_regions_check(const void *body, u32 blen, u32 *kind,
 			    u32 *first)
@@ -296,7 +277,8 @@ int ordo_wire_regions_check(const void *body, u32 blen, u32 *kind,
 	if (blen != sizeof(*req) || req->flags)
 		return -EINVAL;
 	k = le16_to_cpu(req->kind);
-	if (k != ORDO_WIRE_REGION_POOL && k != ORDO_WIRE_REGION_MODEL)
+	if (k != ORDO_WIRE_REGION_POOL && k != ORDO_WIRE_REGION_MODEL &&
+	    k != ORDO_WIRE_REGION_TABLE)
 		return -EOPNOTSUPP;
 	*kind = k;
 	*first = le32_to_cpu(req->first);

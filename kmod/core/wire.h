@@ -53,7 +53,6 @@ struct ordo_wire_lookup_args {
 
 u32 ordo_wire_status(int err);
 int ordo_wire_hdr_check(const void *msg, u32 len);
-bool ordo_wire_wants_model(const void *msg, u32 len);
 u16 ordo_wire_conn_req_check(const void *pdata, u32 len, u32 *want);
 int ordo_wire_kv_check(const struct ordo_wire_kv *kv, u32 avail,
 		       u32 value_size, u32 *size);

@@ -14,11 +14,15 @@
  * connection's RPC work item; it may sleep (tree writes do) and waits for a
  * free reply buffer when all are in flight.
  *
+ * Memory registration is the device's registrar's (mr.c): the connection
+ * uses its PD, and once established lends it ORDO_REG_CHAIN send slots
+ * (its "port") until it closes.
+ *
  * Teardown (release work, queued once by ordo_conn_close()): disconnect,
  * stop the RPC work, drain the QP (one extra send and receive slot are
- * reserved for the drain), destroy QP, CQ and id, then the MRs, buffers and
- * PD.  Flushed completions (IB_WC_WR_FLUSH_ERR) are expected then and
- * ignored.
+ * reserved for the drain), destroy QP, CQ and id, then the buffers, and
+ * drop the registrar.  Flushed completions (IB_WC_WR_FLUSH_ERR) are
+ * expected then and ignored.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -84,32 +88,6 @@ static void ordo_conn_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	wake_up(&c->wait);
 }
 
-/**
- * ordo_mr_reg_done - completion of a REG_MR work request
- * @cq: the connection's CQ
- * @wc: the completion
- *
- * Registration is signalled so its send-queue slot comes back here; a
- * failure closes the connection before the reply announcing the key
- * (posted behind it) can reach the client.
- */
-void ordo_mr_reg_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct ordo_rdma_conn *c = container_of(wc->wr_cqe,
-						struct ordo_rdma_conn, reg_cqe);
-
-	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_warn_ratelimited("connection %u: memory registration failed: %s\n",
-					    c->id, ib_wc_status_msg(wc->status));
-		ordo_conn_close(c);
-	}
-	spin_lock_bh(&c->lock);
-	c->sq_avail++;
-	spin_unlock_bh(&c->lock);
-	wake_up(&c->wait);
-}
-
 static int ordo_conn_post_recv(struct ordo_rdma_conn *c,
 			       struct ordo_rdma_rx *rx)
 {
@@ -129,10 +107,7 @@ static int ordo_conn_post_recv(struct ordo_rdma_conn *c,
 	return ib_post_recv(c->qp, &wr, NULL);
 }
 
-/*
- * Take a free reply buffer and the send-queue slots of a reply with the
- * largest registration chain; NULL once the connection closes.
- */
+/* Take a free reply buffer and a send-queue slot; NULL once closing. */
 static bool ordo_conn_tx_ready(struct ordo_rdma_conn *c,
 			       struct ordo_rdma_tx **txp)
 {
@@ -141,11 +116,10 @@ static bool ordo_conn_tx_ready(struct ordo_rdma_conn *c,
 	spin_lock_bh(&c->lock);
 	if (c->state == ORDO_CONN_CLOSING) {
 		*txp = NULL;
-	} else if (!list_empty(&c->tx_free) &&
-		   c->sq_avail >= 1 + ORDO_RDMA_REG_BATCH) {
+	} else if (!list_empty(&c->tx_free) && c->sq_avail) {
 		*txp = list_first_entry(&c->tx_free, struct ordo_rdma_tx, node);
 		list_del(&(*txp)->node);
-		c->sq_avail -= 1 + ORDO_RDMA_REG_BATCH;
+		c->sq_avail--;
 	} else {
 		ready = false;
 	}
@@ -172,11 +146,10 @@ static struct ordo_rdma_tx *ordo_conn_get_tx(struct ordo_rdma_conn *c)
 	return tx;
 }
 
-/* Post the reply in @tx, behind @nreg REG_MR requests. */
+/* Post the reply in @tx. */
 static int ordo_conn_post_reply(struct ordo_rdma_conn *c,
-				struct ordo_rdma_tx *tx, u32 len, int nreg)
+				struct ordo_rdma_tx *tx, u32 len)
 {
-	struct ib_reg_wr reg[ORDO_RDMA_REG_BATCH];
 	struct ib_sge sge = {
 		.addr = tx->dma,
 		.length = len,
@@ -190,17 +163,9 @@ static int ordo_conn_post_reply(struct ordo_rdma_conn *c,
 		.num_sge = 1,
 	};
 
-	/* Slots reserved for registrations this reply does not carry. */
-	spin_lock_bh(&c->lock);
-	c->sq_avail += ORDO_RDMA_REG_BATCH - nreg;
-	spin_unlock_bh(&c->lock);
 	ib_dma_sync_single_for_device(c->cm_id->device, tx->dma, len,
 				      DMA_TO_DEVICE);
-	/*
-	 * One post: the keys the reply may announce are registered before
-	 * the SEND leaves (work requests of a send queue run in order).
-	 */
-	return ib_post_send(c->qp, ordo_mr_chain(c, reg, &send), NULL);
+	return ib_post_send(c->qp, &send, NULL);
 }
 
 /* Execute one request; false when the connection must close. */
@@ -208,16 +173,13 @@ static bool ordo_conn_rpc_one(struct ordo_rdma_conn *c,
 			      struct ordo_rdma_rx *rx)
 {
 	struct ordo_rdma_tx *tx;
-	int len, nreg, ret;
+	int len, ret;
 
 	tx = ordo_conn_get_tx(c);
 	if (!tx)
 		return false;
 	ib_dma_sync_single_for_cpu(c->cm_id->device, rx->dma, rx->len,
 				   DMA_FROM_DEVICE);
-	/* Register what the regions grew by; the reply then counts it. */
-	ordo_rpc_peek(c, rx->buf, rx->len);
-	nreg = ordo_mr_prepare(c);
 	len = ordo_rpc_handle(c, rx->buf, rx->len, tx->buf);
 	/* The request is consumed: its credit goes back before the reply. */
 	ret = ordo_conn_post_recv(c, rx);
@@ -227,7 +189,7 @@ static bool ordo_conn_rpc_one(struct ordo_rdma_conn *c,
 					    c->id, rx->len);
 		return false;
 	}
-	ret = ordo_conn_post_reply(c, tx, len, nreg);
+	ret = ordo_conn_post_reply(c, tx, len);
 	if (ret) {
 		pr_warn_ratelimited("connection %u: cannot post reply: %d\n",
 				    c->id, ret);
@@ -364,8 +326,8 @@ static int ordo_conn_create_qp(struct ordo_rdma_conn *c)
 {
 	struct ib_device *ibdev = c->cm_id->device;
 	struct ib_qp_init_attr attr = {};
-	/* Replies, a registration chain, and one slot for ib_drain_qp(). */
-	u32 sq = c->nr_tx + ORDO_RDMA_REG_BATCH;
+	/* Replies, the registrar's chain, and one slot for ib_drain_qp(). */
+	u32 sq = c->nr_tx + ORDO_REG_CHAIN;
 	u32 rq = c->qd;
 	int ret;
 
@@ -390,7 +352,7 @@ static int ordo_conn_create_qp(struct ordo_rdma_conn *c)
 	if (ret)
 		return ret;
 	c->qp = c->cm_id->qp;
-	c->sq_avail = sq;
+	c->sq_avail = c->nr_tx;
 	return 0;
 }
 
@@ -423,11 +385,10 @@ struct ordo_rdma_conn *ordo_conn_create(struct ordo_rdma *srv,
 	c->dev = dev;
 	c->cm_id = cm_id;
 	/* Keep within what the device offers for two send slots per credit. */
-	c->qd = min_t(u32, qd, (a->max_qp_wr - ORDO_RDMA_REG_BATCH - 1) / 2);
+	c->qd = min_t(u32, qd, (a->max_qp_wr - ORDO_REG_CHAIN - 1) / 2);
 	c->nr_tx = 2 * c->qd;
 	c->msg_size = ordo_rdma_msg_size;
 	c->state = ORDO_CONN_CONNECTING;
-	c->reg_cqe.done = ordo_mr_reg_done;
 	spin_lock_init(&c->lock);
 	INIT_LIST_HEAD(&c->rx_ready);
 	INIT_LIST_HEAD(&c->tx_free);
@@ -441,12 +402,13 @@ struct ordo_rdma_conn *ordo_conn_create(struct ordo_rdma *srv,
 	c->id = ++srv->next_conn_id;
 	spin_unlock(&srv->lock);
 
-	c->pd = ib_alloc_pd(cm_id->device, 0);
-	if (IS_ERR(c->pd)) {
-		ret = PTR_ERR(c->pd);
-		c->pd = NULL;
+	c->reg = ordo_reg_get(dev, srv->od, srv->server_id, ordo_rdma_lease_ms);
+	if (IS_ERR(c->reg)) {
+		ret = PTR_ERR(c->reg);
+		c->reg = NULL;
 		goto err;
 	}
+	c->pd = ordo_reg_pd(c->reg);
 	ret = ordo_conn_alloc_bufs(c);
 	if (ret)
 		goto err;
@@ -482,10 +444,11 @@ static void ordo_conn_free(struct ordo_rdma_conn *c)
 	if (c->cq)
 		ib_cq_pool_put(c->cq, c->cq_size);
 	c->cq = NULL;
-	ordo_mr_release_all(c);
 	ordo_conn_free_bufs(c);
-	if (c->pd)
-		ib_dealloc_pd(c->pd);
+	/* The last connection of the device deregisters and frees the PD. */
+	if (c->reg)
+		ordo_reg_put(c->reg);
+	c->reg = NULL;
 	c->pd = NULL;
 }
 
@@ -515,6 +478,11 @@ static int ordo_conn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 			c->state = ORDO_CONN_LIVE;
 			if (!list_empty(&c->rx_ready))
 				ordo_conn_queue_rpc(c);
+			/*
+			 * The QP can post now (on iWARP not before); under the
+			 * lock, so a close either comes after or sees it added.
+			 */
+			ordo_reg_port_add(c->reg, &c->port, c->qp);
 		}
 		spin_unlock_bh(&c->lock);
 		break;
@@ -629,6 +597,9 @@ void ordo_conn_close(struct ordo_rdma_conn *c)
 	c->state = ORDO_CONN_CLOSING;
 	if (first && c->listed)
 		queue_work(c->srv->wq, &c->release_work);
+	/* No more registrations on a QP about to fail. */
+	if (first)
+		ordo_reg_port_del(&c->port);
 	spin_unlock_bh(&c->lock);
 	if (first)
 		wake_up_all(&c->wait);

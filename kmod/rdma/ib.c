@@ -5,7 +5,8 @@
  * link delete").
  *
  * Removal closes every connection on the device and waits until each is
- * released (QP drained and destroyed, MRs freed, CQs back in the pool),
+ * released (QP drained and destroyed, CQs back in the pool; the last one
+ * frees the device's registrar: MRs, DMA mappings, PD),
  * because the device is gone when remove() returns.  The rdma_cm client
  * registered before ours, so its remove() runs after ours and finds no id
  * of ours left on the device except an address-bound listener, which it
@@ -111,6 +112,7 @@ static int ordo_ib_add(struct ib_device *ibdev)
 		return -ENOMEM;
 	dev->ibdev = ibdev;
 	INIT_LIST_HEAD(&dev->conns);
+	mutex_init(&dev->reg_mutex);
 	ordo_rdma_dev_caps(srv, dev);
 	spin_lock(&srv->lock);
 	list_add_tail(&dev->node, &srv->devs);
@@ -149,6 +151,9 @@ static void ordo_ib_remove(struct ib_device *ibdev, void *client_data)
 	spin_lock(&srv->lock);
 	list_del(&dev->node);
 	spin_unlock(&srv->lock);
+	/* Its last connection took the registrar (PD, MRs) along. */
+	WARN_ON(dev->reg);
+	mutex_destroy(&dev->reg_mutex);
 	kfree(dev);
 }
 

@@ -1,256 +1,880 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Remote read-only access to the node pool and the model region: fast
- * registration (FRWR) of their chunks and the per-connection region tables.
+ * Remote read-only access to the node pool and the model region: one
+ * registration per RDMA device, shared by every connection on it, as
+ * nvmet-rdma and RTRS share one PD per device.
  *
- * Each region is one MR over a run of chunks of one kind (pool or model).
- * Chunks are physically contiguous and size-aligned, so the MR page size is
- * the chunk size when the device supports it (one page-list entry per
- * chunk; rxe's 512 entries then cover 1 GiB of 2 MiB chunks).  The MR's
- * iova is the run's offset in its kind's zero-based address space, so a
- * client reads node n at ordo_node_offset(n) (and model bytes at their
- * region offset) with the key of the region containing it, and no kernel
- * address ever leaves the host.  Access is IB_ACCESS_REMOTE_READ alone: the
- * server never uses these MRs as local buffers, so it needs no LOCAL_WRITE,
- * and remote writes and atomics must fail.
+ * The registrar of a device (struct ordo_reg, kref'd by its connections)
+ * owns the protection domain, a DMA mapping of every chunk, the MRs, and
+ * the region table clients READ one-sided (linux/ordo_wire.h, struct
+ * ordo_wire_table).  Every client of the device gets the same keys.
  *
- * Registration happens on the connection's own QP (each connection has its
- * own PD, so its keys are useless on any other QP), lazily: before each
- * reply, chunks the regions grew by are registered and the REG_MR requests
- * are posted in front of the reply's SEND, which is the first message that
- * can announce them (RTRS posts its REG_MR chain the same way).  Regions
- * are never re-registered, because pool and model chunks are never freed
- * while the server runs (main.c stops it first); teardown deregisters them
- * after the QP is drained.
+ * Extents.  Each kind's address space (pool, model) is cut into slots of
+ * per_mr chunks, the most one fast-registration MR may hold with the
+ * chunk size as MR page size (rxe: 512).  A slot has one published MR
+ * over the chunks it has so far.  When a kind grows, the registrar
+ * registers one new MR over the grown slot's whole prefix (and over any
+ * new slot), publishes the table, and retires the MR it replaced once
+ * 2 * lease_ms have passed: clients use a table's keys for at most
+ * lease_ms (Documentation/wire.rst).  Growth seen by one poll is one MR,
+ * however many chunks it added, and a slot never holds more than one live
+ * MR beyond those retiring.
+ *
+ * Registration.  FRWR needs a send queue; the registrar posts on the QP of
+ * any established connection of the device ("ports": each reserves
+ * ORDO_REG_CHAIN send slots for it), at most one chain at a time, every
+ * request signaled.  Nothing is published before its REG_MR completed.  A
+ * chain that fails (not merely flushed by its connection's teardown) backs
+ * off exponentially, from ORDO_REG_BACKOFF_MIN to ORDO_REG_BACKOFF_MAX,
+ * instead of being retried by every request of every connection.
+ *
+ * Growth is found by a poll of the chunk counts every ORDO_REG_POLL while
+ * the registrar lives (while the device has connections), and right away
+ * when a request sees the pool ahead of the table.
+ *
+ * Access is IB_ACCESS_REMOTE_READ alone: the MRs are never local buffers,
+ * and remote writes and atomics must fail.  Each MR's iova is its offset
+ * in its kind's zero-based space, so no kernel address leaves the host.
+ *
+ * Locking: reg->mutex serialises the work (extents, chains, the staging
+ * table); reg->lock (taken with bottom halves off: completions may run in
+ * softirq context) protects the ports, the chain's completion count and
+ * the live table with what REGIONS reads of it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/dma-mapping.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
 #include "ordo.h"
 #include "rdma.h"
 #include "trainer.h"
+#include "wire.h"
+#include "wire_table.h"
 
-static void ordo_mr_region_free(struct ordo_rdma_conn *c,
-				struct ordo_rdma_region *r)
+#define ORDO_REG_POLL		(HZ / 10)
+#define ORDO_REG_BACKOFF_MIN	(HZ / 20)
+#define ORDO_REG_BACKOFF_MAX	(10 * HZ)
+
+/* Counters of every registrar, for sysfs. */
+struct ordo_reg_stats ordo_reg_stats;
+
+/**
+ * struct ordo_reg_ext - one MR over chunks [@first, @first + @nr) of a kind
+ * @node: on ordo_reg.retiring once replaced
+ * @mr: the MR
+ * @first: first chunk
+ * @nr: chunks
+ * @retire_at: jiffies from which it may be deregistered
+ */
+struct ordo_reg_ext {
+	struct list_head node;
+	struct ib_mr *mr;
+	u32 first;
+	u32 nr;
+	unsigned long retire_at;
+};
+
+/**
+ * struct ordo_reg_space - one kind's address space on one device
+ * @src: its chunks (NULL: this server has no such region)
+ * @chunk: bytes per chunk
+ * @page_size: MR page size
+ * @per_mr: chunks per slot
+ * @slots: entries of @ext
+ * @ext: the published extent of each slot, NULL where none
+ * @chunks: chunks the published extents tile from 0
+ * @dma: DMA address of each chunk mapped so far
+ * @mapped: chunks [0, @mapped) are mapped
+ */
+struct ordo_reg_space {
+	struct ordo_chunks *src;
+	u64 chunk;
+	u32 page_size;
+	u32 per_mr;
+	u32 slots;
+	struct ordo_reg_ext **ext;
+	u32 chunks;
+	u64 *dma;
+	u32 mapped;
+};
+
+/* A REG_MR being posted: the extent and where it goes. */
+struct ordo_reg_link {
+	struct ordo_reg_ext *ext;
+	int kind;	/* ORDO_RDMA_POOL, ORDO_RDMA_MODEL, -1: the table */
+	u32 slot;
+};
+
+/**
+ * struct ordo_reg - the registrar of one RDMA device
+ * @ref: held by each connection on the device
+ * @dev: the device
+ * @ibdev: its ib_device
+ * @pd: the protection domain of every connection on the device
+ * @od: the store
+ * @server_id: the server's id, for the table
+ * @lease_ms: lease of the table's keys
+ * @mutex: see the top of this file
+ * @lock: see the top of this file
+ * @ports: struct ordo_reg_port of established connections
+ * @work: registers, publishes, retires; re-armed every ORDO_REG_POLL
+ * @kicked: bit 0: a request saw the pool ahead of the table and queued
+ *	@work, which has not run since
+ * @space: the pool's and the model region's address spaces
+ * @chain: the chain in flight or just completed
+ * @nchain: entries of @chain
+ * @chain_left: its requests not yet completed
+ * @chain_failed: one of them failed (not merely flushed)
+ * @chain_flushed: one of them was flushed
+ * @retiring: replaced extents, oldest first
+ * @backoff: current backoff, 0 while registrations succeed
+ * @retry_at: no registration before this (jiffies)
+ * @table: the live table clients READ
+ * @stage: where the next table is built
+ * @table_len: bytes of both (page multiple)
+ * @cap: entries the table has room for
+ * @table_mr: the table's MR (NULL until registered)
+ * @table_dma: DMA address of @table
+ * @table_live: published at least once: REGIONS may announce it
+ * @seq: sequence word of the live table
+ * @pool_chunks: pool chunks the live table covers
+ */
+struct ordo_reg {
+	struct kref ref;
+	struct ordo_rdma_dev *dev;
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	struct ordo_dev *od;
+	u64 server_id;
+	u32 lease_ms;
+	struct mutex mutex;	/* see the top of this file */
+	spinlock_t lock;	/* see the top of this file */
+	struct list_head ports;
+	struct delayed_work work;
+	unsigned long kicked;
+	struct ordo_reg_space space[ORDO_RDMA_KINDS];
+	struct ordo_reg_link chain[ORDO_REG_CHAIN];
+	u32 nchain;
+	u32 chain_left;
+	bool chain_failed;
+	bool chain_flushed;
+	struct list_head retiring;
+	unsigned long backoff;
+	unsigned long retry_at;
+	void *table;
+	void *stage;
+	size_t table_len;
+	u32 cap;
+	struct ib_mr *table_mr;
+	u64 table_dma;
+	bool table_live;
+	u64 seq;
+	u32 pool_chunks;
+};
+
+static void ordo_reg_ext_free(struct ordo_reg_ext *x)
 {
-	if (r->mr)
-		ib_dereg_mr(r->mr);
-	if (r->nents)
-		ib_dma_unmap_sg(c->cm_id->device, r->sgt.sgl,
-				r->sgt.orig_nents, DMA_TO_DEVICE);
-	sg_free_table(&r->sgt);
-	memset(r, 0, sizeof(*r));
+	if (!x)
+		return;
+	if (x->mr) {
+		ib_dereg_mr(x->mr);
+		atomic_long_dec(&ordo_reg_stats.mrs);
+	}
+	kfree(x);
+}
+
+/* Chunks of @sp that exist now (a prefix: both kinds grow in order). */
+static u32 ordo_reg_avail(struct ordo_reg *reg, int kind)
+{
+	struct ordo_reg_space *sp = &reg->space[kind];
+	u32 n;
+
+	if (kind == ORDO_RDMA_POOL)
+		return ordo_pool_nr_chunks(&reg->od->tree.pool);
+	n = sp->mapped;
+	while (n < sp->src->max &&
+	       ordo_chunks_page(sp->src, (unsigned long)n << sp->src->order))
+		n++;
+	return n;
+}
+
+/* Map chunks [sp->mapped, @to) for DMA; false if one cannot serve. */
+static int ordo_reg_map(struct ordo_reg *reg, struct ordo_reg_space *sp, u32 to)
+{
+	struct ib_device *ibdev = reg->ibdev;
+
+	while (sp->mapped < to) {
+		struct page *page = ordo_chunks_page(sp->src, (unsigned long)
+						     sp->mapped << sp->src->order);
+		u64 addr = ib_dma_map_page(ibdev, page, 0, sp->chunk,
+					   DMA_TO_DEVICE);
+
+		if (ib_dma_mapping_error(ibdev, addr))
+			return -ENOMEM;
+		/* Bounced or non-coherent chunks would serve stale bytes. */
+		if (!ib_uses_virt_dma(ibdev) &&
+		    dma_need_sync(ibdev->dma_device, addr)) {
+			ib_dma_unmap_page(ibdev, addr, sp->chunk, DMA_TO_DEVICE);
+			pr_warn_once("RDMA device %s: a chunk would need DMA syncs; not registered\n",
+				     dev_name(&ibdev->dev));
+			return -EOPNOTSUPP;
+		}
+		sp->dma[sp->mapped++] = addr;
+	}
+	return 0;
 }
 
 /*
- * The chunks behind region kind @kind, and in *@avail how many of them
- * (from the first) exist now; NULL if this server has no such region.
+ * An MR over @n DMA ranges of @len bytes each, zero-based at @iova, built
+ * but not registered yet.
  */
-static struct ordo_chunks *ordo_mr_source(struct ordo_rdma_conn *c, int kind,
-					  u32 *avail)
+static struct ib_mr *ordo_reg_build_mr(struct ordo_reg *reg, const u64 *dma,
+				       u32 n, u64 len, u32 page_size, u64 iova)
 {
-	struct ordo_dev *od = c->srv->od;
-	struct ordo_chunks *src;
-	u32 n;
-
-	if (kind == ORDO_RDMA_POOL) {
-		/* Chunks below the count are published (and zeroed). */
-		*avail = ordo_pool_nr_chunks(&od->tree.pool);
-		return &od->pool_mem;
-	}
-	/* The trainer outlives the RDMA server (main.c). */
-	if (!od->trainer)
-		return NULL;
-	src = &od->trainer->mem.chunks;
-	/* The model region grows by chunks in order, never shrinks. */
-	n = c->tables[kind].chunks;
-	while (n < src->max && ordo_chunks_page(src, (unsigned long)n << src->order))
-		n++;
-	*avail = n;
-	return src;
-}
-
-/* Build (not yet post) region [first, first + nr) of @src at @t's end. */
-static int ordo_mr_add(struct ordo_rdma_conn *c, struct ordo_rdma_table *t,
-		       struct ordo_chunks *src, u32 first, u32 nr,
-		       u32 page_size)
-{
-	struct ib_device *ibdev = c->cm_id->device;
-	u64 chunk = PAGE_SIZE << src->order;
-	struct ordo_rdma_region *r;
 	struct scatterlist *sg;
+	struct sg_table sgt;
+	struct ib_mr *mr;
 	int ret;
 	u32 i;
 
-	if (t->nr == t->cap) {
-		u32 cap = max(2 * t->cap, 4U);
-		struct ordo_rdma_region *regions;
-
-		regions = krealloc_array(t->regions, cap, sizeof(*regions),
-					 GFP_KERNEL);
-		if (!regions)
-			return -ENOMEM;
-		t->regions = regions;
-		t->cap = cap;
+	/* Zero-based addressing needs the run to start on a page. */
+	if (dma[0] & (page_size - 1))
+		return ERR_PTR(-EINVAL);
+	ret = sg_alloc_table(&sgt, n, GFP_KERNEL);
+	if (ret)
+		return ERR_PTR(ret);
+	/* Already mapped: only the DMA side of the list is read. */
+	for_each_sg(sgt.sgl, sg, n, i) {
+		sg_dma_address(sg) = dma[i];
+		sg_dma_len(sg) = len;
 	}
-	r = &t->regions[t->nr];
-	memset(r, 0, sizeof(*r));
-	ret = sg_alloc_table(&r->sgt, nr, GFP_KERNEL);
+	mr = ib_alloc_mr(reg->pd, IB_MR_TYPE_MEM_REG,
+			 n * (u32)div_u64(len, page_size));
+	if (IS_ERR(mr))
+		goto out;
+	ret = ib_map_mr_sg(mr, sgt.sgl, n, NULL, page_size);
+	if (ret != n) {
+		ib_dereg_mr(mr);
+		mr = ERR_PTR(ret < 0 ? ret : -EINVAL);
+		goto out;
+	}
+	/* The offset in its space, not the DMA address (cf. _zbva()). */
+	mr->iova = iova;
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	atomic_long_inc(&ordo_reg_stats.mrs);
+out:
+	sg_free_table(&sgt);
+	return mr;
+}
+
+/* Build the extent of slot @slot of @kind up to chunk @to. */
+static int ordo_reg_add_ext(struct ordo_reg *reg, int kind, u32 slot, u32 to)
+{
+	struct ordo_reg_space *sp = &reg->space[kind];
+	u32 first = slot * sp->per_mr;
+	struct ordo_reg_ext *x;
+	int ret;
+
+	ret = ordo_reg_map(reg, sp, to);
 	if (ret)
 		return ret;
-	for_each_sg(r->sgt.sgl, sg, nr, i)
-		sg_set_page(sg, ordo_chunks_page(src,
-						 (unsigned long)(first + i) << src->order),
-			    (u32)chunk, 0);
-	r->nents = ib_dma_map_sg(ibdev, r->sgt.sgl, nr, DMA_TO_DEVICE);
-	if (r->nents <= 0) {
-		r->nents = 0;
-		ret = -ENOMEM;
-		goto err;
+	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	if (!x)
+		return -ENOMEM;
+	x->mr = ordo_reg_build_mr(reg, sp->dma + first, to - first, sp->chunk,
+				  sp->page_size, (u64)first * sp->chunk);
+	if (IS_ERR(x->mr)) {
+		ret = PTR_ERR(x->mr);
+		kfree(x);
+		return ret;
 	}
-	/* Bounced or non-coherent chunks would serve stale bytes. */
-	if (!ib_uses_virt_dma(ibdev))
-		for_each_sg(r->sgt.sgl, sg, r->nents, i)
-			if (dma_need_sync(ibdev->dma_device,
-					  sg_dma_address(sg))) {
-				pr_warn_once("RDMA device %s: a pool chunk would need DMA syncs; not registered\n",
-					     dev_name(&ibdev->dev));
-				ret = -EOPNOTSUPP;
-				goto err;
-			}
-	r->mr = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG,
-			    nr * (u32)(chunk / page_size));
-	if (IS_ERR(r->mr)) {
-		ret = PTR_ERR(r->mr);
-		r->mr = NULL;
-		goto err;
-	}
-	/* Zero-based addressing needs the run to start on a page. */
-	if (sg_dma_address(r->sgt.sgl) & (page_size - 1)) {
-		ret = -EINVAL;
-		goto err;
-	}
-	ret = ib_map_mr_sg(r->mr, r->sgt.sgl, r->nents, NULL, page_size);
-	if (ret != r->nents) {
-		ret = ret < 0 ? ret : -EINVAL;
-		goto err;
-	}
-	/* The offset in its region, not the DMA address (cf. _zbva()). */
-	r->mr->iova = (u64)first * chunk;
-	ib_update_fast_reg_key(r->mr, ib_inc_rkey(r->mr->rkey));
-	r->first = first;
-	r->nr = nr;
-	r->chunk_size = chunk;
-	t->nr++;
-	t->chunks = first + nr;
-	c->pending[c->npending++] = r->mr;
-	WRITE_ONCE(c->registered_bytes, c->registered_bytes + nr * chunk);
-	atomic64_add(nr * chunk, &c->srv->registered_bytes);
+	x->first = first;
+	x->nr = to - first;
+	reg->chain[reg->nchain++] = (struct ordo_reg_link){ x, kind, slot };
 	return 0;
-err:
-	ordo_mr_region_free(c, r);
+}
+
+/* The table's own MR. */
+static int ordo_reg_add_table(struct ordo_reg *reg)
+{
+	struct ordo_reg_ext *x = kzalloc(sizeof(*x), GFP_KERNEL);
+	u32 pages = reg->table_len >> PAGE_SHIFT, i;
+	u64 *dma;
+
+	if (!x)
+		return -ENOMEM;
+	dma = kcalloc(pages, sizeof(*dma), GFP_KERNEL);
+	if (!dma) {
+		kfree(x);
+		return -ENOMEM;
+	}
+	for (i = 0; i < pages; i++)
+		dma[i] = reg->table_dma + ((u64)i << PAGE_SHIFT);
+	x->mr = ordo_reg_build_mr(reg, dma, pages, PAGE_SIZE, PAGE_SIZE, 0);
+	kfree(dma);
+	if (IS_ERR(x->mr)) {
+		int ret = PTR_ERR(x->mr);
+
+		kfree(x);
+		return ret;
+	}
+	reg->chain[reg->nchain++] = (struct ordo_reg_link){ x, -1, 0 };
+	return 0;
+}
+
+/* Build the next chain: the table first, then what the kinds grew by. */
+static int ordo_reg_build(struct ordo_reg *reg)
+{
+	int kind, ret;
+
+	if (!reg->table_mr) {
+		ret = ordo_reg_add_table(reg);
+		if (ret)
+			return ret;
+	}
+	for (kind = 0; kind < ORDO_RDMA_KINDS; kind++) {
+		struct ordo_reg_space *sp = &reg->space[kind];
+		u32 at = sp->chunks, avail;
+
+		if (!sp->src)
+			continue;
+		avail = ordo_reg_avail(reg, kind);
+		while (at < avail && reg->nchain < ORDO_REG_CHAIN) {
+			u32 slot = at / sp->per_mr;
+			u32 to = min(avail, (slot + 1) * sp->per_mr);
+
+			ret = ordo_reg_add_ext(reg, kind, slot, to);
+			if (ret)
+				return ret;
+			at = to;
+		}
+	}
+	return 0;
+}
+
+static void ordo_reg_chain_free(struct ordo_reg *reg)
+{
+	u32 i;
+
+	for (i = 0; i < reg->nchain; i++)
+		ordo_reg_ext_free(reg->chain[i].ext);
+	reg->nchain = 0;
+}
+
+/* Post the chain on the first port; the port goes to the list's end. */
+static int ordo_reg_post(struct ordo_reg *reg)
+{
+	struct ib_reg_wr wrs[ORDO_REG_CHAIN];
+	struct ordo_reg_port *p;
+	int ret = -ENOTCONN;
+	u32 i;
+
+	memset(wrs, 0, sizeof(wrs));
+	spin_lock_bh(&reg->lock);
+	p = list_first_entry_or_null(&reg->ports, struct ordo_reg_port, node);
+	if (p) {
+		for (i = 0; i < reg->nchain; i++) {
+			struct ib_mr *mr = reg->chain[i].ext->mr;
+
+			wrs[i].wr.opcode = IB_WR_REG_MR;
+			wrs[i].wr.wr_cqe = &p->cqe;
+			wrs[i].wr.send_flags = IB_SEND_SIGNALED;
+			wrs[i].wr.next = i + 1 < reg->nchain ?
+					 &wrs[i + 1].wr : NULL;
+			wrs[i].mr = mr;
+			wrs[i].key = mr->rkey;
+			/* Remote read only: never REMOTE_WRITE or ATOMIC. */
+			wrs[i].access = IB_ACCESS_REMOTE_READ;
+		}
+		const struct ib_send_wr *bad = NULL;
+
+		reg->chain_left = reg->nchain;
+		reg->chain_failed = false;
+		reg->chain_flushed = false;
+		ret = ib_post_send(p->qp, &wrs[0].wr, &bad);
+		if (ret) {
+			/* Those posted before @bad still complete. */
+			for (i = 0; bad && &wrs[i].wr != bad; i++)
+				;
+			reg->chain_left = bad ? i : 0;
+			reg->chain_failed = true;
+		}
+		list_rotate_left(&reg->ports);
+	}
+	spin_unlock_bh(&reg->lock);
 	return ret;
 }
 
-/* Register what is new in region kind @kind, within the batch. */
-static void ordo_mr_prepare_kind(struct ordo_rdma_conn *c, int kind)
+static void ordo_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct ordo_rdma_table *t = &c->tables[kind];
-	struct ordo_chunks *src;
-	u32 avail, per_mr, page_size;
-	int ret;
+	struct ordo_reg_port *p = container_of(wc->wr_cqe,
+					       struct ordo_reg_port, cqe);
+	struct ordo_reg *reg = p->reg;
+	bool last;
 
-	src = ordo_mr_source(c, kind, &avail);
-	if (!src || t->chunks >= avail)
-		return;
-	per_mr = ordo_rdma_mr_geometry(c->cm_id->device, PAGE_SIZE << src->order,
-				       &page_size);
-	while (c->npending < ORDO_RDMA_REG_BATCH && t->chunks < avail && per_mr) {
-		u32 nr = min(avail - t->chunks, per_mr);
+	spin_lock_bh(&reg->lock);
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		reg->chain_flushed = true;
+	else if (wc->status != IB_WC_SUCCESS)
+		reg->chain_failed = true;
+	last = !--reg->chain_left;
+	spin_unlock_bh(&reg->lock);
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_warn_ratelimited("RDMA device %s: memory registration failed: %s\n",
+				    dev_name(&reg->ibdev->dev),
+				    ib_wc_status_msg(wc->status));
+	if (last)
+		mod_delayed_work(system_unbound_wq, &reg->work, 0);
+}
 
-		ret = ordo_mr_add(c, t, src, t->chunks, nr, page_size);
-		if (ret) {
-			pr_warn_ratelimited("connection %u: cannot register chunks %u..%u: %d\n",
-					    c->id, t->chunks, t->chunks + nr - 1,
-					    ret);
-			break;
+/* Write the live table from the published extents. */
+static void ordo_reg_publish(struct ordo_reg *reg)
+{
+	struct ordo_wire_table_info ti = {
+		.server_id = reg->server_id,
+		.cap = reg->cap,
+		.lease_ms = reg->lease_ms,
+		.pool_chunks = reg->space[ORDO_RDMA_POOL].chunks,
+		.nr_chunks = ordo_pool_nr_chunks(&reg->od->tree.pool),
+	};
+	u32 nr = 0, kind, s;
+
+	for (kind = 0; kind < ORDO_RDMA_KINDS; kind++) {
+		struct ordo_reg_space *sp = &reg->space[kind];
+
+		for (s = 0; sp->src && s < sp->slots && sp->ext[s]; s++) {
+			struct ordo_reg_ext *x = sp->ext[s];
+
+			ordo_wire_table_entry(reg->stage, nr++, kind + 1,
+					      (u64)x->first * sp->chunk,
+					      (u64)x->nr * sp->chunk,
+					      x->mr->rkey);
 		}
 	}
+	ti.model_bytes = (u64)reg->space[ORDO_RDMA_MODEL].chunks *
+			 reg->space[ORDO_RDMA_MODEL].chunk;
+	ti.nr_chunks = max(ti.nr_chunks, ti.pool_chunks);
+	ordo_wire_table_seal(reg->stage, reg->seq + 2, nr, &ti);
+	spin_lock_bh(&reg->lock);
+	ordo_wire_table_publish(reg->table, reg->stage);
+	reg->seq += 2;
+	reg->table_live = true;
+	WRITE_ONCE(reg->pool_chunks, ti.pool_chunks);
+	spin_unlock_bh(&reg->lock);
+	atomic64_inc(&ordo_reg_stats.publications);
 }
 
-/**
- * ordo_mr_prepare - build regions for the chunks not yet registered
- * @c: the connection, from its RPC work
- *
- * Node-pool chunks always; model-region chunks once the client asked for
- * the model.  The new regions count as registered from now on: their
- * REG_MR requests go out in front of the next reply (ordo_mr_chain()), and
- * if that post fails the connection closes before any client learns a
- * key.  Out of memory simply leaves the rest for a later reply.
- *
- * Return: MRs to register, at most %ORDO_RDMA_REG_BATCH.
- */
-int ordo_mr_prepare(struct ordo_rdma_conn *c)
+/* A chain completed: publish what it registered, or give it up. */
+static void ordo_reg_finish(struct ordo_reg *reg)
 {
-	c->npending = 0;
-	ordo_mr_prepare_kind(c, ORDO_RDMA_POOL);
-	if (c->want_model)
-		ordo_mr_prepare_kind(c, ORDO_RDMA_MODEL);
-	return c->npending;
-}
+	unsigned long grace = 2 * msecs_to_jiffies(reg->lease_ms);
+	u32 i;
 
-/**
- * ordo_mr_chain - REG_MR requests for the prepared MRs, then @next
- * @c: the connection
- * @wrs: room for %ORDO_RDMA_REG_BATCH requests
- * @next: the work request to follow them (the reply's SEND)
- *
- * Return: the head of the chain.
- */
-struct ib_send_wr *ordo_mr_chain(struct ordo_rdma_conn *c,
-				 struct ib_reg_wr *wrs,
-				 struct ib_send_wr *next)
-{
-	int i;
-
-	for (i = c->npending - 1; i >= 0; i--) {
-		struct ib_mr *mr = c->pending[i];
-
-		memset(&wrs[i], 0, sizeof(wrs[i]));
-		wrs[i].wr.opcode = IB_WR_REG_MR;
-		wrs[i].wr.wr_cqe = &c->reg_cqe;
-		wrs[i].wr.send_flags = IB_SEND_SIGNALED;
-		wrs[i].wr.next = next;
-		wrs[i].mr = mr;
-		wrs[i].key = mr->rkey;
-		/* Remote read only: never REMOTE_WRITE or REMOTE_ATOMIC. */
-		wrs[i].access = IB_ACCESS_REMOTE_READ;
-		next = &wrs[i].wr;
+	if (reg->chain_failed || reg->chain_flushed) {
+		/* Never published: nobody has these keys. */
+		ordo_reg_chain_free(reg);
+		if (!reg->chain_failed)
+			return;	/* its connection went away: try another */
+		atomic64_inc(&ordo_reg_stats.failures);
+		reg->backoff = clamp(2 * reg->backoff, ORDO_REG_BACKOFF_MIN,
+				     ORDO_REG_BACKOFF_MAX);
+		reg->retry_at = jiffies + reg->backoff;
+		return;
 	}
-	c->npending = 0;
-	return next;
+	reg->backoff = 0;
+	for (i = 0; i < reg->nchain; i++) {
+		struct ordo_reg_link *l = &reg->chain[i];
+		struct ordo_reg_space *sp;
+		struct ordo_reg_ext *old;
+
+		atomic64_inc(&ordo_reg_stats.registrations);
+		if (l->kind < 0) {
+			reg->table_mr = l->ext->mr;
+			kfree(l->ext);
+			continue;
+		}
+		sp = &reg->space[l->kind];
+		old = sp->ext[l->slot];
+		sp->ext[l->slot] = l->ext;
+		sp->chunks = l->ext->first + l->ext->nr;
+		atomic64_add((u64)(l->ext->nr - (old ? old->nr : 0)) * sp->chunk,
+			     &ordo_reg_stats.bytes);
+		if (old) {
+			old->retire_at = jiffies + grace;
+			list_add_tail(&old->node, &reg->retiring);
+		}
+	}
+	reg->nchain = 0;
+	ordo_reg_publish(reg);
+}
+
+/* Deregister replaced extents whose grace has passed. */
+static void ordo_reg_retire(struct ordo_reg *reg, bool all)
+{
+	struct ordo_reg_ext *x, *tmp;
+
+	list_for_each_entry_safe(x, tmp, &reg->retiring, node) {
+		if (!all && time_before(jiffies, x->retire_at))
+			break;
+		list_del(&x->node);
+		ordo_reg_ext_free(x);
+		atomic64_inc(&ordo_reg_stats.retired);
+	}
+}
+
+static void ordo_reg_work(struct work_struct *work)
+{
+	struct ordo_reg *reg = container_of(to_delayed_work(work),
+					    struct ordo_reg, work);
+	unsigned long next = ORDO_REG_POLL;
+	bool busy;
+	int ret;
+
+	mutex_lock(&reg->mutex);
+	clear_bit(0, &reg->kicked);
+	ordo_reg_retire(reg, false);
+	spin_lock_bh(&reg->lock);
+	busy = reg->chain_left;
+	spin_unlock_bh(&reg->lock);
+	if (busy)
+		goto out;	/* its last completion queues us */
+	if (reg->nchain)
+		ordo_reg_finish(reg);
+	if (time_before(jiffies, reg->retry_at)) {
+		next = reg->retry_at - jiffies;
+		goto out;
+	}
+	ret = ordo_reg_build(reg);
+	if (!ret && !reg->nchain)
+		goto out;	/* nothing new */
+	if (!ret)
+		ret = ordo_reg_post(reg);
+	if (ret == -ENOTCONN) {
+		/* No established connection yet: it queues us. */
+		ordo_reg_chain_free(reg);
+	} else if (ret) {
+		pr_warn_ratelimited("RDMA device %s: cannot register memory: %d; backing off\n",
+				    dev_name(&reg->ibdev->dev), ret);
+		reg->chain_failed = true;
+		spin_lock_bh(&reg->lock);
+		busy = reg->chain_left;
+		spin_unlock_bh(&reg->lock);
+		if (!busy) {
+			ordo_reg_finish(reg);
+			next = reg->backoff;
+		}
+	}
+out:
+	/* A completion may have queued us sooner: keep the sooner. */
+	queue_delayed_work(system_unbound_wq, &reg->work, next);
+	mutex_unlock(&reg->mutex);
 }
 
 /**
- * ordo_mr_release_all - deregister (invalidate) and free every region
- * @c: the connection, its QP drained and destroyed
+ * ordo_reg_port_add - let the registrar post on an established connection
+ * @reg: the connection's registrar
+ * @p: the connection's port
+ * @qp: its QP, in RTS, with ORDO_REG_CHAIN send slots kept for @reg
  */
-void ordo_mr_release_all(struct ordo_rdma_conn *c)
+void ordo_reg_port_add(struct ordo_reg *reg, struct ordo_reg_port *p,
+		       struct ib_qp *qp)
+{
+	p->reg = reg;
+	p->qp = qp;
+	p->cqe.done = ordo_reg_done;
+	spin_lock_bh(&reg->lock);
+	list_add_tail(&p->node, &reg->ports);
+	p->listed = true;
+	spin_unlock_bh(&reg->lock);
+	mod_delayed_work(system_unbound_wq, &reg->work, 0);
+}
+
+/**
+ * ordo_reg_port_del - no more registrations on this connection
+ * @p: its port, added or not
+ *
+ * Call before draining the QP: a chain in flight on it then completes
+ * (flushed) during the drain, and the registrar tries another port.
+ */
+void ordo_reg_port_del(struct ordo_reg_port *p)
+{
+	struct ordo_reg *reg = p->reg;
+
+	if (!reg)
+		return;
+	spin_lock_bh(&reg->lock);
+	if (p->listed)
+		list_del(&p->node);
+	p->listed = false;
+	spin_unlock_bh(&reg->lock);
+}
+
+/**
+ * ordo_reg_pool_chunks - pool chunks the published table covers
+ * @reg: the registrar
+ *
+ * A caller that sees the pool larger asks for a registration now.
+ *
+ * Return: the count for a reply's header.
+ */
+u32 ordo_reg_pool_chunks(struct ordo_reg *reg)
+{
+	u32 n = READ_ONCE(reg->pool_chunks);
+
+	if (n < ordo_pool_nr_chunks(&reg->od->tree.pool) &&
+	    !test_and_set_bit(0, &reg->kicked))
+		mod_delayed_work(system_unbound_wq, &reg->work, 0);
+	return n;
+}
+
+/**
+ * ordo_reg_regions - a REGIONS reply body from the published table
+ * @reg: the registrar
+ * @kind: enum ordo_wire_region_kind, checked
+ * @first: the first entry wanted, not yet checked
+ * @out: the reply body
+ * @room: bytes at @out
+ * @len: out: bytes of the body
+ *
+ * Return: 0, or -EINVAL when @first is past the kind's entries.
+ */
+int ordo_reg_regions(struct ordo_reg *reg, u32 kind, u32 first, void *out,
+		     u32 room, u32 *len)
+{
+	struct ordo_wire_regions_rep *rep = out;
+	struct ordo_wire_region *e = (void *)(rep + 1);
+	const struct ordo_wire_table *t = reg->table;
+	const struct ordo_wire_region *te = (const void *)(t + 1);
+	u32 i, nr, at = 0, total = 0, n;
+	u64 covered = 0;
+	int ret;
+
+	spin_lock_bh(&reg->lock);
+	if (kind == ORDO_WIRE_REGION_TABLE) {
+		/* The table's bytes; its MR has the rest of the page too. */
+		total = reg->table_live;
+		covered = total ? ordo_wire_table_bytes(reg->cap) : 0;
+	} else if (reg->table_live) {
+		nr = le32_to_cpu(t->nr_entries);
+		while (at < nr && le16_to_cpu(te[at].kind) != kind)
+			at++;
+		while (at + total < nr && le16_to_cpu(te[at + total].kind) == kind)
+			total++;
+		covered = kind == ORDO_WIRE_REGION_POOL ?
+			  (u64)le32_to_cpu(t->pool_chunks) *
+			  reg->space[ORDO_RDMA_POOL].chunk :
+			  le64_to_cpu(t->model_bytes);
+	}
+	ret = ordo_wire_regions_fit(total, first, room, &n);
+	if (ret)
+		goto out;
+	if (kind == ORDO_WIRE_REGION_TABLE && n) {
+		e[0] = (struct ordo_wire_region){
+			.offset = 0,
+			.length = cpu_to_le64(covered),
+			.rkey = cpu_to_le32(reg->table_mr->rkey),
+			.kind = cpu_to_le16(kind),
+		};
+	} else {
+		for (i = 0; i < n; i++)
+			e[i] = te[at + first + i];
+	}
+	rep->total = cpu_to_le32(total);
+	rep->returned = cpu_to_le32(n);
+	rep->covered = cpu_to_le64(covered);
+	*len = sizeof(*rep) + n * sizeof(*e);
+out:
+	spin_unlock_bh(&reg->lock);
+	return ret;
+}
+
+struct ib_pd *ordo_reg_pd(struct ordo_reg *reg)
+{
+	return reg->pd;
+}
+
+static int ordo_reg_space_init(struct ordo_reg *reg, int kind,
+			       struct ordo_chunks *src)
+{
+	struct ordo_reg_space *sp = &reg->space[kind];
+
+	sp->src = src;
+	sp->chunk = PAGE_SIZE << src->order;
+	sp->per_mr = ordo_rdma_mr_geometry(reg->ibdev, sp->chunk,
+					   &sp->page_size);
+	if (!sp->per_mr)
+		return -EOPNOTSUPP;
+	sp->slots = DIV_ROUND_UP(src->max, sp->per_mr);
+	sp->ext = kcalloc(sp->slots, sizeof(*sp->ext), GFP_KERNEL);
+	sp->dma = kvcalloc(src->max, sizeof(*sp->dma), GFP_KERNEL);
+	return sp->ext && sp->dma ? 0 : -ENOMEM;
+}
+
+static int ordo_reg_table_init(struct ordo_reg *reg)
+{
+	u32 cap = reg->space[ORDO_RDMA_POOL].slots +
+		  reg->space[ORDO_RDMA_MODEL].slots;
+	struct ordo_wire_table_info ti = {
+		.server_id = reg->server_id,
+		.cap = cap,
+		.lease_ms = reg->lease_ms,
+	};
+
+	reg->cap = cap;
+	reg->table_len = PAGE_ALIGN(ordo_wire_table_bytes(cap));
+	if (cap > ORDO_WIRE_TABLE_ENTRIES_MAX ||
+	    (reg->table_len >> PAGE_SHIFT) >
+	    reg->ibdev->attrs.max_fast_reg_page_list_len) {
+		pr_warn("RDMA device %s: a region table of %u entries does not fit one MR\n",
+			dev_name(&reg->ibdev->dev), cap);
+		return -EOPNOTSUPP;
+	}
+	/* Whole pages: the MR exposes nothing else. */
+	reg->table = alloc_pages_exact(reg->table_len, GFP_KERNEL | __GFP_ZERO);
+	reg->stage = kvzalloc(reg->table_len, GFP_KERNEL);
+	if (!reg->table || !reg->stage)
+		return -ENOMEM;
+	reg->table_dma = ib_dma_map_single(reg->ibdev, reg->table,
+					   reg->table_len, DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(reg->ibdev, reg->table_dma)) {
+		reg->table_dma = 0;
+		return -ENOMEM;
+	}
+	/* An empty table, sequence 0, until the first publication. */
+	ordo_wire_table_seal(reg->stage, 0, 0, &ti);
+	memcpy(reg->table, reg->stage, sizeof(struct ordo_wire_table));
+	return 0;
+}
+
+static void ordo_reg_destroy(struct ordo_reg *reg)
 {
 	int kind;
 	u32 i;
 
+	cancel_delayed_work_sync(&reg->work);
+	ordo_reg_chain_free(reg);
+	ordo_reg_retire(reg, true);
 	for (kind = 0; kind < ORDO_RDMA_KINDS; kind++) {
-		struct ordo_rdma_table *t = &c->tables[kind];
+		struct ordo_reg_space *sp = &reg->space[kind];
 
-		for (i = 0; i < t->nr; i++)
-			ordo_mr_region_free(c, &t->regions[i]);
-		kfree(t->regions);
-		memset(t, 0, sizeof(*t));
+		for (i = 0; sp->ext && i < sp->slots; i++) {
+			if (sp->ext[i])
+				atomic64_sub((u64)sp->ext[i]->nr * sp->chunk,
+					     &ordo_reg_stats.bytes);
+			ordo_reg_ext_free(sp->ext[i]);
+		}
+		for (i = 0; i < sp->mapped; i++)
+			ib_dma_unmap_page(reg->ibdev, sp->dma[i], sp->chunk,
+					  DMA_TO_DEVICE);
+		kfree(sp->ext);
+		kvfree(sp->dma);
 	}
-	atomic64_sub(c->registered_bytes, &c->srv->registered_bytes);
-	WRITE_ONCE(c->registered_bytes, 0);
+	if (reg->table_mr) {
+		ib_dereg_mr(reg->table_mr);
+		atomic_long_dec(&ordo_reg_stats.mrs);
+	}
+	if (reg->table_dma)
+		ib_dma_unmap_single(reg->ibdev, reg->table_dma, reg->table_len,
+				    DMA_TO_DEVICE);
+	if (reg->table)
+		free_pages_exact(reg->table, reg->table_len);
+	kvfree(reg->stage);
+	if (reg->pd)
+		ib_dealloc_pd(reg->pd);
+	mutex_destroy(&reg->mutex);
+	kfree(reg);
+}
+
+static struct ordo_reg *ordo_reg_create(struct ordo_rdma_dev *dev,
+					struct ordo_dev *od, u64 server_id,
+					u32 lease_ms)
+{
+	struct ordo_reg *reg = kzalloc(sizeof(*reg), GFP_KERNEL);
+	int ret;
+
+	if (!reg)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&reg->ref);
+	reg->dev = dev;
+	reg->ibdev = dev->ibdev;
+	reg->od = od;
+	reg->server_id = server_id;
+	reg->lease_ms = lease_ms;
+	mutex_init(&reg->mutex);
+	spin_lock_init(&reg->lock);
+	INIT_LIST_HEAD(&reg->ports);
+	INIT_LIST_HEAD(&reg->retiring);
+	INIT_DELAYED_WORK(&reg->work, ordo_reg_work);
+	reg->pd = ib_alloc_pd(reg->ibdev, 0);
+	if (IS_ERR(reg->pd)) {
+		ret = PTR_ERR(reg->pd);
+		reg->pd = NULL;
+		goto err;
+	}
+	ret = ordo_reg_space_init(reg, ORDO_RDMA_POOL, &od->pool_mem);
+	/* The trainer outlives the RDMA server (main.c). */
+	if (!ret && od->trainer)
+		ret = ordo_reg_space_init(reg, ORDO_RDMA_MODEL,
+					  &od->trainer->mem.chunks);
+	if (!ret)
+		ret = ordo_reg_table_init(reg);
+	if (ret)
+		goto err;
+	return reg;
+err:
+	ordo_reg_destroy(reg);
+	return ERR_PTR(ret);
+}
+
+/**
+ * ordo_reg_get - the registrar of @dev, created for its first connection
+ * @dev: the device
+ * @od: the store
+ * @server_id: the server's id
+ * @lease_ms: lease of the table's keys
+ *
+ * Return: a reference, or an ERR_PTR.
+ */
+struct ordo_reg *ordo_reg_get(struct ordo_rdma_dev *dev, struct ordo_dev *od,
+			      u64 server_id, u32 lease_ms)
+{
+	struct ordo_reg *reg;
+
+	mutex_lock(&dev->reg_mutex);
+	reg = dev->reg;
+	if (reg) {
+		kref_get(&reg->ref);
+	} else {
+		reg = ordo_reg_create(dev, od, server_id, lease_ms);
+		if (!IS_ERR(reg)) {
+			dev->reg = reg;
+			/* Polls from now on; registers once a port comes. */
+			queue_delayed_work(system_unbound_wq, &reg->work, 0);
+		}
+	}
+	mutex_unlock(&dev->reg_mutex);
+	return reg;
+}
+
+/* Called with dev->reg_mutex held (kref_put_mutex()); drops it. */
+static void ordo_reg_release(struct kref *ref)
+{
+	struct ordo_reg *reg = container_of(ref, struct ordo_reg, ref);
+
+	reg->dev->reg = NULL;
+	mutex_unlock(&reg->dev->reg_mutex);
+	ordo_reg_destroy(reg);
+}
+
+/**
+ * ordo_reg_put - drop a connection's reference
+ * @reg: the registrar; the last put deregisters everything and frees
+ *	the PD, so every QP on it must be gone
+ */
+void ordo_reg_put(struct ordo_reg *reg)
+{
+	kref_put_mutex(&reg->ref, ordo_reg_release, &reg->dev->reg_mutex);
 }

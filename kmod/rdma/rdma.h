@@ -6,22 +6,22 @@
  * listener.c	listen address, rdma_cm listener, connect request checks
  * ib.c		ib_client: the RDMA devices connections may live on
  * conn.c	one connection: QP, CQ, buffers, completions, RPC loop, teardown
- * mr.c		fast registration of pool chunks and the region table
+ * mr.c		one registration per device: PD, MRs, the region table
  * rpc.c	RPC decoding, validation and execution
  * sysfs.c	/sys/class/misc/ordo/rdma/
  *
  * Locking: srv->lock (a spinlock) protects the device and connection lists,
  * the connection count, the listener pointer and srv->stopping; a
  * connection's c->lock protects its state, its ready-request and free-reply
- * lists and its send-queue budget.  srv->lock nests outside c->lock.  Memory
- * registration and the region table belong to the connection's RPC work
- * item, and to its release work once the RPC work has stopped.
+ * lists and its send-queue budget.  srv->lock nests outside c->lock.  The
+ * registrar of a device has its own locks (mr.c), taken inside both.
  */
 #ifndef ORDO_RDMA_H
 #define ORDO_RDMA_H
 
 #include <linux/kobject.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/scatterlist.h>
 #include <linux/socket.h>
 #include <linux/spinlock.h>
@@ -34,8 +34,8 @@
 
 struct ordo_dev;
 
-/* REG_MR work requests one reply may carry in front of its SEND. */
-#define ORDO_RDMA_REG_BATCH	4
+/* Send slots of each connection's QP kept for the registrar (mr.c). */
+#define ORDO_REG_CHAIN		4
 /* Requests one run of a connection's RPC work handles before yielding. */
 #define ORDO_RDMA_RPC_BUDGET	16
 /* A client that takes none of its replies for this long is gone. */
@@ -56,6 +56,8 @@ struct ordo_rdma_stats {
  * @conns: connections on it
  * @nr_conns: admitted connections on it, listed or not yet
  * @dying: being removed: admit nothing more
+ * @reg_mutex: protects @reg
+ * @reg: its registrar while it has connections (mr.c)
  * @fast_reg: supports fast registration with pages as large as a chunk
  * @dma_synced: its DMA needs no sync calls (coherent, no bounce buffers)
  * @usable: both: the device serves clients
@@ -66,49 +68,49 @@ struct ordo_rdma_dev {
 	struct list_head conns;
 	u32 nr_conns;
 	bool dying;
+	struct mutex reg_mutex;	/* protects @reg */
+	struct ordo_reg *reg;
 	bool fast_reg;
 	bool dma_synced;
 	bool usable;
 };
 
-/* Region kinds of the table: index = enum ordo_wire_region_kind - 1. */
+/* Address spaces of the registrar: index = enum ordo_wire_region_kind - 1. */
 enum {
 	ORDO_RDMA_POOL,
 	ORDO_RDMA_MODEL,
 	ORDO_RDMA_KINDS,
 };
 
-/**
- * struct ordo_rdma_region - one registered run of chunks
- * @mr: fast-registration MR, zero-based at @first * chunk_size
- * @sgt: the chunks' pages
- * @nents: entries of @sgt mapped for DMA
- * @first: first chunk
- * @nr: chunks
- * @chunk_size: bytes per chunk
- */
-struct ordo_rdma_region {
-	struct ib_mr *mr;
-	struct sg_table sgt;
-	int nents;
-	u32 first;
-	u32 nr;
-	u64 chunk_size;
-};
+struct ordo_reg;
 
 /**
- * struct ordo_rdma_table - the regions of one kind, in chunk order
- * @regions: the regions; they tile chunks [0, @chunks)
- * @nr: entries of @regions
- * @cap: capacity of @regions
- * @chunks: chunks covered
+ * struct ordo_reg_port - a connection's QP the registrar may post on
+ * @node: in the registrar's list of ports
+ * @qp: the QP; ORDO_REG_CHAIN of its send slots are the registrar's
+ * @cqe: completion of the registrar's work requests
+ * @reg: the registrar, once added
+ * @listed: on the registrar's list
  */
-struct ordo_rdma_table {
-	struct ordo_rdma_region *regions;
-	u32 nr;
-	u32 cap;
-	u32 chunks;
+struct ordo_reg_port {
+	struct list_head node;
+	struct ib_qp *qp;
+	struct ib_cqe cqe;
+	struct ordo_reg *reg;
+	bool listed;
 };
+
+/* Counters of every registrar (mr.c), for sysfs. */
+struct ordo_reg_stats {
+	atomic_long_t mrs;
+	atomic64_t registrations;
+	atomic64_t failures;
+	atomic64_t retired;
+	atomic64_t publications;
+	atomic64_t bytes;
+};
+
+extern struct ordo_reg_stats ordo_reg_stats;
 
 enum ordo_conn_state {
 	ORDO_CONN_CONNECTING,	/* accepted, waiting for ESTABLISHED */
@@ -142,7 +144,9 @@ struct ordo_rdma_tx {
  * @dev: the device it lives on
  * @cm_id: its rdma_cm id
  * @peer_ip: the client's IP address (v4-mapped for IPv4), as counted in peers.c
- * @pd: protection domain of its own, so its rkeys work on no other QP
+ * @reg: the device's registrar, held
+ * @port: where the registrar may post on @qp once established
+ * @pd: the device's protection domain (@reg's)
  * @cq: send and receive CQ, from the device's pool
  * @qp: RC queue pair
  * @id: number in sysfs and in the accept reply
@@ -156,7 +160,8 @@ struct ordo_rdma_tx {
  * @listed: on the server's lists, so closing it queues @release_work
  * @rx_ready: received requests not yet executed
  * @tx_free: reply buffers not in flight
- * @sq_avail: send-queue slots not in use (the drain slot excluded)
+ * @sq_avail: send-queue slots for replies not in use (the registrar's
+ *	and the drain slot excluded)
  * @wait: woken when a reply buffer or send slot frees up, and on close
  * @rpc_work: executes @rx_ready
  * @release_work: tears the connection down
@@ -164,18 +169,12 @@ struct ordo_rdma_tx {
  * @dev_node: in ordo_rdma_dev.conns
  * @rx: @qd receive buffers
  * @tx: @nr_tx send buffers
- * @reg_cqe: completion of REG_MR work requests
- * @tables: region tables, by kind (ORDO_RDMA_POOL, ORDO_RDMA_MODEL)
- * @want_model: the client asked for the model: register its region too
- * @pending: MRs built for the next reply's registration chain
- * @npending: entries of @pending
  * @scan_keys: SCAN scratch, @msg_size bytes
  * @value: write scratch, value_size bytes
  * @rpcs: RPCs executed
  * @errors: RPCs answered with an error
  * @bytes_in: request bytes received
  * @bytes_out: reply bytes sent
- * @registered_bytes: bytes registered for this connection
  * @peer: the client's address
  */
 struct ordo_rdma_conn {
@@ -184,6 +183,8 @@ struct ordo_rdma_conn {
 	struct ordo_rdma_dev *dev;
 	struct rdma_cm_id *cm_id;
 	struct in6_addr peer_ip;
+	struct ordo_reg *reg;
+	struct ordo_reg_port port;
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
@@ -205,18 +206,12 @@ struct ordo_rdma_conn {
 	struct list_head dev_node;
 	struct ordo_rdma_rx *rx;
 	struct ordo_rdma_tx *tx;
-	struct ib_cqe reg_cqe;
-	struct ordo_rdma_table tables[ORDO_RDMA_KINDS];
-	bool want_model;
-	struct ib_mr *pending[ORDO_RDMA_REG_BATCH];
-	u32 npending;
 	u64 *scan_keys;
 	void *value;
 	u64 rpcs;
 	u64 errors;
 	u64 bytes_in;
 	u64 bytes_out;
-	u64 registered_bytes;
 	struct sockaddr_storage peer;
 };
 
@@ -240,7 +235,6 @@ struct ordo_rdma_conn {
  * @stats: per-CPU counters
  * @conns_total: connections accepted since load
  * @rejected: connect requests rejected, per enum ordo_wire_rej_reason
- * @registered_bytes: bytes registered over all connections
  * @kobj: rdma/ in sysfs
  * @conns_kobj: rdma/connections/ in sysfs
  * @client_registered: the ib_client is registered
@@ -264,7 +258,6 @@ struct ordo_rdma {
 	struct ordo_rdma_stats __percpu *stats;
 	atomic64_t conns_total;
 	atomic64_t rejected[ORDO_WIRE_REJ_MAX + 1];
-	atomic64_t registered_bytes;
 	struct kobject *kobj;
 	struct kobject *conns_kobj;
 	bool client_registered;
@@ -274,6 +267,7 @@ struct ordo_rdma {
 extern unsigned int ordo_rdma_max_connections;
 extern unsigned int ordo_rdma_queue_depth;
 extern unsigned int ordo_rdma_msg_size;
+extern unsigned int ordo_rdma_lease_ms;
 bool ordo_rdma_token_ok(const struct ordo_wire_conn_req *req);
 bool ordo_rdma_token_required(void);
 
@@ -335,15 +329,18 @@ void ordo_conn_publish(struct ordo_rdma_conn *c);
 void ordo_conn_close(struct ordo_rdma_conn *c);
 
 /* mr.c */
-int ordo_mr_prepare(struct ordo_rdma_conn *c);
-struct ib_send_wr *ordo_mr_chain(struct ordo_rdma_conn *c,
-				 struct ib_reg_wr *wrs,
-				 struct ib_send_wr *next);
-void ordo_mr_release_all(struct ordo_rdma_conn *c);
-void ordo_mr_reg_done(struct ib_cq *cq, struct ib_wc *wc);
+struct ordo_reg *ordo_reg_get(struct ordo_rdma_dev *dev, struct ordo_dev *od,
+			      u64 server_id, u32 lease_ms);
+void ordo_reg_put(struct ordo_reg *reg);
+struct ib_pd *ordo_reg_pd(struct ordo_reg *reg);
+void ordo_reg_port_add(struct ordo_reg *reg, struct ordo_reg_port *p,
+		       struct ib_qp *qp);
+void ordo_reg_port_del(struct ordo_reg_port *p);
+u32 ordo_reg_pool_chunks(struct ordo_reg *reg);
+int ordo_reg_regions(struct ordo_reg *reg, u32 kind, u32 first, void *out,
+		     u32 room, u32 *len);
 
 /* rpc.c */
-void ordo_rpc_peek(struct ordo_rdma_conn *c, const void *req, u32 len);
 int ordo_rpc_handle(struct ordo_rdma_conn *c, const void *req, u32 len,
 		    void *rep);
 

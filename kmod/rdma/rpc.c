@@ -135,10 +135,7 @@ static int ordo_rpc_info(struct ordo_rpc *r, u32 blen)
 
 static int ordo_rpc_regions(struct ordo_rpc *r, const u8 *body, u32 blen)
 {
-	struct ordo_wire_regions_rep *rep = (void *)r->out;
-	struct ordo_wire_region *e = (void *)(rep + 1);
-	const struct ordo_rdma_table *t;
-	u32 first, n, i, kind;
+	u32 first, kind;
 	int ret;
 
 	ret = ordo_wire_regions_check(body, blen, &kind, &first);
@@ -146,25 +143,8 @@ static int ordo_rpc_regions(struct ordo_rpc *r, const u8 *body, u32 blen)
 		return ret;
 	if (kind == ORDO_WIRE_REGION_MODEL && !r->od->trainer)
 		return -EOPNOTSUPP;
-	t = &r->c->tables[kind - 1];
-	ret = ordo_wire_regions_fit(t->nr, first, r->room, &n);
-	if (ret)
-		return ret;
-	for (i = 0; i < n; i++) {
-		const struct ordo_rdma_region *g = &t->regions[first + i];
-
-		e[i].offset = cpu_to_le64((u64)g->first * g->chunk_size);
-		e[i].length = cpu_to_le64((u64)g->nr * g->chunk_size);
-		e[i].rkey = cpu_to_le32(g->mr->rkey);
-		e[i].kind = cpu_to_le16(kind);
-		e[i].flags = 0;
-	}
-	rep->total = cpu_to_le32(t->nr);
-	rep->returned = cpu_to_le32(n);
-	rep->covered = cpu_to_le64(t->nr ? (u64)t->chunks *
-				   t->regions[0].chunk_size : 0);
-	r->len = sizeof(*rep) + n * sizeof(*e);
-	return 0;
+	return ordo_reg_regions(r->c->reg, kind, first, r->out, r->room,
+				&r->len);
 }
 
 /*
@@ -450,22 +430,6 @@ static int ordo_rpc_batch(struct ordo_rpc *r, const u8 *body, u32 blen)
 }
 
 /**
- * ordo_rpc_peek - note what a request needs before its reply is prepared
- * @c: the connection, from its RPC work
- * @req: the request, @len bytes as received (not validated yet)
- * @len: bytes received
- *
- * A client that asks for the model (MODEL_FETCH, or REGIONS of the model
- * kind) gets the model region registered from this reply on, so the keys
- * it is about to receive are valid.
- */
-void ordo_rpc_peek(struct ordo_rdma_conn *c, const void *req, u32 len)
-{
-	if (!c->want_model && ordo_wire_wants_model(req, len))
-		c->want_model = true;
-}
-
-/**
  * ordo_rpc_handle - execute one request and build its reply
  * @c: the connection, from its RPC work
  * @req: the request, @len bytes as received
@@ -558,7 +522,7 @@ reply:
 	rh->op = h->op;
 	rh->flags = cpu_to_le16(r.flags);
 	rh->status = cpu_to_le32(ordo_wire_status(ret));
-	rh->pool_chunks = cpu_to_le32(c->tables[ORDO_RDMA_POOL].chunks);
+	rh->pool_chunks = cpu_to_le32(ordo_reg_pool_chunks(c->reg));
 	ordo_rdma_count_bytes(srv, len, sizeof(*rh) + r.len);
 	WRITE_ONCE(c->bytes_out, c->bytes_out + sizeof(*rh) + r.len);
 	return sizeof(*rh) + r.len;

@@ -39,6 +39,11 @@ module_param_named(msg_size, ordo_rdma_msg_size, uint, 0444);
 MODULE_PARM_DESC(msg_size,
 		 "Bytes of the largest RPC request or reply: a power of two, 4096..65536 (default 8192)");
 
+unsigned int ordo_rdma_lease_ms = 5000;
+module_param_named(region_lease_ms, ordo_rdma_lease_ms, uint, 0444);
+MODULE_PARM_DESC(region_lease_ms,
+		 "How long clients may use a copy of the region table; a replaced MR is kept twice as long: 100..600000 ms (default 5000)");
+
 /*
  * The access token.  Write-only: the parameter has no get method, so its
  * sysfs file (mode 0200) cannot be read back, not even by root.
@@ -149,6 +154,11 @@ static int ordo_rdma_check_params(void)
 	    !is_power_of_2(ordo_rdma_msg_size)) {
 		pr_err("msg_size=%u: must be a power of two in %d..%d\n",
 		       ordo_rdma_msg_size, ORDO_WIRE_MSG_MIN, ORDO_WIRE_MSG_MAX);
+		return -EINVAL;
+	}
+	if (ordo_rdma_lease_ms < 100 || ordo_rdma_lease_ms > 600000) {
+		pr_err("region_lease_ms=%u: must be 100..600000\n",
+		       ordo_rdma_lease_ms);
 		return -EINVAL;
 	}
 	return 0;

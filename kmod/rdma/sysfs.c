@@ -60,6 +60,15 @@ static ssize_t _name##_show(struct kobject *kobj,			\
 }									\
 static struct kobj_attribute ordo_attr_##_name = __ATTR_RO(_name)
 
+/* A counter of the registrars (mr.c), which have no server pointer. */
+#define ORDO_REG_ATTR(_name, expr)					\
+static ssize_t _name##_show(struct kobject *kobj,			\
+			    struct kobj_attribute *a, char *buf)	\
+{									\
+	return sysfs_emit(buf, "%llu\n", (unsigned long long)(expr));	\
+}									\
+static struct kobj_attribute ordo_attr_##_name = __ATTR_RO(_name)
+
 #define ORDO_RDMA_STAT(_name, field)					\
 	ORDO_RDMA_ATTR(_name, ordo_rdma_stat_sum(srv,			\
 		offsetof(struct ordo_rdma_stats, field)))
@@ -84,7 +93,14 @@ ORDO_RDMA_ATTR(rejected_shutdown,
 	       atomic64_read(&srv->rejected[ORDO_WIRE_REJ_SHUTDOWN]));
 ORDO_RDMA_ATTR(rejected_device,
 	       atomic64_read(&srv->rejected[ORDO_WIRE_REJ_DEVICE]));
-ORDO_RDMA_ATTR(registered_bytes, atomic64_read(&srv->registered_bytes));
+ORDO_REG_ATTR(registered_bytes, atomic64_read(&ordo_reg_stats.bytes));
+ORDO_REG_ATTR(mrs, atomic_long_read(&ordo_reg_stats.mrs));
+ORDO_REG_ATTR(registrations, atomic64_read(&ordo_reg_stats.registrations));
+ORDO_REG_ATTR(registration_failures,
+	       atomic64_read(&ordo_reg_stats.failures));
+ORDO_REG_ATTR(mrs_retired, atomic64_read(&ordo_reg_stats.retired));
+ORDO_REG_ATTR(table_publications,
+	       atomic64_read(&ordo_reg_stats.publications));
 ORDO_RDMA_STAT(rpc_unknown, rpcs[0]);
 ORDO_RDMA_STAT(rpc_get, rpcs[ORDO_WIRE_OP_GET]);
 ORDO_RDMA_STAT(rpc_put, rpcs[ORDO_WIRE_OP_PUT]);
@@ -114,6 +130,11 @@ static struct attribute *ordo_rdma_stats_attrs[] = {
 	&ordo_attr_rejected_shutdown.attr,
 	&ordo_attr_rejected_device.attr,
 	&ordo_attr_registered_bytes.attr,
+	&ordo_attr_mrs.attr,
+	&ordo_attr_registrations.attr,
+	&ordo_attr_registration_failures.attr,
+	&ordo_attr_mrs_retired.attr,
+	&ordo_attr_table_publications.attr,
 	&ordo_attr_rpc_unknown.attr,
 	&ordo_attr_rpc_get.attr,
 	&ordo_attr_rpc_put.attr,
@@ -202,11 +223,6 @@ static struct ordo_conn_u64_attr ordo_conn_attr_bytes_out = {
 	.offset = offsetof(struct ordo_rdma_conn, bytes_out),
 };
 
-static struct ordo_conn_u64_attr ordo_conn_attr_registered_bytes = {
-	.attr = __ATTR(registered_bytes, 0444, ordo_conn_u64_show, NULL),
-	.offset = offsetof(struct ordo_rdma_conn, registered_bytes),
-};
-
 static ssize_t queue_depth_show(struct kobject *kobj, struct kobj_attribute *a,
 				char *buf)
 {
@@ -227,7 +243,6 @@ static struct attribute *ordo_conn_attrs[] = {
 	&ordo_conn_attr_errors.attr.attr,
 	&ordo_conn_attr_bytes_in.attr.attr,
 	&ordo_conn_attr_bytes_out.attr.attr,
-	&ordo_conn_attr_registered_bytes.attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(ordo_conn);

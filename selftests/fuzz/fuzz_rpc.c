@@ -120,7 +120,8 @@ static void fz_regions(const struct env *e, const u8 *body, u32 blen)
 		return;
 	}
 	want = le16toh(req->kind);
-	if (want != ORDO_WIRE_REGION_POOL && want != ORDO_WIRE_REGION_MODEL) {
+	if (want != ORDO_WIRE_REGION_POOL && want != ORDO_WIRE_REGION_MODEL &&
+	    want != ORDO_WIRE_REGION_TABLE) {
 		FZ_CHECK(ret == -EOPNOTSUPP);
 		return;
 	}
@@ -377,7 +378,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		goto out;
 	}
-	ordo_wire_wants_model(msg, len);
 	if (len < RHDR || ordo_wire_hdr_check(msg, len))
 		goto out;
 	FZ_CHECK(le32toh(((struct ordo_wire_hdr *)msg)->length) == len);

@@ -485,16 +485,37 @@ static inline int rc_model_top(struct rc_conn *c, uint8_t **top,
 	return 0;
 }
 
-/* The region table of @kind in wire layout, into *@tab (*@n entries). */
-static inline int rc_fetch_regions(struct rc_conn *c, uint16_t kind,
-				   struct ordo_wire_region **tab, uint32_t *n)
+/*
+ * The published regions of @kind in wire layout, into *@tab (*@n
+ * entries), once they cover at least @min bytes.  A device's first
+ * connection waits for the registrar's first publication, and a region
+ * that grew for its next (polled) registration: both are asynchronous, so
+ * this asks again, by REGIONS RPCs, for up to RC_TIMEOUT_MS.
+ */
+static inline int rc_fetch_regions_min(struct rc_conn *c, uint16_t kind,
+				       uint64_t min,
+				       struct ordo_wire_region **tab,
+				       uint32_t *n)
 {
+	long long end = rc_now_ms() + RC_TIMEOUT_MS;
 	struct ordo_raw_region *t = NULL;
+	uint64_t covered;
 	uint32_t i;
-	int ret = ordo_raw_regions(c->o, kind, &t, n);
+	int ret;
 
-	if (ret)
-		return ret;
+	for (;;) {
+		ret = ordo_raw_regions(c->o, kind, &t, n);
+		if (ret)
+			return ret;
+		covered = *n ? t[*n - 1].off + t[*n - 1].len : 0;
+		if (*n && covered >= min)
+			break;
+		free(t);
+		t = NULL;
+		if (rc_now_ms() > end)
+			return -ETIMEDOUT;
+		usleep(20000);
+	}
 	free(*tab);
 	*tab = calloc(*n + 1, sizeof(**tab));
 	if (!*tab) {
@@ -511,11 +532,52 @@ static inline int rc_fetch_regions(struct rc_conn *c, uint16_t kind,
 	return 0;
 }
 
-/* Fetch the pool region table into c->regions. */
+/* The published regions of @kind, once there are any. */
+static inline int rc_fetch_regions(struct rc_conn *c, uint16_t kind,
+				   struct ordo_wire_region **tab, uint32_t *n)
+{
+	return rc_fetch_regions_min(c, kind, 1, tab, n);
+}
+
+/*
+ * INFO until a reply's pool_chunks says the published table covers at
+ * least @chunks (registration follows growth asynchronously).
+ */
+static inline int rc_wait_pool_chunks(struct rc_conn *c, uint32_t chunks)
+{
+	long long end = rc_now_ms() + RC_TIMEOUT_MS;
+	int ret;
+
+	for (;;) {
+		ret = rc_call(c, ORDO_WIRE_OP_INFO, NULL, 0);
+		if (ret || c->pool_chunks >= chunks)
+			return ret;
+		if (rc_now_ms() > end)
+			return -ETIMEDOUT;
+		usleep(20000);
+	}
+}
+
+/*
+ * Fetch the pool's regions into c->regions once they cover every chunk
+ * the pool has now (INFO says how many).
+ */
 static inline int rc_regions(struct rc_conn *c)
 {
-	return rc_fetch_regions(c, ORDO_WIRE_REGION_POOL, &c->regions,
-				&c->nregions);
+	const struct ordo_wire_info *info;
+	uint32_t chunks;
+	int ret = rc_call(c, ORDO_WIRE_OP_INFO, NULL, 0);
+
+	if (ret)
+		return ret;
+	info = rc_reply_body(c);
+	chunks = le32toh(info->nr_chunks);
+	ret = rc_wait_pool_chunks(c, chunks);
+	if (ret)
+		return ret;
+	return rc_fetch_regions_min(c, ORDO_WIRE_REGION_POOL, (uint64_t)chunks *
+				    le64toh(c->rep.chunk_size), &c->regions,
+				    &c->nregions);
 }
 
 /* The entry of @tab covering [addr, addr + len), or NULL. */

@@ -242,6 +242,11 @@ TEST_F(model, model_region_by_one_sided_read)
 				    0, sizeof(hdr), hdr));
 	ASSERT_EQ(0, ordo_model_parse_hdr(hdr, sizeof(hdr), &lay));
 	EXPECT_LE(self->version, lay.epoch);
+	/* Registration follows the region's growth: wait for all of it. */
+	ASSERT_EQ(0, rc_fetch_regions_min(c, ORDO_WIRE_REGION_MODEL,
+					  lay.region_size, &mt, &n));
+	for (covered = 0, i = 0; i < n; i++)
+		covered += le64toh(mt[i].length);
 	EXPECT_LE(lay.region_size, covered);
 	ASSERT_EQ(0, rc_model_fetch(c, ORDO_WIRE_MODEL_TOP, 0, 0, 0, &rep, big,
 			   sizeof(big)));

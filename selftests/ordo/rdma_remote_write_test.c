@@ -2,8 +2,9 @@
 /*
  * Remote access is read-only and confined: an RDMA WRITE or atomic to a
  * registered region fails on the client with a protection error and
- * changes nothing; READs past a region, with a forged key, or with another
- * connection's key fail too; keys die with their connection.
+ * changes nothing; READs past a region or with a forged key fail too.
+ * Every connection to a device gets the same keys (one registration per
+ * device); they die with the device's last connection.
  */
 #define _GNU_SOURCE
 /*
@@ -160,7 +161,21 @@ TEST_F(wr, reads_outside_the_regions_fail)
 	unchanged(_metadata, self);
 }
 
-TEST_F(wr, forged_and_foreign_keys_fail)
+/* Wait until no connection, and so no registration, is left. */
+static int all_gone(void)
+{
+	long long end = rc_now_ms() + RC_TIMEOUT_MS;
+
+	while (rc_sysfs_u64("stats/connections") ||
+	       rc_sysfs_u64("stats/mrs")) {
+		if (rc_now_ms() > end)
+			return -ETIMEDOUT;
+		usleep(20000);
+	}
+	return 0;
+}
+
+TEST_F(wr, forged_keys_fail_and_keys_are_per_device)
 {
 	uint32_t rkey = le32toh(self->c.regions[0].rkey);
 	struct rc_conn other;
@@ -170,20 +185,27 @@ TEST_F(wr, forged_and_foreign_keys_fail)
 	st = rc_rdma_raw(&self->c, IBV_WR_RDMA_READ, 0, 64, rkey ^ 0x01);
 	EXPECT_TRUE(refused(st));
 	rc_close(&self->c);
-	/* A key of another live connection: each has its own PD. */
+	/* Two live connections to one device share the keys. */
 	ASSERT_EQ(0, conn_regions(&self->c));
 	ASSERT_EQ(0, conn_regions(&other));
 	rkey = le32toh(other.regions[0].rkey);
-	EXPECT_NE(rkey, le32toh(self->c.regions[0].rkey));
-	st = rc_rdma_raw(&self->c, IBV_WR_RDMA_READ, 0, 64, rkey);
-	EXPECT_TRUE(refused(st));
+	EXPECT_EQ(rkey, le32toh(self->c.regions[0].rkey));
+	EXPECT_EQ(0, rc_rdma_raw(&self->c, IBV_WR_RDMA_READ, 0, 64, rkey));
 	EXPECT_EQ(0, rc_rdma_raw(&other, IBV_WR_RDMA_READ, 0, 64, rkey));
-	/* A key of a closed connection is dead. */
+	/* One closing leaves the other's keys alone. */
 	rc_close(&other);
+	EXPECT_EQ(0, rc_rdma_raw(&self->c, IBV_WR_RDMA_READ, 0, 64, rkey));
+	/* The device's last connection takes its keys along. */
 	rc_close(&self->c);
+	ASSERT_EQ(0, all_gone());
 	ASSERT_EQ(0, conn_regions(&self->c));
-	st = rc_rdma_raw(&self->c, IBV_WR_RDMA_READ, 0, 64, rkey);
-	EXPECT_TRUE(refused(st));
+	if (le32toh(self->c.regions[0].rkey) != rkey) {
+		st = rc_rdma_raw(&self->c, IBV_WR_RDMA_READ, 0, 64, rkey);
+		EXPECT_TRUE(refused(st));
+	} else {
+		/* rxe drew the same key byte for the same MR index again. */
+		TH_LOG("new registration reused key %#x", rkey);
+	}
 	unchanged(_metadata, self);
 }
 

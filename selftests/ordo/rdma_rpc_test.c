@@ -628,10 +628,10 @@ TEST_F_TIMEOUT(rpc, pool_growth_is_announced, 300)
 	struct ordo_batch b;
 
 	ASSERT_EQ(0, rc_call(c, ORDO_WIRE_OP_INFO, NULL, 0));
+	before = le32toh(((const struct ordo_wire_info *)rc_reply_body(c))->nr_chunks);
+	ASSERT_EQ(0, rc_wait_pool_chunks(c, before));
+	ASSERT_EQ(before, c->pool_chunks);
 	ASSERT_EQ(0, rc_regions(c));
-	before = c->pool_chunks;
-	ASSERT_EQ(le32toh(((const struct ordo_wire_info *)rc_reply_body(c))->nr_chunks),
-		  before);
 	/* Grow the pool by at least one chunk, fast, through /dev/ordo. */
 	for (round = 0, k = KBASE; round < 2000; round++) {
 		ASSERT_EQ(0, t_ioctl(self->fd, ORDO_IOC_INFO, &info));
@@ -654,11 +654,15 @@ TEST_F_TIMEOUT(rpc, pool_growth_is_announced, 300)
 		ASSERT_EQ(0, t_ioctl(self->fd, ORDO_IOC_BATCH, &b));
 	}
 	ASSERT_LT(before, info.pool_bytes_total / info.chunk_size);
-	/* Any reply announces the registered chunks... */
-	ASSERT_EQ(0, rc_call(c, ORDO_WIRE_OP_INFO, NULL, 0));
+	/* Replies announce the chunks once the registrar published them... */
+	ASSERT_EQ(0, rc_wait_pool_chunks(c, info.pool_bytes_total /
+					    info.chunk_size));
 	EXPECT_EQ(info.pool_bytes_total / info.chunk_size, c->pool_chunks);
 	/* ...and REGIONS hands out their keys. */
-	ASSERT_EQ(0, rc_regions(c));
+	ASSERT_EQ(0, rc_fetch_regions_min(c, ORDO_WIRE_REGION_POOL,
+					  (uint64_t)c->pool_chunks *
+					  info.chunk_size, &c->regions,
+					  &c->nregions));
 	covered = 0;
 	for (i = 0; i < c->nregions; i++)
 		covered += le64toh(c->regions[i].length);
@@ -699,8 +703,13 @@ TEST_F(rpc, malformed_model_and_region_requests)
 	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_MODEL_FETCH, &m, sizeof(m)));
 	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_MODEL_FETCH, &m, 4));
 	/* A kind this server does not know is unsupported, like an op. */
-	r.kind = htole16(3);
+	r.kind = htole16(ORDO_WIRE_REGION_TABLE + 1);
 	EXPECT_EQ(-EOPNOTSUPP, rc_call(c, ORDO_WIRE_OP_REGIONS, &r, sizeof(r)));
+	/* The table's listing has one entry; past it is EINVAL. */
+	r.kind = htole16(ORDO_WIRE_REGION_TABLE);
+	r.first = htole32(2);
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_REGIONS, &r, sizeof(r)));
+	r.first = 0;
 	r.kind = 0;
 	EXPECT_EQ(-EOPNOTSUPP, rc_call(c, ORDO_WIRE_OP_REGIONS, &r, sizeof(r)));
 	r.kind = htole16(0xffff);

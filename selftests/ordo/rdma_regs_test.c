@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One registration per RDMA device and the region table clients READ
+ * one-sided (kmod/rdma/mr.c, Documentation/wire.rst):
+ *
+ * - the server's MRs and PDs ("rdma resource show") are as many with 32
+ *   connections as with one;
+ * - 64 clients at once each find the table with one REGIONS and READ the
+ *   same table, with the same keys, that serve their READs;
+ * - a pool that grows while libordo clients read is picked up through the
+ *   table: no REGIONS after each client's bootstrap, and once registered,
+ *   keys in the new chunks are found by READs alone; the MRs replaced by
+ *   the growth are retired, leaving one MR per table entry.
+ */
+#define _GNU_SOURCE
+/*
+ * The harness runs each test body after setjmp(); once the body is inlined
+ * its locals look clobberable, but none is used after a longjmp().
+ */
+#pragma GCC diagnostic ignored "-Wclobbered"
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "ordo_test.h"
+#include "kselftest_harness.h"
+#include "decode.h"
+#include "raw_client.h"
+
+#define KBASE	0x6600000000000000ULL
+#define CLIENTS	64
+
+FIXTURE(regs) {
+	int fd;
+	uint32_t vs;
+	long long max_conns;
+	long long per_peer;
+};
+
+static long long read_param(const char *name)
+{
+	char path[256], buf[64];
+
+	snprintf(path, sizeof(path), RC_PARAMS "/%s", name);
+	if (t_read_file(path, buf, sizeof(buf)))
+		return -1;
+	return strtoll(buf, NULL, 10);
+}
+
+static void set_param_ll(const char *name, long long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", v);
+	rc_set_param(name, buf);
+}
+
+/* Until no connection, and so no registration, is left. */
+static int all_gone(void)
+{
+	long long end = rc_now_ms() + RC_TIMEOUT_MS;
+
+	while (rc_sysfs_u64("stats/connections") || rc_sysfs_u64("stats/mrs")) {
+		if (rc_now_ms() > end)
+			return -ETIMEDOUT;
+		usleep(20000);
+	}
+	return 0;
+}
+
+FIXTURE_SETUP(regs)
+{
+	ASSERT_TRUE(rc_available());
+	ASSERT_EQ(0, rc_set_param("token", "\n"));
+	self->fd = open(ORDO_DEV, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	self->vs = t_value_size(self->fd);
+	ASSERT_EQ(0, t_clear(self->fd));
+	self->max_conns = read_param("max_connections");
+	self->per_peer = read_param("max_connections_per_peer");
+	/* Every client of these tests comes from 192.0.2.1. */
+	set_param_ll("max_connections", CLIENTS + 16);
+	set_param_ll("max_connections_per_peer", 0);
+	ASSERT_EQ(0, all_gone());
+}
+
+FIXTURE_TEARDOWN(regs)
+{
+	set_param_ll("max_connections", self->max_conns);
+	set_param_ll("max_connections_per_peer", self->per_peer);
+	if (self->fd > 0) {
+		t_clear(self->fd);
+		close(self->fd);
+	}
+}
+
+/* Objects of ordo's own ("comm [ordo]") in "rdma resource show @what". */
+static long ordo_objects(const char *what)
+{
+	char cmd[128], line[1024];
+	long n = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "rdma resource show %s 2>/dev/null", what);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "comm [ordo]"))
+			n++;
+	pclose(f);
+	return n;
+}
+
+/*
+ * The table by one READ, decoded as libordo decodes it; a copy torn by a
+ * publication is read again.  *@where: its REGIONS entry.
+ */
+static int read_table(struct rc_conn *c, struct shim_table *t,
+		      struct ordo_wire_region *where)
+{
+	struct ordo_wire_region *e = NULL;
+	uint32_t n = 0;
+	int ret, tries;
+
+	ret = rc_fetch_regions(c, ORDO_WIRE_REGION_TABLE, &e, &n);
+	if (ret)
+		return ret;
+	*where = e[0];
+	free(e);
+	if (n != 1 || le64toh(where->length) > ORDO_RAW_LOCAL_BYTES)
+		return -EBADMSG;
+	for (tries = 0, ret = -EAGAIN; tries < 100 && ret == -EAGAIN; tries++) {
+		ret = rc_rdma_raw(c, IBV_WR_RDMA_READ, le64toh(where->offset),
+				  le64toh(where->length), le32toh(where->rkey));
+		if (ret)
+			return ret > 0 ? -EIO : ret;
+		ret = shim_dec_table(rc_read_buf(c), le64toh(where->length),
+				     le64toh(c->rep.server_id),
+				     le64toh(c->rep.chunk_size), t);
+	}
+	return ret;
+}
+
+static void table_free(struct shim_table *t)
+{
+	free(t->pool.ent);
+	free(t->model.ent);
+}
+
+/* Until the published table covers every chunk of the pool. */
+static int registered_all(struct rc_conn *c)
+{
+	return rc_regions(c);
+}
+
+TEST_F_TIMEOUT(regs, mrs_do_not_grow_with_connections, 600)
+{
+	struct rc_conn c[32];
+	long mr1, pd1, mr32, pd32;
+	int i;
+
+	ASSERT_EQ(0, rc_connect(&c[0], NULL));
+	ASSERT_EQ(0, registered_all(&c[0]));
+	mr1 = ordo_objects("mr");
+	pd1 = ordo_objects("pd");
+	TH_LOG("1 connection: %ld MRs, %ld PDs", mr1, pd1);
+	/* The table's MR and one per pool extent. */
+	EXPECT_LE(2, mr1);
+	EXPECT_EQ(1, pd1);
+	EXPECT_EQ(mr1, rc_sysfs_u64("stats/mrs"));
+	for (i = 1; i < 32; i++) {
+		ASSERT_EQ(0, rc_connect(&c[i], NULL));
+		ASSERT_EQ(0, rc_call(&c[i], ORDO_WIRE_OP_INFO, NULL, 0));
+	}
+	mr32 = ordo_objects("mr");
+	pd32 = ordo_objects("pd");
+	TH_LOG("32 connections: %ld MRs, %ld PDs", mr32, pd32);
+	EXPECT_EQ(mr1, mr32);
+	EXPECT_EQ(pd1, pd32);
+	EXPECT_EQ(32, rc_sysfs_u64("stats/connections"));
+	for (i = 0; i < 32; i++)
+		rc_close(&c[i]);
+	/* The last connection takes the registration along. */
+	ASSERT_EQ(0, all_gone());
+	EXPECT_EQ(0, ordo_objects("mr"));
+	EXPECT_EQ(0, ordo_objects("pd"));
+	EXPECT_EQ(0, rc_sysfs_u64("stats/registered_bytes"));
+}
+
+/* ---- 64 clients at once ---- */
+
+struct reader {
+	pthread_t th;
+	struct rc_conn c;
+	struct ordo_wire_region where;
+	struct shim_table t;
+	uint8_t super[64];
+	int ret;
+};
+
+static atomic_int readers_ready;
+static atomic_bool readers_go;
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+	const struct region_ent *e;
+
+	r->ret = rc_connect(&r->c, NULL);
+	atomic_fetch_add(&readers_ready, 1);
+	while (!r->ret && !atomic_load(&readers_go))
+		usleep(1000);
+	if (!r->ret)
+		r->ret = read_table(&r->c, &r->t, &r->where);
+	/* The table's key for the superblock serves this connection. */
+	if (!r->ret) {
+		e = shim_region_find(&r->t.pool, 0, sizeof(r->super));
+		r->ret = e ? rc_rdma_raw(&r->c, IBV_WR_RDMA_READ, 0,
+					 sizeof(r->super), e->rkey) : -ERANGE;
+		if (!r->ret)
+			memcpy(r->super, rc_read_buf(&r->c), sizeof(r->super));
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(regs, sixty_four_clients_read_one_table, 600)
+{
+	static struct reader rd[CLIENTS];
+	struct rc_conn first;
+	long long regions0;
+	uint32_t i, k;
+
+	/* The store is registered before the crowd arrives. */
+	ASSERT_EQ(0, rc_connect(&first, NULL));
+	ASSERT_EQ(0, registered_all(&first));
+	regions0 = rc_sysfs_u64("stats/rpc_regions");
+	atomic_store(&readers_ready, 0);
+	atomic_store(&readers_go, false);
+	for (i = 0; i < CLIENTS; i++)
+		ASSERT_EQ(0, pthread_create(&rd[i].th, NULL, reader_main, &rd[i]));
+	while (atomic_load(&readers_ready) < CLIENTS)
+		usleep(1000);
+	atomic_store(&readers_go, true);
+	for (i = 0; i < CLIENTS; i++)
+		pthread_join(rd[i].th, NULL);
+	for (i = 0; i < CLIENTS; i++) {
+		ASSERT_EQ(0, rd[i].ret);
+		/* One table: its key, its sequence word and its keys. */
+		EXPECT_EQ(rd[0].where.rkey, rd[i].where.rkey);
+		EXPECT_EQ(rd[0].where.length, rd[i].where.length);
+		EXPECT_EQ(rd[0].t.seq, rd[i].t.seq);
+		ASSERT_EQ(rd[0].t.pool.n, rd[i].t.pool.n);
+		for (k = 0; k < rd[i].t.pool.n; k++) {
+			EXPECT_EQ(rd[0].t.pool.ent[k].rkey, rd[i].t.pool.ent[k].rkey);
+			EXPECT_EQ(rd[0].t.pool.ent[k].len, rd[i].t.pool.ent[k].len);
+		}
+		EXPECT_EQ(0, memcmp(rd[0].super, rd[i].super, sizeof(rd[0].super)));
+	}
+	TH_LOG("%d clients: table of %u pool entries, sequence %llu", CLIENTS,
+	       rd[0].t.pool.n, (unsigned long long)rd[0].t.seq);
+	/* One REGIONS each, to find the table; the rest was READs. */
+	EXPECT_EQ(regions0 + CLIENTS, rc_sysfs_u64("stats/rpc_regions"));
+	EXPECT_EQ(CLIENTS + 1, rc_sysfs_u64("stats/connections"));
+	for (i = 0; i < CLIENTS; i++) {
+		table_free(&rd[i].t);
+		rc_close(&rd[i].c);
+	}
+	rc_close(&first);
+}
+
+/* ---- growth picked up through the table ---- */
+
+#define READERS	4
+
+static uint64_t grow_key(uint64_t i)
+{
+	return KBASE + i * 104729;
+}
+
+struct grower {
+	pthread_t th;
+	struct ordo *o;
+	uint32_t vs;
+	atomic_ullong *inserted;
+	atomic_bool *stop;
+	uint64_t seed;
+	long gets;
+	long bad;
+};
+
+/* GET keys already inserted, by walk: READs, RPC only as a fallback. */
+static void *grower_reader(void *arg)
+{
+	struct grower *g = arg;
+	uint8_t v[ORDO_VALUE_SIZE_MAX];
+
+	while (!atomic_load(g->stop)) {
+		uint64_t n = atomic_load(g->inserted), i;
+
+		if (!n)
+			continue;
+		i = rc_rnd(&g->seed) % n;
+		if (ordo_get(g->o, grow_key(i), v, g->vs) ||
+		    t_version(v, g->vs, grow_key(i)) != 1)
+			g->bad++;
+		g->gets++;
+	}
+	return NULL;
+}
+
+static struct ordo *open_walk(void)
+{
+	struct ordo_opts op = {
+		.size = sizeof(op),
+		.mode = ORDO_MODE_WALK,
+		.timeout_ms = RC_TIMEOUT_MS,
+	};
+
+	return ordo_open_opts(RC_URI, &op);
+}
+
+/* Until the MRs are one per table entry plus the table's: none retiring. */
+static int settled(long *mrs, long *entries)
+{
+	long long end = rc_now_ms() + 120000;
+	struct ordo_wire_region where;
+	struct shim_table t;
+	struct rc_conn c;
+	int ret = rc_connect(&c, NULL);
+
+	while (!ret) {
+		ret = read_table(&c, &t, &where);
+		if (ret)
+			break;
+		*entries = t.pool.n + t.model.n;
+		table_free(&t);
+		*mrs = rc_sysfs_u64("stats/mrs");
+		if (*mrs == *entries + 1)
+			break;
+		if (rc_now_ms() > end)
+			ret = -ETIMEDOUT;
+		usleep(100000);
+	}
+	rc_close(&c);
+	return ret;
+}
+
+TEST_F_TIMEOUT(regs, pool_growth_is_read_from_the_table, 900)
+{
+	static struct grower g[READERS];
+	uint8_t v[ORDO_VALUE_SIZE_MAX];
+	struct ordo_counters before, after;
+	atomic_ullong inserted = 0;
+	atomic_bool stop = false;
+	struct ordo_info info;
+	long long regions0, retired0;
+	uint64_t chunks0, n = 0, i;
+	struct rc_conn keep;
+	long mrs = 0, entries = 0;
+	struct ordo *o;
+	int r;
+
+	/* A raw connection that stays, to wait for registration with. */
+	ASSERT_EQ(0, rc_connect(&keep, NULL));
+	ASSERT_EQ(0, registered_all(&keep));
+	for (r = 0; r < READERS; r++) {
+		g[r].o = open_walk();
+		ASSERT_NE(NULL, g[r].o);
+		g[r].vs = self->vs;
+		g[r].inserted = &inserted;
+		g[r].stop = &stop;
+		g[r].seed = r + 1;
+	}
+	/* From here on, no client may ask where anything is. */
+	regions0 = rc_sysfs_u64("stats/rpc_regions");
+	retired0 = rc_sysfs_u64("stats/mrs_retired");
+	ASSERT_EQ(0, t_ioctl(self->fd, ORDO_IOC_INFO, &info));
+	chunks0 = info.pool_bytes_total / info.chunk_size;
+	for (r = 0; r < READERS; r++)
+		ASSERT_EQ(0, pthread_create(&g[r].th, NULL, grower_reader, &g[r]));
+	/* Grow the pool by 4 chunks through /dev/ordo while they read. */
+	while (info.pool_bytes_total / info.chunk_size < chunks0 + 4) {
+		for (i = 0; i < 256; i++, n++) {
+			t_fill(v, self->vs, grow_key(n), 1);
+			ASSERT_EQ(0, t_kv(self->fd, ORDO_IOC_PUT, grow_key(n), v,
+					  self->vs));
+		}
+		atomic_store(&inserted, n);
+		ASSERT_EQ(0, t_ioctl(self->fd, ORDO_IOC_INFO, &info));
+	}
+	atomic_store(&stop, true);
+	for (r = 0; r < READERS; r++) {
+		pthread_join(g[r].th, NULL);
+		TH_LOG("reader %d: %ld GETs during growth", r, g[r].gets);
+		EXPECT_EQ(0, g[r].bad);
+	}
+	EXPECT_EQ(regions0, rc_sysfs_u64("stats/rpc_regions"));
+
+	/* Once the table covers the new chunks, READs alone find the keys. */
+	ASSERT_EQ(0, rc_wait_pool_chunks(&keep, info.pool_bytes_total /
+					    info.chunk_size));
+	o = g[0].o;
+	ASSERT_EQ(0, ordo_counters(o, &before));
+	for (i = n - 256; i < n; i++) {
+		ASSERT_EQ(0, ordo_get(o, grow_key(i), v, self->vs));
+		EXPECT_EQ(1, t_version(v, self->vs, grow_key(i)));
+	}
+	ASSERT_EQ(0, ordo_counters(o, &after));
+	TH_LOG("256 GETs of the newest keys: %llu READs, %llu RPCs",
+	       (unsigned long long)(after.reads - before.reads),
+	       (unsigned long long)(after.rpcs - before.rpcs));
+	EXPECT_EQ(before.rpcs, after.rpcs);
+	EXPECT_EQ(before.fallbacks, after.fallbacks);
+	EXPECT_EQ(regions0, rc_sysfs_u64("stats/rpc_regions"));
+
+	/* Growth replaced MRs; their grace over, one MR per entry is left. */
+	ASSERT_EQ(0, settled(&mrs, &entries));
+	TH_LOG("after growth by %llu chunks: %ld MRs for %ld table entries, %lld retired",
+	       (unsigned long long)(info.pool_bytes_total / info.chunk_size -
+				    chunks0), mrs, entries,
+	       rc_sysfs_u64("stats/mrs_retired") - retired0);
+	EXPECT_LT(retired0, rc_sysfs_u64("stats/mrs_retired"));
+	EXPECT_EQ(mrs, ordo_objects("mr"));
+	for (r = 0; r < READERS; r++)
+		ordo_close(g[r].o);
+	rc_close(&keep);
+}
+
+TEST_HARNESS_MAIN
