@@ -10,11 +10,11 @@
  * 2. Counts the kernel's MRs of ordo ("rdma resource show mr", lines with
  *    "comm [ordo]") and the unreclaimable slab (/proc/meminfo SUnreclaim)
  *    with 0, 1, 32 and CONNS connections.
- * 3. With one connection left, grows the pool by GROW chunks (writes
- *    through /dev/ordo), one INFO RPC after each chunk, and counts the MRs
- *    again, at once and after SETTLE seconds.
+ * 3. With KEEP connections left, grows the pool by GROW chunks (writes
+ *    through /dev/ordo), one INFO RPC on each connection after each
+ *    chunk, and counts the MRs again, at once and after SETTLE seconds.
  *
- * Usage: conn-figures [-n CONNS] [-g GROW] [-s SETTLE] URI
+ * Usage: conn-figures [-n CONNS] [-k KEEP] [-g GROW] [-s SETTLE] URI
  * Prints one JSON object.  Module parameters max_connections and
  * max_connections_per_peer are raised for the run and put back.
  */
@@ -134,7 +134,7 @@ int main(int argc, char **argv)
 	struct ordo_opts opts = { .size = sizeof(opts), .mode = ORDO_MODE_RPC,
 				  .timeout_ms = 30000 };
 	struct sample s0, s1, s32, sn, sg, ss;
-	long n = 100, grow = 8, settle = 25, maxc, perpeer, i;
+	long n = 100, keep = 4, grow = 8, settle = 25, maxc, perpeer, i, j;
 	double t0, t_open, t_first = 0;
 	struct ordo **h, *local;
 	uint64_t key = 0x7700000000000000ULL, c0;
@@ -142,9 +142,11 @@ int main(int argc, char **argv)
 	char buf[32];
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:g:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:k:g:s:")) != -1) {
 		if (opt == 'n')
 			n = strtol(optarg, NULL, 10);
+		else if (opt == 'k')
+			keep = strtol(optarg, NULL, 10);
 		else if (opt == 'g')
 			grow = strtol(optarg, NULL, 10);
 		else if (opt == 's')
@@ -152,8 +154,8 @@ int main(int argc, char **argv)
 		else
 			return 2;
 	}
-	if (optind + 1 != argc || n < 32) {
-		fprintf(stderr, "usage: conn-figures [-n CONNS>=32] [-g GROW] [-s SETTLE] URI\n");
+	if (optind + 1 != argc || n < 32 || keep < 1 || keep > n) {
+		fprintf(stderr, "usage: conn-figures [-n CONNS>=32] [-k KEEP] [-g GROW] [-s SETTLE] URI\n");
 		return 2;
 	}
 	h = calloc(n, sizeof(*h));
@@ -193,12 +195,12 @@ int main(int argc, char **argv)
 	}
 	t_open = now_ms() - t0;
 	take(&sn, n);
-	for (i = 1; i < n; i++)
+	for (i = keep; i < n; i++)
 		ordo_close(h[i]);
-	for (i = 0; i < 100 && read_long(STATS "connections") > 1; i++)
+	for (i = 0; i < 100 && read_long(STATS "connections") > keep; i++)
 		usleep(100000);
 
-	/* Grow the pool chunk by chunk; one RPC on the open connection each. */
+	/* Grow the pool chunk by chunk; one RPC on each open connection. */
 	memset(val, 0x5a, sizeof(val));
 	c0 = pool_chunks(local);
 	for (i = 0; i < grow; i++) {
@@ -209,13 +211,15 @@ int main(int argc, char **argv)
 				perror("put");
 				return 1;
 			}
-		if (ordo_info(h[0], &(struct ordo_info){ 0 }))
-			return 1;
+		for (j = 0; j < keep; j++)
+			if (ordo_info(h[j], &(struct ordo_info){ 0 }))
+				return 1;
 	}
-	take(&sg, 1);
+	take(&sg, keep);
 	sleep(settle);
-	take(&ss, 1);
-	ordo_close(h[0]);
+	take(&ss, keep);
+	for (j = 0; j < keep; j++)
+		ordo_close(h[j]);
 	snprintf(buf, sizeof(buf), "%ld", maxc);
 	write_str(PARAMS "max_connections", buf);
 	snprintf(buf, sizeof(buf), "%ld", perpeer);

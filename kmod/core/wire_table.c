@@ -84,6 +84,7 @@ void ordo_wire_table_publish(void *live, const void *stage)
 	smp_wmb();
 	memcpy((u8 *)live + skip, (const u8 *)stage + skip,
 	       ordo_wire_table_bytes(nr) - skip);
+	/* The even word last: a reader that sees it may find the bytes. */
 	smp_wmb();
 	WRITE_ONCE(t->seq, s->seq);
 }

@@ -476,8 +476,11 @@ static void ordo_reg_finish(struct ordo_reg *reg)
 	if (reg->chain_failed || reg->chain_flushed) {
 		/* Never published: nobody has these keys. */
 		ordo_reg_chain_free(reg);
-		if (!reg->chain_failed)
-			return;	/* its connection went away: try another */
+		if (!reg->chain_failed) {
+			/* Its connection is closing: another port, shortly. */
+			reg->retry_at = jiffies + ORDO_REG_BACKOFF_MIN;
+			return;
+		}
 		atomic64_inc(&ordo_reg_stats.failures);
 		reg->backoff = clamp(2 * reg->backoff, ORDO_REG_BACKOFF_MIN,
 				     ORDO_REG_BACKOFF_MAX);
@@ -808,6 +811,7 @@ static struct ordo_reg *ordo_reg_create(struct ordo_rdma_dev *dev,
 	INIT_LIST_HEAD(&reg->ports);
 	INIT_LIST_HEAD(&reg->retiring);
 	INIT_DELAYED_WORK(&reg->work, ordo_reg_work);
+	reg->retry_at = jiffies;
 	reg->pd = ib_alloc_pd(reg->ibdev, 0);
 	if (IS_ERR(reg->pd)) {
 		ret = PTR_ERR(reg->pd);

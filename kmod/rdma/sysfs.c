@@ -97,10 +97,10 @@ ORDO_REG_ATTR(registered_bytes, atomic64_read(&ordo_reg_stats.bytes));
 ORDO_REG_ATTR(mrs, atomic_long_read(&ordo_reg_stats.mrs));
 ORDO_REG_ATTR(registrations, atomic64_read(&ordo_reg_stats.registrations));
 ORDO_REG_ATTR(registration_failures,
-	       atomic64_read(&ordo_reg_stats.failures));
+	      atomic64_read(&ordo_reg_stats.failures));
 ORDO_REG_ATTR(mrs_retired, atomic64_read(&ordo_reg_stats.retired));
 ORDO_REG_ATTR(table_publications,
-	       atomic64_read(&ordo_reg_stats.publications));
+	      atomic64_read(&ordo_reg_stats.publications));
 ORDO_RDMA_STAT(rpc_unknown, rpcs[0]);
 ORDO_RDMA_STAT(rpc_get, rpcs[ORDO_WIRE_OP_GET]);
 ORDO_RDMA_STAT(rpc_put, rpcs[ORDO_WIRE_OP_PUT]);
