@@ -402,13 +402,18 @@ struct ordo_rdma_conn *ordo_conn_create(struct ordo_rdma *srv,
 	c->id = ++srv->next_conn_id;
 	spin_unlock(&srv->lock);
 
+	c->pd = ordo_rdma_dev_pd_get(dev);
+	if (IS_ERR(c->pd)) {
+		ret = PTR_ERR(c->pd);
+		c->pd = NULL;
+		goto err;
+	}
 	c->reg = ordo_reg_get(dev, srv->od, srv->server_id, ordo_rdma_lease_ms);
 	if (IS_ERR(c->reg)) {
 		ret = PTR_ERR(c->reg);
 		c->reg = NULL;
 		goto err;
 	}
-	c->pd = ordo_reg_pd(c->reg);
 	ret = ordo_conn_alloc_bufs(c);
 	if (ret)
 		goto err;
@@ -445,10 +450,12 @@ static void ordo_conn_free(struct ordo_rdma_conn *c)
 		ib_cq_pool_put(c->cq, c->cq_size);
 	c->cq = NULL;
 	ordo_conn_free_bufs(c);
-	/* The last connection of the device deregisters and frees the PD. */
+	/* The device's last connection deregisters, then frees the PD. */
 	if (c->reg)
 		ordo_reg_put(c->reg);
 	c->reg = NULL;
+	if (c->pd)
+		ordo_rdma_dev_pd_put(c->dev);
 	c->pd = NULL;
 }
 

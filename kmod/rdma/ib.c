@@ -38,6 +38,45 @@ struct ordo_rdma_dev *ordo_rdma_dev_find(struct ordo_rdma *srv,
 }
 
 /**
+ * ordo_rdma_dev_pd_get - the protection domain of everything on @dev
+ * @dev: the device
+ *
+ * Connections, the registrar and their queues share it: a QP and the MRs
+ * its client reads, like a QP and its SRQ, must be in one PD.  Allocated
+ * for the first user, freed after the last.
+ *
+ * Return: the PD, or an ERR_PTR.
+ */
+struct ib_pd *ordo_rdma_dev_pd_get(struct ordo_rdma_dev *dev)
+{
+	struct ib_pd *pd;
+
+	mutex_lock(&dev->pd_mutex);
+	if (!dev->pd_users) {
+		pd = ib_alloc_pd(dev->ibdev, 0);
+		if (IS_ERR(pd))
+			goto out;
+		dev->pd = pd;
+	}
+	dev->pd_users++;
+	pd = dev->pd;
+out:
+	mutex_unlock(&dev->pd_mutex);
+	return pd;
+}
+
+/* Drop a reference of ordo_rdma_dev_pd_get(); everything on it is gone. */
+void ordo_rdma_dev_pd_put(struct ordo_rdma_dev *dev)
+{
+	mutex_lock(&dev->pd_mutex);
+	if (!--dev->pd_users) {
+		ib_dealloc_pd(dev->pd);
+		dev->pd = NULL;
+	}
+	mutex_unlock(&dev->pd_mutex);
+}
+
+/**
  * ordo_rdma_mr_geometry - how chunks of @chunk bytes are cut into MRs
  * @ibdev: the device
  * @chunk: chunk size, a power of two
@@ -113,6 +152,7 @@ static int ordo_ib_add(struct ib_device *ibdev)
 	dev->ibdev = ibdev;
 	INIT_LIST_HEAD(&dev->conns);
 	mutex_init(&dev->reg_mutex);
+	mutex_init(&dev->pd_mutex);
 	ordo_rdma_dev_caps(srv, dev);
 	spin_lock(&srv->lock);
 	list_add_tail(&dev->node, &srv->devs);
@@ -151,9 +191,10 @@ static void ordo_ib_remove(struct ib_device *ibdev, void *client_data)
 	spin_lock(&srv->lock);
 	list_del(&dev->node);
 	spin_unlock(&srv->lock);
-	/* Its last connection took the registrar (PD, MRs) along. */
-	WARN_ON(dev->reg);
+	/* Its last connection took the registrar and the PD along. */
+	WARN_ON(dev->reg || dev->pd_users);
 	mutex_destroy(&dev->reg_mutex);
+	mutex_destroy(&dev->pd_mutex);
 	kfree(dev);
 }
 

@@ -5,9 +5,10 @@
  * nvmet-rdma and RTRS share one PD per device.
  *
  * The registrar of a device (struct ordo_reg, kref'd by its connections)
- * owns the protection domain, a DMA mapping of every chunk, the MRs, and
- * the region table clients READ one-sided (linux/ordo_wire.h, struct
- * ordo_wire_table).  Every client of the device gets the same keys.
+ * owns, in the device's protection domain (ordo_rdma_dev_pd_get()), a DMA
+ * mapping of every chunk, the MRs, and the region table clients READ
+ * one-sided (linux/ordo_wire.h, struct ordo_wire_table).  Every client of
+ * the device gets the same keys.
  *
  * Extents.  Each kind's address space (pool, model) is cut into slots of
  * per_mr chunks, the most one fast-registration MR may hold with the
@@ -113,7 +114,7 @@ struct ordo_reg_link {
  * @ref: held by each connection on the device
  * @dev: the device
  * @ibdev: its ib_device
- * @pd: the protection domain of every connection on the device
+ * @pd: the device's protection domain, held
  * @od: the store
  * @server_id: the server's id, for the table
  * @lease_ms: lease of the table's keys
@@ -694,11 +695,6 @@ out:
 	return ret;
 }
 
-struct ib_pd *ordo_reg_pd(struct ordo_reg *reg)
-{
-	return reg->pd;
-}
-
 static int ordo_reg_space_init(struct ordo_reg *reg, int kind,
 			       struct ordo_chunks *src)
 {
@@ -786,7 +782,7 @@ static void ordo_reg_destroy(struct ordo_reg *reg)
 		free_pages_exact(reg->table, reg->table_len);
 	kvfree(reg->stage);
 	if (reg->pd)
-		ib_dealloc_pd(reg->pd);
+		ordo_rdma_dev_pd_put(reg->dev);
 	mutex_destroy(&reg->mutex);
 	kfree(reg);
 }
@@ -812,7 +808,7 @@ static struct ordo_reg *ordo_reg_create(struct ordo_rdma_dev *dev,
 	INIT_LIST_HEAD(&reg->retiring);
 	INIT_DELAYED_WORK(&reg->work, ordo_reg_work);
 	reg->retry_at = jiffies;
-	reg->pd = ib_alloc_pd(reg->ibdev, 0);
+	reg->pd = ordo_rdma_dev_pd_get(dev);
 	if (IS_ERR(reg->pd)) {
 		ret = PTR_ERR(reg->pd);
 		reg->pd = NULL;

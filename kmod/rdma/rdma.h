@@ -58,6 +58,9 @@ struct ordo_rdma_stats {
  * @dying: being removed: admit nothing more
  * @reg_mutex: protects @reg
  * @reg: its registrar while it has connections (mr.c)
+ * @pd_mutex: protects @pd and @pd_users (nests inside @reg_mutex)
+ * @pd: the protection domain of everything on the device, while used
+ * @pd_users: references to @pd (ordo_rdma_dev_pd_get())
  * @fast_reg: supports fast registration with pages as large as a chunk
  * @dma_synced: its DMA needs no sync calls (coherent, no bounce buffers)
  * @usable: both: the device serves clients
@@ -70,6 +73,9 @@ struct ordo_rdma_dev {
 	bool dying;
 	struct mutex reg_mutex;	/* protects @reg */
 	struct ordo_reg *reg;
+	struct mutex pd_mutex;	/* protects @pd, @pd_users */
+	struct ib_pd *pd;
+	u32 pd_users;
 	bool fast_reg;
 	bool dma_synced;
 	bool usable;
@@ -146,7 +152,7 @@ struct ordo_rdma_tx {
  * @peer_ip: the client's IP address (v4-mapped for IPv4), as counted in peers.c
  * @reg: the device's registrar, held
  * @port: where the registrar may post on @qp once established
- * @pd: the device's protection domain (@reg's)
+ * @pd: the device's protection domain, held
  * @cq: send and receive CQ, from the device's pool
  * @qp: RC queue pair
  * @id: number in sysfs and in the accept reply
@@ -318,6 +324,8 @@ struct ordo_rdma_dev *ordo_rdma_dev_find(struct ordo_rdma *srv,
 					 struct ib_device *ibdev);
 u32 ordo_rdma_mr_geometry(struct ib_device *ibdev, u64 chunk, u32 *page_size);
 bool ordo_rdma_dma_synced(struct ib_device *ibdev);
+struct ib_pd *ordo_rdma_dev_pd_get(struct ordo_rdma_dev *dev);
+void ordo_rdma_dev_pd_put(struct ordo_rdma_dev *dev);
 
 /* conn.c */
 struct ordo_rdma_conn *ordo_conn_create(struct ordo_rdma *srv,
@@ -332,7 +340,6 @@ void ordo_conn_close(struct ordo_rdma_conn *c);
 struct ordo_reg *ordo_reg_get(struct ordo_rdma_dev *dev, struct ordo_dev *od,
 			      u64 server_id, u32 lease_ms);
 void ordo_reg_put(struct ordo_reg *reg);
-struct ib_pd *ordo_reg_pd(struct ordo_reg *reg);
 void ordo_reg_port_add(struct ordo_reg *reg, struct ordo_reg_port *p,
 		       struct ib_qp *qp);
 void ordo_reg_port_del(struct ordo_reg_port *p);
