@@ -30,13 +30,21 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
 #include "ordo.h"
-#include "rdma.h"
+#include "conn.h"
+
+unsigned int ordo_rdma_msg_size = 8192;
+module_param_named(msg_size, ordo_rdma_msg_size, uint, 0444);
+MODULE_PARM_DESC(msg_size,
+		 "Bytes of the largest RPC request or reply: a power of two, 4096..65536 (default 8192)");
 
 static void ordo_conn_queue_rpc(struct ordo_rdma_conn *c)
 {
 	lockdep_assert_held(&c->lock);
-	queue_work(c->srv->wq, &c->rpc_work);
+	queue_work(c->set->wq, &c->rpc_work);
 }
 
 static void ordo_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -277,7 +285,7 @@ static int ordo_conn_alloc_bufs(struct ordo_rdma_conn *c)
 	c->rx = kcalloc(c->qd, sizeof(*c->rx), GFP_KERNEL);
 	c->tx = kcalloc(c->nr_tx, sizeof(*c->tx), GFP_KERNEL);
 	c->scan_keys = kmalloc(c->msg_size, GFP_KERNEL);
-	c->value = kzalloc(c->srv->od->tree.geo.value_size, GFP_KERNEL);
+	c->value = kzalloc(c->set->od->tree.geo.value_size, GFP_KERNEL);
 	if (!c->rx || !c->tx || !c->scan_keys || !c->value)
 		return -ENOMEM;
 	for (i = 0; i < c->qd; i++) {
@@ -358,7 +366,7 @@ static int ordo_conn_create_qp(struct ordo_rdma_conn *c)
 
 /**
  * ordo_conn_create - build a connection for a connect request
- * @srv: the server
+ * @set: the connections of the server
  * @dev: the device of @cm_id, admitted
  * @cm_id: the new connection's id (inside its CONNECT_REQUEST handler)
  * @qd: credits granted
@@ -368,7 +376,7 @@ static int ordo_conn_create_qp(struct ordo_rdma_conn *c)
  *
  * Return: the connection or an ERR_PTR.
  */
-struct ordo_rdma_conn *ordo_conn_create(struct ordo_rdma *srv,
+struct ordo_rdma_conn *ordo_conn_create(struct ordo_conn_set *set,
 					struct ordo_rdma_dev *dev,
 					struct rdma_cm_id *cm_id, u32 qd)
 {
@@ -380,8 +388,8 @@ struct ordo_rdma_conn *ordo_conn_create(struct ordo_rdma *srv,
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return ERR_PTR(-ENOMEM);
-	ordo_rdma_conn_kobj_init(c);
-	c->srv = srv;
+	ordo_conn_kobj_init(c);
+	c->set = set;
 	c->dev = dev;
 	c->cm_id = cm_id;
 	/* Keep within what the device offers for two send slots per credit. */
@@ -392,15 +400,15 @@ struct ordo_rdma_conn *ordo_conn_create(struct ordo_rdma *srv,
 	spin_lock_init(&c->lock);
 	INIT_LIST_HEAD(&c->rx_ready);
 	INIT_LIST_HEAD(&c->tx_free);
-	INIT_LIST_HEAD(&c->srv_node);
+	INIT_LIST_HEAD(&c->set_node);
 	INIT_LIST_HEAD(&c->dev_node);
 	init_waitqueue_head(&c->wait);
 	INIT_WORK(&c->rpc_work, ordo_conn_rpc_work);
 	INIT_WORK(&c->release_work, ordo_conn_release_work);
 	memcpy(&c->peer, &cm_id->route.addr.dst_addr, sizeof(c->peer));
-	spin_lock(&srv->lock);
-	c->id = ++srv->next_conn_id;
-	spin_unlock(&srv->lock);
+	spin_lock(set->lock);
+	c->id = ++set->next_id;
+	spin_unlock(set->lock);
 
 	c->pd = ordo_rdma_dev_pd_get(dev);
 	if (IS_ERR(c->pd)) {
@@ -408,7 +416,7 @@ struct ordo_rdma_conn *ordo_conn_create(struct ordo_rdma *srv,
 		c->pd = NULL;
 		goto err;
 	}
-	c->reg = ordo_reg_get(dev, srv->od, srv->server_id, ordo_rdma_lease_ms);
+	c->reg = ordo_reg_get(dev, set->od, set->server_id);
 	if (IS_ERR(c->reg)) {
 		ret = PTR_ERR(c->reg);
 		c->reg = NULL;
@@ -471,7 +479,7 @@ void ordo_conn_destroy_unlisted(struct ordo_rdma_conn *c)
 	ordo_conn_quiesce(c);
 	ordo_conn_free(c);
 	c->cm_id->context = NULL;
-	ordo_rdma_conn_put(c);
+	ordo_conn_put(c);
 }
 
 static int ordo_conn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
@@ -513,21 +521,22 @@ static int ordo_conn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
  * ordo_conn_accept - accept the connect request, from its handler
  * @c: a connection built by ordo_conn_create()
  * @ev: the CONNECT_REQUEST event
+ * @token: the request's token was checked (a token is required)
  *
  * Return: 0 or the error of rdma_accept().
  */
-int ordo_conn_accept(struct ordo_rdma_conn *c, struct rdma_cm_event *ev)
+int ordo_conn_accept(struct ordo_rdma_conn *c, struct rdma_cm_event *ev,
+		     bool token)
 {
 	const struct ib_device_attr *a = &c->cm_id->device->attrs;
-	const struct ordo_tree *t = &c->srv->od->tree;
+	const struct ordo_tree *t = &c->set->od->tree;
 	struct ordo_wire_conn_rep rep = {
 		.magic = cpu_to_le32(ORDO_WIRE_MAGIC),
 		.version = cpu_to_le16(ORDO_WIRE_VERSION),
 		.queue_depth = cpu_to_le16(c->qd),
 		.max_msg = cpu_to_le32(c->msg_size),
-		.flags = cpu_to_le32(ordo_rdma_token_required() ?
-				     ORDO_WIRE_CONN_F_TOKEN : 0),
-		.server_id = cpu_to_le64(c->srv->server_id),
+		.flags = cpu_to_le32(token ? ORDO_WIRE_CONN_F_TOKEN : 0),
+		.server_id = cpu_to_le64(c->set->server_id),
 		.chunk_size = cpu_to_le64(t->pool.chunk_size),
 		.node_size = cpu_to_le32(t->geo.node_size),
 		.value_size = cpu_to_le32(t->geo.value_size),
@@ -569,21 +578,21 @@ int ordo_conn_accept(struct ordo_rdma_conn *c, struct rdma_cm_event *ev)
  */
 void ordo_conn_publish(struct ordo_rdma_conn *c)
 {
-	struct ordo_rdma *srv = c->srv;
+	struct ordo_conn_set *set = c->set;
 	bool dying, closing;
 
-	ordo_rdma_sysfs_conn_add(c);
-	spin_lock(&srv->lock);
-	list_add_tail(&c->srv_node, &srv->conns);
+	ordo_conn_sysfs_add(c);
+	spin_lock(set->lock);
+	list_add_tail(&c->set_node, &set->list);
 	list_add_tail(&c->dev_node, &c->dev->conns);
-	dying = srv->stopping || c->dev->dying;
-	spin_unlock(&srv->lock);
+	dying = set->stopping || c->dev->dying;
+	spin_unlock(set->lock);
 
 	spin_lock_bh(&c->lock);
 	c->listed = true;
 	closing = c->state == ORDO_CONN_CLOSING;
 	if (closing)
-		queue_work(srv->wq, &c->release_work);
+		queue_work(set->wq, &c->release_work);
 	spin_unlock_bh(&c->lock);
 	if (dying)
 		ordo_conn_close(c);
@@ -593,7 +602,7 @@ void ordo_conn_publish(struct ordo_rdma_conn *c)
  * ordo_conn_close - start tearing a connection down; idempotent
  * @c: the connection
  *
- * Safe from completion handlers, CM handlers and under srv->lock.
+ * Safe from completion handlers, CM handlers and under the server's lock.
  */
 void ordo_conn_close(struct ordo_rdma_conn *c)
 {
@@ -603,7 +612,7 @@ void ordo_conn_close(struct ordo_rdma_conn *c)
 	first = c->state != ORDO_CONN_CLOSING;
 	c->state = ORDO_CONN_CLOSING;
 	if (first && c->listed)
-		queue_work(c->srv->wq, &c->release_work);
+		queue_work(c->set->wq, &c->release_work);
 	/* No more registrations on a QP about to fail. */
 	if (first)
 		ordo_reg_port_del(&c->port);
@@ -616,7 +625,7 @@ static void ordo_conn_release_work(struct work_struct *work)
 {
 	struct ordo_rdma_conn *c = container_of(work, struct ordo_rdma_conn,
 						release_work);
-	struct ordo_rdma *srv = c->srv;
+	struct ordo_conn_set *set = c->set;
 
 	/* Moves the QP to the error state: no more remote access. */
 	rdma_disconnect(c->cm_id);
@@ -624,15 +633,46 @@ static void ordo_conn_release_work(struct work_struct *work)
 	ordo_conn_free(c);
 	/* No CM event may run after this; then the id is ours to free. */
 	rdma_destroy_id(c->cm_id);
-	ordo_rdma_sysfs_conn_del(c);
+	ordo_conn_sysfs_del(c);
 
-	spin_lock(&srv->lock);
-	list_del(&c->srv_node);
+	spin_lock(set->lock);
+	list_del(&c->set_node);
 	list_del(&c->dev_node);
-	srv->nr_conns--;
+	set->nr--;
 	c->dev->nr_conns--;
-	ordo_rdma_peer_put(srv, &c->peer_ip);
-	spin_unlock(&srv->lock);
-	wake_up_all(&srv->conns_wait);
-	ordo_rdma_conn_put(c);
+	set->ops->released(c, set->ctx);
+	spin_unlock(set->lock);
+	wake_up_all(&set->wait);
+	ordo_conn_put(c);
+}
+
+/**
+ * ordo_conns_close - close connections and wait until they are released
+ * @set: the connections of the server
+ * @dev: only those on this device (also those still being set up on
+ *	it), or NULL: all (@set->stopping set, so none is admitted any more)
+ */
+void ordo_conns_close(struct ordo_conn_set *set, struct ordo_rdma_dev *dev)
+{
+	struct ordo_rdma_conn *c;
+	u32 n = 0;
+
+	spin_lock(set->lock);
+	if (dev) {
+		list_for_each_entry(c, &dev->conns, dev_node) {
+			ordo_conn_close(c);
+			n++;
+		}
+	} else {
+		list_for_each_entry(c, &set->list, set_node)
+			ordo_conn_close(c);
+	}
+	spin_unlock(set->lock);
+	if (n)
+		pr_info("RDMA device %s removed: closing %u connection(s)\n",
+			dev_name(&dev->ibdev->dev), n);
+	if (dev)
+		wait_event(set->wait, !READ_ONCE(dev->nr_conns));
+	else
+		wait_event(set->wait, !READ_ONCE(set->nr));
 }

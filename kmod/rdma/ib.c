@@ -4,9 +4,10 @@
  * added after load ("rdma link add") and removed while serving ("rdma
  * link delete").
  *
- * Removal closes every connection on the device and waits until each is
- * released (QP drained and destroyed, CQs back in the pool; the last one
- * frees the device's registrar: MRs, DMA mappings, PD),
+ * Removal has the layers above close everything on the device (the
+ * remove callback) and returns once all of it is released (QPs drained
+ * and destroyed, CQs back in the pool; the last connection frees the
+ * device's registrar, its MRs and DMA mappings, and its PD),
  * because the device is gone when remove() returns.  The rdma_cm client
  * registered before ours, so its remove() runs after ours and finds no id
  * of ours left on the device except an address-bound listener, which it
@@ -18,20 +19,19 @@
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
-#include "ordo.h"
-#include "rdma.h"
+#include "device.h"
 
-/* The server the client serves; set before ib_register_client(). */
-static struct ordo_rdma *ordo_ib_srv;
+/* The devices the client serves; set before ib_register_client(). */
+static struct ordo_rdma_devs *ordo_ib_devs;
 static struct ib_client ordo_ib_client;
 
-/* With srv->lock held. */
-struct ordo_rdma_dev *ordo_rdma_dev_find(struct ordo_rdma *srv,
+/* With devs->lock held. */
+struct ordo_rdma_dev *ordo_rdma_dev_find(struct ordo_rdma_devs *devs,
 					 struct ib_device *ibdev)
 {
 	struct ordo_rdma_dev *dev;
 
-	list_for_each_entry(dev, &srv->devs, node)
+	list_for_each_entry(dev, &devs->list, node)
 		if (dev->ibdev == ibdev)
 			return dev;
 	return NULL;
@@ -128,14 +128,15 @@ bool ordo_rdma_dma_synced(struct ib_device *ibdev)
 	return !need;
 }
 
-static void ordo_rdma_dev_caps(struct ordo_rdma *srv, struct ordo_rdma_dev *dev)
+static void ordo_rdma_dev_caps(struct ordo_rdma_devs *devs,
+			       struct ordo_rdma_dev *dev)
 {
 	const struct ib_device_attr *a = &dev->ibdev->attrs;
 	u32 page_size;
 
 	dev->fast_reg = (a->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) &&
 			ordo_rdma_mr_geometry(dev->ibdev,
-					      srv->od->tree.pool.chunk_size,
+					      devs->chunk_size,
 					      &page_size);
 	dev->dma_synced = ordo_rdma_dma_synced(dev->ibdev);
 	dev->usable = dev->fast_reg && dev->dma_synced;
@@ -143,7 +144,7 @@ static void ordo_rdma_dev_caps(struct ordo_rdma *srv, struct ordo_rdma_dev *dev)
 
 static int ordo_ib_add(struct ib_device *ibdev)
 {
-	struct ordo_rdma *srv = ordo_ib_srv;
+	struct ordo_rdma_devs *devs = ordo_ib_devs;
 	struct ordo_rdma_dev *dev;
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
@@ -153,10 +154,10 @@ static int ordo_ib_add(struct ib_device *ibdev)
 	INIT_LIST_HEAD(&dev->conns);
 	mutex_init(&dev->reg_mutex);
 	mutex_init(&dev->pd_mutex);
-	ordo_rdma_dev_caps(srv, dev);
-	spin_lock(&srv->lock);
-	list_add_tail(&dev->node, &srv->devs);
-	spin_unlock(&srv->lock);
+	ordo_rdma_dev_caps(devs, dev);
+	spin_lock(devs->lock);
+	list_add_tail(&dev->node, &devs->list);
+	spin_unlock(devs->lock);
 	ib_set_client_data(ibdev, &ordo_ib_client, dev);
 	if (dev->usable)
 		pr_info("RDMA device %s: serving\n", dev_name(&ibdev->dev));
@@ -171,28 +172,19 @@ static int ordo_ib_add(struct ib_device *ibdev)
 
 static void ordo_ib_remove(struct ib_device *ibdev, void *client_data)
 {
-	struct ordo_rdma *srv = ordo_ib_srv;
+	struct ordo_rdma_devs *devs = ordo_ib_devs;
 	struct ordo_rdma_dev *dev = client_data;
-	struct ordo_rdma_conn *c;
-	u32 n = 0;
 
-	spin_lock(&srv->lock);
+	spin_lock(devs->lock);
 	dev->dying = true;
-	list_for_each_entry(c, &dev->conns, dev_node) {
-		ordo_conn_close(c);
-		n++;
-	}
-	spin_unlock(&srv->lock);
-	if (n)
-		pr_info("RDMA device %s removed: closing %u connection(s)\n",
-			dev_name(&ibdev->dev), n);
+	spin_unlock(devs->lock);
 	/* Also waits for connections still being set up on it. */
-	wait_event(srv->conns_wait, !READ_ONCE(dev->nr_conns));
-	spin_lock(&srv->lock);
+	devs->ops->remove(dev, devs->ctx);
+	spin_lock(devs->lock);
 	list_del(&dev->node);
-	spin_unlock(&srv->lock);
+	spin_unlock(devs->lock);
 	/* Its last connection took the registrar and the PD along. */
-	WARN_ON(dev->reg || dev->pd_users);
+	WARN_ON(dev->nr_conns || dev->reg || dev->pd_users);
 	mutex_destroy(&dev->reg_mutex);
 	mutex_destroy(&dev->pd_mutex);
 	kfree(dev);
@@ -204,25 +196,32 @@ static struct ib_client ordo_ib_client = {
 	.remove	= ordo_ib_remove,
 };
 
-int ordo_rdma_ib_register(struct ordo_rdma *srv)
+/**
+ * ordo_rdma_ib_register - serve the RDMA devices present and to come
+ * @devs: the server's devices; @lock, @chunk_size and @ops set
+ *
+ * Return: 0 or a negative errno.
+ */
+int ordo_rdma_ib_register(struct ordo_rdma_devs *devs)
 {
 	int ret;
 
-	ordo_ib_srv = srv;
+	ordo_ib_devs = devs;
 	ret = ib_register_client(&ordo_ib_client);
 	if (ret) {
-		ordo_ib_srv = NULL;
+		ordo_ib_devs = NULL;
 		return ret;
 	}
-	srv->client_registered = true;
+	devs->registered = true;
 	return 0;
 }
 
-void ordo_rdma_ib_unregister(struct ordo_rdma *srv)
+/* Let go of every device; each is removed as if it went away. */
+void ordo_rdma_ib_unregister(struct ordo_rdma_devs *devs)
 {
-	if (!srv->client_registered)
+	if (!devs->registered)
 		return;
 	ib_unregister_client(&ordo_ib_client);
-	srv->client_registered = false;
-	ordo_ib_srv = NULL;
+	devs->registered = false;
+	ordo_ib_devs = NULL;
 }

@@ -28,19 +28,36 @@
 #include <rdma/ib_cm.h>
 
 #include "ordo.h"
-#include "rdma.h"
+#include "listener.h"
 #include "wire.h"
 
 #define ORDO_LISTEN_RETRY	(5 * HZ)
 #define ORDO_LISTEN_BACKLOG	128
 #define ORDO_LISTEN_ADDR_MAX	64
 
+unsigned int ordo_rdma_max_connections = 64;
+module_param_named(max_connections, ordo_rdma_max_connections, uint, 0644);
+MODULE_PARM_DESC(max_connections,
+		 "Most RDMA clients connected at once; further ones are rejected (default 64)");
+
+unsigned int ordo_rdma_max_per_peer = 32;
+module_param_named(max_connections_per_peer, ordo_rdma_max_per_peer, uint, 0644);
+MODULE_PARM_DESC(max_connections_per_peer,
+		 "Most RDMA clients connected at once from one IP address; 0: no limit (default 32)");
+
+unsigned int ordo_rdma_queue_depth = 16;
+module_param_named(queue_depth, ordo_rdma_queue_depth, uint, 0444);
+MODULE_PARM_DESC(queue_depth,
+		 "Most requests a client may have outstanding: 1..256 (default 16)");
+
 static char ordo_listen_addr[ORDO_LISTEN_ADDR_MAX];
 static unsigned short ordo_listen_port = ORDO_WIRE_PORT;
 
-/* The running server, for parameter changes; NULL when stopped. */
+/* The running listener, for parameter changes; NULL when stopped. */
 static DEFINE_MUTEX(ordo_listen_mutex);
-static struct ordo_rdma *ordo_listen_srv;
+static struct ordo_listener *ordo_listen_l;
+
+static void ordo_listen_params_changed(void);
 
 /* Parse @addr ("" for every address) and @port into @ss. */
 static int ordo_listen_parse(const char *addr, u16 port,
@@ -123,16 +140,15 @@ MODULE_PARM_DESC(listen_port,
 		 "rdma_cm port of the RDMA server (default 7471); writing it moves the listener");
 
 /* Called by the parameter setters with the parameter lock held. */
-void ordo_listen_params_changed(void)
+static void ordo_listen_params_changed(void)
 {
 	mutex_lock(&ordo_listen_mutex);
-	if (ordo_listen_srv)
-		mod_delayed_work(ordo_listen_srv->wq,
-				 &ordo_listen_srv->listen_work, 0);
+	if (ordo_listen_l)
+		mod_delayed_work(ordo_listen_l->wq, &ordo_listen_l->work, 0);
 	mutex_unlock(&ordo_listen_mutex);
 }
 
-static int ordo_rdma_reject(struct ordo_rdma *srv, struct rdma_cm_id *id,
+static int ordo_rdma_reject(struct ordo_listener *l, struct rdma_cm_id *id,
 			    u16 reason, u32 limit)
 {
 	struct ordo_wire_conn_rej rej = {
@@ -142,7 +158,7 @@ static int ordo_rdma_reject(struct ordo_rdma *srv, struct rdma_cm_id *id,
 		.limit = cpu_to_le32(limit),
 	};
 
-	atomic64_inc(&srv->rejected[reason]);
+	atomic64_inc(&l->rejected[reason]);
 	pr_info_ratelimited("rejected RDMA client %pISpc: %s\n",
 			    &id->route.addr.dst_addr, ordo_wire_rej_str(reason));
 	rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
@@ -174,7 +190,7 @@ static u16 ordo_rdma_check_req(const struct sockaddr *peer, const void *pdata,
  * Admit one more connection from @peer on @ibdev, at most @per_peer from
  * one address (0: no limit): 0 or a reject reason.
  */
-static u16 ordo_rdma_admit(struct ordo_rdma *srv, struct ib_device *ibdev,
+static u16 ordo_rdma_admit(struct ordo_listener *l, struct ib_device *ibdev,
 			   const struct in6_addr *peer, u32 per_peer,
 			   struct ordo_rdma_dev **devp, u32 *limit)
 {
@@ -184,40 +200,40 @@ static u16 ordo_rdma_admit(struct ordo_rdma *srv, struct ib_device *ibdev,
 
 	if (!fresh)
 		return ORDO_WIRE_REJ_RESOURCES;
-	spin_lock(&srv->lock);
-	dev = ordo_rdma_dev_find(srv, ibdev);
+	spin_lock(l->lock);
+	dev = ordo_rdma_dev_find(l->devs, ibdev);
 	*limit = READ_ONCE(ordo_rdma_max_connections);
-	if (srv->stopping || !dev || dev->dying) {
+	if (l->conns->stopping || !dev || dev->dying) {
 		reason = ORDO_WIRE_REJ_SHUTDOWN;
 	} else if (!dev->usable) {
 		reason = ORDO_WIRE_REJ_DEVICE;
-	} else if (srv->nr_conns >= *limit) {
+	} else if (l->conns->nr >= *limit) {
 		reason = ORDO_WIRE_REJ_BUSY;
-	} else if (!ordo_rdma_peer_get(srv, peer, per_peer, &fresh)) {
+	} else if (!ordo_rdma_peer_get(l, peer, per_peer, &fresh)) {
 		reason = ORDO_WIRE_REJ_PEER_BUSY;
 		*limit = per_peer;
 	} else {
-		srv->nr_conns++;
+		l->conns->nr++;
 		dev->nr_conns++;
 		*devp = dev;
 	}
-	spin_unlock(&srv->lock);
+	spin_unlock(l->lock);
 	kfree(fresh);
 	return reason;
 }
 
-static void ordo_rdma_unadmit(struct ordo_rdma *srv, struct ordo_rdma_dev *dev,
+static void ordo_rdma_unadmit(struct ordo_listener *l, struct ordo_rdma_dev *dev,
 			      const struct in6_addr *peer)
 {
-	spin_lock(&srv->lock);
-	ordo_rdma_peer_put(srv, peer);
-	srv->nr_conns--;
+	spin_lock(l->lock);
+	ordo_rdma_peer_put(l, peer);
+	l->conns->nr--;
 	dev->nr_conns--;
-	spin_unlock(&srv->lock);
-	wake_up_all(&srv->conns_wait);
+	spin_unlock(l->lock);
+	wake_up_all(&l->conns->wait);
 }
 
-static int ordo_rdma_connect(struct ordo_rdma *srv, struct rdma_cm_id *id,
+static int ordo_rdma_connect(struct ordo_listener *l, struct rdma_cm_id *id,
 			     struct rdma_cm_event *ev)
 {
 	struct sockaddr *sa = (struct sockaddr *)&id->route.addr.dst_addr;
@@ -233,62 +249,62 @@ static int ordo_rdma_connect(struct ordo_rdma *srv, struct rdma_cm_id *id,
 	reason = ordo_rdma_check_req(sa, ev->param.conn.private_data,
 				     ev->param.conn.private_data_len, &qd);
 	if (reason)
-		return ordo_rdma_reject(srv, id, reason, 0);
-	reason = ordo_rdma_admit(srv, id->device, &peer, per_peer, &dev,
+		return ordo_rdma_reject(l, id, reason, 0);
+	reason = ordo_rdma_admit(l, id->device, &peer, per_peer, &dev,
 				 &limit);
 	if (reason)
-		return ordo_rdma_reject(srv, id, reason,
+		return ordo_rdma_reject(l, id, reason,
 					reason == ORDO_WIRE_REJ_BUSY ||
 					reason == ORDO_WIRE_REJ_PEER_BUSY ?
 					limit : 0);
-	c = ordo_conn_create(srv, dev, id, qd);
+	c = ordo_conn_create(l->conns, dev, id, qd);
 	if (IS_ERR(c)) {
-		ordo_rdma_unadmit(srv, dev, &peer);
-		return ordo_rdma_reject(srv, id, ORDO_WIRE_REJ_RESOURCES, 0);
+		ordo_rdma_unadmit(l, dev, &peer);
+		return ordo_rdma_reject(l, id, ORDO_WIRE_REJ_RESOURCES, 0);
 	}
 	c->peer_ip = peer;
-	if (ordo_conn_accept(c, ev)) {
+	if (ordo_conn_accept(c, ev, ordo_rdma_token_required())) {
 		/* The client gave up or the device failed: nothing to tell. */
 		ordo_conn_destroy_unlisted(c);
-		ordo_rdma_unadmit(srv, dev, &peer);
+		ordo_rdma_unadmit(l, dev, &peer);
 		return -ECONNABORTED;
 	}
-	atomic64_inc(&srv->conns_total);
+	atomic64_inc(&l->conns_total);
 	ordo_conn_publish(c);
 	return 0;
 }
 
 static int ordo_listen_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
-	struct ordo_rdma *srv = id->context;
+	struct ordo_listener *l = id->context;
 	bool own;
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
 		/* @id is the new connection's id; it inherited our context. */
-		return ordo_rdma_connect(srv, id, ev);
+		return ordo_rdma_connect(l, id, ev);
 	case RDMA_CM_EVENT_ADDR_CHANGE:
-		spin_lock(&srv->lock);
-		if (srv->listen_id == id && !srv->stopping)
-			mod_delayed_work(srv->wq, &srv->listen_work, 0);
-		spin_unlock(&srv->lock);
+		spin_lock(l->lock);
+		if (l->id == id && !l->conns->stopping)
+			mod_delayed_work(l->wq, &l->work, 0);
+		spin_unlock(l->lock);
 		return 0;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		/*
 		 * A listener bound to one device's address.  Whoever takes it
-		 * off srv->listen_id destroys it: we by returning non-zero,
+		 * off l->id destroys it: we by returning non-zero,
 		 * or listen_work and ordo_listen_stop() by rdma_destroy_id().
 		 */
-		spin_lock(&srv->lock);
-		own = srv->listen_id == id;
+		spin_lock(l->lock);
+		own = l->id == id;
 		if (own) {
-			srv->listen_id = NULL;
-			srv->listen_err = -ENODEV;
-			if (!srv->stopping)
-				mod_delayed_work(srv->wq, &srv->listen_work,
+			l->id = NULL;
+			l->err = -ENODEV;
+			if (!l->conns->stopping)
+				mod_delayed_work(l->wq, &l->work,
 						 ORDO_LISTEN_RETRY);
 		}
-		spin_unlock(&srv->lock);
+		spin_unlock(l->lock);
 		if (own)
 			pr_info("listener lost its RDMA device; retrying\n");
 		return own;
@@ -298,14 +314,14 @@ static int ordo_listen_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 }
 
 /* Create, bind and listen; 0 or a negative errno. */
-static int ordo_listen_create(struct ordo_rdma *srv,
+static int ordo_listen_create(struct ordo_listener *l,
 			      struct sockaddr_storage *ss,
 			      struct rdma_cm_id **idp)
 {
 	struct rdma_cm_id *id;
 	int ret;
 
-	id = rdma_create_id(&init_net, ordo_listen_handler, srv, RDMA_PS_TCP,
+	id = rdma_create_id(&init_net, ordo_listen_handler, l, RDMA_PS_TCP,
 			    IB_QPT_RC);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
@@ -330,12 +346,12 @@ err:
 
 /**
  * ordo_listen_work - (re)create the listener from the current parameters
- * @work: ordo_rdma.listen_work
+ * @work: ordo_listener.work
  */
-void ordo_listen_work(struct work_struct *work)
+static void ordo_listen_work(struct work_struct *work)
 {
-	struct ordo_rdma *srv = container_of(to_delayed_work(work),
-					     struct ordo_rdma, listen_work);
+	struct ordo_listener *l = container_of(to_delayed_work(work),
+					       struct ordo_listener, work);
 	struct rdma_cm_id *old, *id = NULL;
 	struct sockaddr_storage ss;
 	char addr[ORDO_LISTEN_ADDR_MAX];
@@ -343,11 +359,11 @@ void ordo_listen_work(struct work_struct *work)
 	u16 port;
 	int ret;
 
-	spin_lock(&srv->lock);
-	old = srv->listen_id;
-	srv->listen_id = NULL;
-	stopping = srv->stopping;
-	spin_unlock(&srv->lock);
+	spin_lock(l->lock);
+	old = l->id;
+	l->id = NULL;
+	stopping = l->conns->stopping;
+	spin_unlock(l->lock);
 	/* Close the old listener first: the new one may want its port. */
 	if (old)
 		rdma_destroy_id(old);
@@ -361,7 +377,7 @@ void ordo_listen_work(struct work_struct *work)
 
 	ret = ordo_listen_parse(addr, port, &ss);
 	if (!ret)
-		ret = ordo_listen_create(srv, &ss, &id);
+		ret = ordo_listen_create(l, &ss, &id);
 	if (ret == -EAFNOSUPPORT && !*addr) {
 		/* No IPv6 in this kernel: the IPv4 wildcard still works. */
 		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
@@ -369,19 +385,19 @@ void ordo_listen_work(struct work_struct *work)
 		memset(&ss, 0, sizeof(ss));
 		sin->sin_family = AF_INET;
 		sin->sin_port = htons(port);
-		ret = ordo_listen_create(srv, &ss, &id);
+		ret = ordo_listen_create(l, &ss, &id);
 	}
 
-	spin_lock(&srv->lock);
-	srv->listen_err = ret;
-	if (!ret && !srv->stopping) {
-		srv->listen_id = id;
-		srv->listen_addr = ss;
+	spin_lock(l->lock);
+	l->err = ret;
+	if (!ret && !l->conns->stopping) {
+		l->id = id;
+		l->addr = ss;
 		id = NULL;
-	} else if (ret && !srv->stopping) {
-		mod_delayed_work(srv->wq, &srv->listen_work, ORDO_LISTEN_RETRY);
+	} else if (ret && !l->conns->stopping) {
+		mod_delayed_work(l->wq, &l->work, ORDO_LISTEN_RETRY);
 	}
-	spin_unlock(&srv->lock);
+	spin_unlock(l->lock);
 	if (id)
 		rdma_destroy_id(id);
 	if (ret)
@@ -392,41 +408,61 @@ void ordo_listen_work(struct work_struct *work)
 		pr_info("RDMA server listening on %pISpc\n", &ss);
 }
 
+/* A connection admitted here is released: it no longer counts. */
+static void ordo_listen_released(struct ordo_rdma_conn *c, void *ctx)
+{
+	ordo_rdma_peer_put(ctx, &c->peer_ip);
+}
+
+const struct ordo_conn_ops ordo_listen_conn_ops = {
+	.released = ordo_listen_released,
+};
+
+/**
+ * ordo_listen_init - set up a listener that does not listen yet
+ * @l: the listener; @lock, @devs and @conns set
+ */
+void ordo_listen_init(struct ordo_listener *l)
+{
+	INIT_LIST_HEAD(&l->peers);
+	INIT_DELAYED_WORK(&l->work, ordo_listen_work);
+}
+
 /**
  * ordo_listen_start - listen now, or keep trying in the background
- * @srv: the server
+ * @l: the listener; @wq set
  *
  * Return: 0; a listen address that cannot be bound yet is retried.
  */
-int ordo_listen_start(struct ordo_rdma *srv)
+int ordo_listen_start(struct ordo_listener *l)
 {
 	mutex_lock(&ordo_listen_mutex);
-	ordo_listen_srv = srv;
+	ordo_listen_l = l;
 	mutex_unlock(&ordo_listen_mutex);
-	mod_delayed_work(srv->wq, &srv->listen_work, 0);
-	flush_delayed_work(&srv->listen_work);
+	mod_delayed_work(l->wq, &l->work, 0);
+	flush_delayed_work(&l->work);
 	return 0;
 }
 
 /**
  * ordo_listen_stop - destroy the listener for good
- * @srv: the server, already marked stopping
+ * @l: the listener, its connections already marked stopping
  *
  * Returns once no connect request handler runs any more.
  */
-void ordo_listen_stop(struct ordo_rdma *srv)
+void ordo_listen_stop(struct ordo_listener *l)
 {
 	struct rdma_cm_id *id;
 
 	mutex_lock(&ordo_listen_mutex);
-	ordo_listen_srv = NULL;
+	ordo_listen_l = NULL;
 	mutex_unlock(&ordo_listen_mutex);
 	/* Handlers and the work re-arm it only while not stopping. */
-	cancel_delayed_work_sync(&srv->listen_work);
-	spin_lock(&srv->lock);
-	id = srv->listen_id;
-	srv->listen_id = NULL;
-	spin_unlock(&srv->lock);
+	cancel_delayed_work_sync(&l->work);
+	spin_lock(l->lock);
+	id = l->id;
+	l->id = NULL;
+	spin_unlock(l->lock);
 	if (id)
 		rdma_destroy_id(id);
 }

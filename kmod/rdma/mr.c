@@ -45,12 +45,14 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/dma-mapping.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
 #include "ordo.h"
-#include "rdma.h"
+#include "mr.h"
 #include "trainer.h"
 #include "wire.h"
 #include "wire_table.h"
@@ -61,6 +63,11 @@
 
 /* Counters of every registrar, for sysfs. */
 struct ordo_reg_stats ordo_reg_stats;
+
+unsigned int ordo_rdma_lease_ms = 5000;
+module_param_named(region_lease_ms, ordo_rdma_lease_ms, uint, 0444);
+MODULE_PARM_DESC(region_lease_ms,
+		 "How long clients may use a copy of the region table; a replaced MR is kept twice as long: 100..600000 ms (default 5000)");
 
 /**
  * struct ordo_reg_ext - one MR over chunks [@first, @first + @nr) of a kind
@@ -788,8 +795,7 @@ static void ordo_reg_destroy(struct ordo_reg *reg)
 }
 
 static struct ordo_reg *ordo_reg_create(struct ordo_rdma_dev *dev,
-					struct ordo_dev *od, u64 server_id,
-					u32 lease_ms)
+					struct ordo_dev *od, u64 server_id)
 {
 	struct ordo_reg *reg = kzalloc(sizeof(*reg), GFP_KERNEL);
 	int ret;
@@ -801,7 +807,7 @@ static struct ordo_reg *ordo_reg_create(struct ordo_rdma_dev *dev,
 	reg->ibdev = dev->ibdev;
 	reg->od = od;
 	reg->server_id = server_id;
-	reg->lease_ms = lease_ms;
+	reg->lease_ms = ordo_rdma_lease_ms;
 	mutex_init(&reg->mutex);
 	spin_lock_init(&reg->lock);
 	INIT_LIST_HEAD(&reg->ports);
@@ -834,12 +840,11 @@ err:
  * @dev: the device
  * @od: the store
  * @server_id: the server's id
- * @lease_ms: lease of the table's keys
  *
  * Return: a reference, or an ERR_PTR.
  */
 struct ordo_reg *ordo_reg_get(struct ordo_rdma_dev *dev, struct ordo_dev *od,
-			      u64 server_id, u32 lease_ms)
+			      u64 server_id)
 {
 	struct ordo_reg *reg;
 
@@ -848,7 +853,7 @@ struct ordo_reg *ordo_reg_get(struct ordo_rdma_dev *dev, struct ordo_dev *od,
 	if (reg) {
 		kref_get(&reg->ref);
 	} else {
-		reg = ordo_reg_create(dev, od, server_id, lease_ms);
+		reg = ordo_reg_create(dev, od, server_id);
 		if (!IS_ERR(reg)) {
 			dev->reg = reg;
 			/* Polls from now on; registers once a port comes. */

@@ -10,7 +10,7 @@
 #include <linux/slab.h>
 #include <net/ipv6.h>
 
-#include "rdma.h"
+#include "listener.h"
 
 struct ordo_rdma_peer {
 	struct list_head node;
@@ -40,12 +40,12 @@ bool ordo_rdma_peer_addr(const struct sockaddr *sa, struct in6_addr *a)
 	return false;
 }
 
-static struct ordo_rdma_peer *ordo_rdma_peer_find(struct ordo_rdma *srv,
+static struct ordo_rdma_peer *ordo_rdma_peer_find(struct ordo_listener *l,
 						  const struct in6_addr *a)
 {
 	struct ordo_rdma_peer *p;
 
-	list_for_each_entry(p, &srv->peers, node)
+	list_for_each_entry(p, &l->peers, node)
 		if (ipv6_addr_equal(&p->addr, a))
 			return p;
 	return NULL;
@@ -53,17 +53,17 @@ static struct ordo_rdma_peer *ordo_rdma_peer_find(struct ordo_rdma *srv,
 
 /**
  * ordo_rdma_peer_get - count one more connection from @a, within @limit
- * @srv: the server, its lock held
+ * @l: the listener, the server's lock held
  * @a: the peer's address
  * @limit: most connections from one address; 0: no limit
  * @fresh: a zeroed entry to use if @a has none; set to NULL if used
  *
  * Return: true if counted, false if @a has @limit connections already.
  */
-bool ordo_rdma_peer_get(struct ordo_rdma *srv, const struct in6_addr *a,
+bool ordo_rdma_peer_get(struct ordo_listener *l, const struct in6_addr *a,
 			u32 limit, struct ordo_rdma_peer **fresh)
 {
-	struct ordo_rdma_peer *p = ordo_rdma_peer_find(srv, a);
+	struct ordo_rdma_peer *p = ordo_rdma_peer_find(l, a);
 
 	if (p && limit && p->n >= limit)
 		return false;
@@ -71,7 +71,7 @@ bool ordo_rdma_peer_get(struct ordo_rdma *srv, const struct in6_addr *a,
 		p = *fresh;
 		*fresh = NULL;
 		p->addr = *a;
-		list_add(&p->node, &srv->peers);
+		list_add(&p->node, &l->peers);
 	}
 	p->n++;
 	return true;
@@ -79,12 +79,12 @@ bool ordo_rdma_peer_get(struct ordo_rdma *srv, const struct in6_addr *a,
 
 /**
  * ordo_rdma_peer_put - a connection from @a is gone
- * @srv: the server, its lock held
+ * @l: the listener, the server's lock held
  * @a: the peer's address, as counted by ordo_rdma_peer_get()
  */
-void ordo_rdma_peer_put(struct ordo_rdma *srv, const struct in6_addr *a)
+void ordo_rdma_peer_put(struct ordo_listener *l, const struct in6_addr *a)
 {
-	struct ordo_rdma_peer *p = ordo_rdma_peer_find(srv, a);
+	struct ordo_rdma_peer *p = ordo_rdma_peer_find(l, a);
 
 	if (WARN_ON_ONCE(!p))
 		return;

@@ -16,7 +16,7 @@
 
 #include "ordo.h"
 #include "ops.h"
-#include "rdma.h"
+#include "conn.h"
 #include "store.h"
 #include "trainer.h"
 #include "tree_hint.h"
@@ -114,7 +114,7 @@ static int ordo_rpc_info(struct ordo_rpc *r, u32 blen)
 		return -EINVAL;
 	ordo_tree_get_stats(&r->od->tree, &st);
 	memset(info, 0, sizeof(*info));
-	info->server_id = cpu_to_le64(r->c->srv->server_id);
+	info->server_id = cpu_to_le64(r->c->set->server_id);
 	info->keys = cpu_to_le64(st.keys);
 	info->pool_bytes_used = cpu_to_le64(st.pool_bytes_used);
 	info->pool_bytes_total = cpu_to_le64(st.pool_bytes_total);
@@ -444,11 +444,11 @@ int ordo_rpc_handle(struct ordo_rdma_conn *c, const void *req, u32 len,
 {
 	const struct ordo_wire_hdr *h = req;
 	struct ordo_wire_hdr *rh = out;
-	struct ordo_rdma *srv = c->srv;
+	struct ordo_conn_set *set = c->set;
 	struct ordo_rpc r = {
 		.c = c,
-		.od = srv->od,
-		.value_size = srv->od->tree.geo.value_size,
+		.od = set->od,
+		.value_size = set->od->tree.geo.value_size,
 		.out = (u8 *)(rh + 1),
 		.room = c->msg_size - sizeof(*rh),
 	};
@@ -465,12 +465,12 @@ int ordo_rpc_handle(struct ordo_rdma_conn *c, const void *req, u32 len,
 
 	WRITE_ONCE(c->bytes_in, c->bytes_in + len);
 	if (len < sizeof(*h)) {
-		ordo_rdma_count_bytes(srv, len, 0);
-		ordo_rdma_count_error(srv);
+		ordo_rdma_count_bytes(set, len, 0);
+		ordo_rdma_count_error(set);
 		return -EPROTO;
 	}
 	blen = len - sizeof(*h);
-	ordo_rdma_count_rpc(srv, h->op);
+	ordo_rdma_count_rpc(set, h->op);
 	WRITE_ONCE(c->rpcs, c->rpcs + 1);
 
 	ret = ordo_wire_hdr_check(h, len);
@@ -511,10 +511,10 @@ reply:
 	if (ret) {
 		r.len = 0;
 		r.flags = 0;
-		ordo_rdma_count_error(srv);
+		ordo_rdma_count_error(set);
 		WRITE_ONCE(c->errors, c->errors + 1);
 		/* As the ioctls count them: every failed request. */
-		ordo_stat_inc(srv->od, ORDO_STAT_ERRORS);
+		ordo_stat_inc(set->od, ORDO_STAT_ERRORS);
 	}
 	rh->id = h->id;
 	rh->length = cpu_to_le32(sizeof(*rh) + r.len);
@@ -523,7 +523,7 @@ reply:
 	rh->flags = cpu_to_le16(r.flags);
 	rh->status = cpu_to_le32(ordo_wire_status(ret));
 	rh->pool_chunks = cpu_to_le32(ordo_reg_pool_chunks(c->reg));
-	ordo_rdma_count_bytes(srv, len, sizeof(*rh) + r.len);
+	ordo_rdma_count_bytes(set, len, sizeof(*rh) + r.len);
 	WRITE_ONCE(c->bytes_out, c->bytes_out + sizeof(*rh) + r.len);
 	return sizeof(*rh) + r.len;
 }

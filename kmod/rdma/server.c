@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * RDMA server: start and stop, the access token and the limits.
+ * RDMA server: start and stop, and its counters.
  *
  * Teardown order mirrors RTRS and nvmet-rdma: stop admitting, destroy the
  * listener (which waits for connect handlers in progress), close every
@@ -9,127 +9,12 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <crypto/algapi.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/slab.h>
-#include <linux/string.h>
 
 #include "ordo.h"
-#include "rdma.h"
-
-unsigned int ordo_rdma_max_connections = 64;
-module_param_named(max_connections, ordo_rdma_max_connections, uint, 0644);
-MODULE_PARM_DESC(max_connections,
-		 "Most RDMA clients connected at once; further ones are rejected (default 64)");
-
-unsigned int ordo_rdma_max_per_peer = 32;
-module_param_named(max_connections_per_peer, ordo_rdma_max_per_peer, uint, 0644);
-MODULE_PARM_DESC(max_connections_per_peer,
-		 "Most RDMA clients connected at once from one IP address; 0: no limit (default 32)");
-
-unsigned int ordo_rdma_queue_depth = 16;
-module_param_named(queue_depth, ordo_rdma_queue_depth, uint, 0444);
-MODULE_PARM_DESC(queue_depth,
-		 "Most requests a client may have outstanding: 1..256 (default 16)");
-
-unsigned int ordo_rdma_msg_size = 8192;
-module_param_named(msg_size, ordo_rdma_msg_size, uint, 0444);
-MODULE_PARM_DESC(msg_size,
-		 "Bytes of the largest RPC request or reply: a power of two, 4096..65536 (default 8192)");
-
-unsigned int ordo_rdma_lease_ms = 5000;
-module_param_named(region_lease_ms, ordo_rdma_lease_ms, uint, 0444);
-MODULE_PARM_DESC(region_lease_ms,
-		 "How long clients may use a copy of the region table; a replaced MR is kept twice as long: 100..600000 ms (default 5000)");
-
-/*
- * The access token.  Write-only: the parameter has no get method, so its
- * sysfs file (mode 0200) cannot be read back, not even by root.
- */
-static DEFINE_SPINLOCK(ordo_token_lock);
-static u8 ordo_token[ORDO_WIRE_TOKEN_MAX];
-static u32 ordo_token_len;
-/* Set once the server runs: from then on, token changes are logged. */
-static bool ordo_token_live;
-
-static int ordo_token_set(const char *val, const struct kernel_param *kp)
-{
-	size_t len = strlen(val);
-	bool live, changed;
-
-	/* "echo secret > token" appends a newline that is not part of it. */
-	if (len && val[len - 1] == '\n')
-		len--;
-	if (len > ORDO_WIRE_TOKEN_MAX || (len && len < ORDO_TOKEN_MIN)) {
-		pr_warn("token: %d to %d bytes, or empty for none\n",
-			ORDO_TOKEN_MIN, ORDO_WIRE_TOKEN_MAX);
-		return -EINVAL;
-	}
-	spin_lock(&ordo_token_lock);
-	changed = len != ordo_token_len || memcmp(ordo_token, val, len);
-	memzero_explicit(ordo_token, sizeof(ordo_token));
-	memcpy(ordo_token, val, len);
-	ordo_token_len = len;
-	live = ordo_token_live;
-	spin_unlock(&ordo_token_lock);
-	/* Failures against the old token say nothing about the new one. */
-	if (changed)
-		ordo_throttle_reset();
-	if (!live || !changed)
-		return 0;
-	if (len)
-		pr_info("access token changed (%zu bytes); connected clients keep their connections\n",
-			len);
-	else
-		pr_notice("access token cleared: clients connect without a token\n");
-	return 0;
-}
-
-static const struct kernel_param_ops ordo_token_ops = {
-	.set = ordo_token_set,
-};
-module_param_cb(token, &ordo_token_ops, NULL, 0200);
-MODULE_PARM_DESC(token,
-		 "Access token RDMA clients must present (16 to 40 bytes; empty: none required). Write-only");
-
-bool ordo_rdma_token_required(void)
-{
-	bool req;
-
-	spin_lock(&ordo_token_lock);
-	req = ordo_token_len != 0;
-	spin_unlock(&ordo_token_lock);
-	return req;
-}
-
-/**
- * ordo_rdma_token_ok - check a connect request's token in constant time
- * @req: the request, magic and version already checked
- *
- * Both tokens are compared as zero-padded %ORDO_WIRE_TOKEN_MAX-byte
- * fields, so the time taken tells nothing about where they differ or how
- * long the expected token is.
- *
- * Return: true if no token is required or the token matches.
- */
-bool ordo_rdma_token_ok(const struct ordo_wire_conn_req *req)
-{
-	u8 want[ORDO_WIRE_TOKEN_MAX];
-	u32 want_len;
-	bool ok, same;
-
-	spin_lock(&ordo_token_lock);
-	memcpy(want, ordo_token, sizeof(want));
-	want_len = ordo_token_len;
-	spin_unlock(&ordo_token_lock);
-	/* Both parts always evaluated: no early exit on the bytes. */
-	same = !crypto_memneq(want, req->token, sizeof(want));
-	ok = !want_len || (same && le16_to_cpu(req->token_len) == want_len);
-	memzero_explicit(want, sizeof(want));
-	return ok;
-}
+#include "server.h"
 
 u64 ordo_rdma_stat_sum(struct ordo_rdma *srv, size_t offset)
 {
@@ -137,7 +22,8 @@ u64 ordo_rdma_stat_sum(struct ordo_rdma *srv, size_t offset)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += *(u64 *)((u8 *)per_cpu_ptr(srv->stats, cpu) + offset);
+		sum += *(u64 *)((u8 *)per_cpu_ptr(srv->conns.stats, cpu) +
+				offset);
 	return sum;
 }
 
@@ -164,24 +50,51 @@ static int ordo_rdma_check_params(void)
 	return 0;
 }
 
-/* Close every connection and wait until all are released. */
-static void ordo_rdma_close_all(struct ordo_rdma *srv)
+/* A device goes away: close what lives on it (device.h's callback). */
+static void ordo_rdma_dev_remove(struct ordo_rdma_dev *dev, void *ctx)
 {
-	struct ordo_rdma_conn *c;
+	struct ordo_rdma *srv = ctx;
 
-	spin_lock(&srv->lock);
-	list_for_each_entry(c, &srv->conns, srv_node)
-		ordo_conn_close(c);
-	spin_unlock(&srv->lock);
-	wait_event(srv->conns_wait, !READ_ONCE(srv->nr_conns));
+	ordo_conns_close(&srv->conns, dev);
 }
+
+static const struct ordo_rdma_devs_ops ordo_rdma_devs_ops = {
+	.remove = ordo_rdma_dev_remove,
+};
 
 static void ordo_rdma_free(struct ordo_rdma *srv)
 {
 	if (srv->wq)
 		destroy_workqueue(srv->wq);
-	free_percpu(srv->stats);
+	free_percpu(srv->conns.stats);
 	kfree(srv);
+}
+
+/* Wire the layers together, bottom up; nothing runs yet. */
+static void ordo_rdma_setup(struct ordo_rdma *srv, struct ordo_dev *od)
+{
+	srv->od = od;
+	srv->server_id = get_random_u64();
+	spin_lock_init(&srv->lock);
+
+	srv->devs.lock = &srv->lock;
+	INIT_LIST_HEAD(&srv->devs.list);
+	srv->devs.chunk_size = od->tree.pool.chunk_size;
+	srv->devs.ops = &ordo_rdma_devs_ops;
+	srv->devs.ctx = srv;
+
+	srv->conns.lock = &srv->lock;
+	srv->conns.od = od;
+	srv->conns.server_id = srv->server_id;
+	INIT_LIST_HEAD(&srv->conns.list);
+	init_waitqueue_head(&srv->conns.wait);
+	srv->conns.ops = &ordo_listen_conn_ops;
+	srv->conns.ctx = &srv->listener;
+
+	srv->listener.lock = &srv->lock;
+	srv->listener.devs = &srv->devs;
+	srv->listener.conns = &srv->conns;
+	ordo_listen_init(&srv->listener);
 }
 
 /**
@@ -209,44 +122,38 @@ int ordo_rdma_init(struct ordo_dev *od)
 	srv = kzalloc(sizeof(*srv), GFP_KERNEL);
 	if (!srv)
 		return -ENOMEM;
-	srv->od = od;
-	srv->server_id = get_random_u64();
-	spin_lock_init(&srv->lock);
-	INIT_LIST_HEAD(&srv->devs);
-	INIT_LIST_HEAD(&srv->conns);
-	INIT_LIST_HEAD(&srv->peers);
-	init_waitqueue_head(&srv->conns_wait);
-	INIT_DELAYED_WORK(&srv->listen_work, ordo_listen_work);
-	srv->stats = alloc_percpu(struct ordo_rdma_stats);
+	ordo_rdma_setup(srv, od);
+	srv->conns.stats = alloc_percpu(struct ordo_rdma_stats);
 	srv->wq = alloc_workqueue("ordo_rdma", WQ_UNBOUND, 0);
-	if (!srv->stats || !srv->wq) {
+	if (!srv->conns.stats || !srv->wq) {
 		ret = -ENOMEM;
 		goto err_free;
 	}
+	srv->conns.wq = srv->wq;
+	srv->listener.wq = srv->wq;
 	ret = ordo_rdma_sysfs_init(srv);
 	if (ret)
 		goto err_free;
-	ret = ordo_rdma_ib_register(srv);
+	ret = ordo_rdma_ib_register(&srv->devs);
 	if (ret)
 		goto err_sysfs;
 	od->rdma = srv;
 
-	spin_lock(&ordo_token_lock);
-	ordo_token_live = true;
-	spin_unlock(&ordo_token_lock);
+	ordo_rdma_token_serve(true);
 	if (ordo_rdma_token_required())
 		pr_info("RDMA clients must present the access token\n");
 	else
 		pr_notice("no access token set: any RDMA client that reaches the listener may connect\n");
 
-	ret = ordo_listen_start(srv);
+	ret = ordo_listen_start(&srv->listener);
 	if (ret)
 		goto err_ib;
 	return 0;
 
 err_ib:
 	od->rdma = NULL;
-	ordo_rdma_ib_unregister(srv);
+	ordo_rdma_token_serve(false);
+	ordo_rdma_ib_unregister(&srv->devs);
 err_sysfs:
 	ordo_rdma_sysfs_exit(srv);
 err_free:
@@ -265,21 +172,16 @@ void ordo_rdma_exit(struct ordo_dev *od)
 	if (!srv)
 		return;
 	spin_lock(&srv->lock);
-	srv->stopping = true;
+	srv->conns.stopping = true;
 	spin_unlock(&srv->lock);
-	ordo_listen_stop(srv);
-	ordo_rdma_close_all(srv);
-	ordo_rdma_ib_unregister(srv);
+	ordo_listen_stop(&srv->listener);
+	ordo_conns_close(&srv->conns, NULL);
+	ordo_rdma_ib_unregister(&srv->devs);
 	/* Release work still finishing its last lines holds the queue. */
 	flush_workqueue(srv->wq);
 	ordo_rdma_sysfs_exit(srv);
-	/* The token does not outlive the server in freed module memory. */
-	spin_lock(&ordo_token_lock);
-	ordo_token_live = false;
-	memzero_explicit(ordo_token, sizeof(ordo_token));
-	ordo_token_len = 0;
-	spin_unlock(&ordo_token_lock);
-	WARN_ON(!list_empty(&srv->conns) || !list_empty(&srv->devs));
+	ordo_rdma_token_serve(false);
+	WARN_ON(!list_empty(&srv->conns.list) || !list_empty(&srv->devs.list));
 	od->rdma = NULL;
 	ordo_rdma_free(srv);
 }

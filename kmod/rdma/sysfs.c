@@ -4,7 +4,7 @@
  *
  *	listener		where the server listens, or why it does not
  *	stats/			server counters, one value per file
- *	connections/<id>/	one directory per connected client
+ *	connections/<id>/	one directory per connected client (conn_sysfs.c)
  *
  * Documented in Documentation/ABI/testing/sysfs-class-misc-ordo.
  */
@@ -16,7 +16,7 @@
 #include <linux/sysfs.h>
 
 #include "ordo.h"
-#include "rdma.h"
+#include "server.h"
 
 /* The server whose files these are; set while the files exist. */
 static struct ordo_rdma *ordo_sysfs_srv;
@@ -30,9 +30,9 @@ static ssize_t listener_show(struct kobject *kobj, struct kobj_attribute *a,
 	int err;
 
 	spin_lock(&srv->lock);
-	on = srv->listen_id;
-	ss = srv->listen_addr;
-	err = srv->listen_err;
+	on = srv->listener.id;
+	ss = srv->listener.addr;
+	err = srv->listener.err;
 	spin_unlock(&srv->lock);
 	if (on)
 		return sysfs_emit(buf, "%pISpc\n", &ss);
@@ -73,26 +73,27 @@ static struct kobj_attribute ordo_attr_##_name = __ATTR_RO(_name)
 	ORDO_RDMA_ATTR(_name, ordo_rdma_stat_sum(srv,			\
 		offsetof(struct ordo_rdma_stats, field)))
 
-ORDO_RDMA_ATTR(connections, READ_ONCE(srv->nr_conns));
-ORDO_RDMA_ATTR(connections_total, atomic64_read(&srv->conns_total));
+ORDO_RDMA_ATTR(connections, READ_ONCE(srv->conns.nr));
+ORDO_RDMA_ATTR(connections_total,
+	       atomic64_read(&srv->listener.conns_total));
 ORDO_RDMA_ATTR(rejected_malformed,
-	       atomic64_read(&srv->rejected[ORDO_WIRE_REJ_MALFORMED]));
+	       atomic64_read(&srv->listener.rejected[ORDO_WIRE_REJ_MALFORMED]));
 ORDO_RDMA_ATTR(rejected_version,
-	       atomic64_read(&srv->rejected[ORDO_WIRE_REJ_VERSION]));
+	       atomic64_read(&srv->listener.rejected[ORDO_WIRE_REJ_VERSION]));
 ORDO_RDMA_ATTR(rejected_token,
-	       atomic64_read(&srv->rejected[ORDO_WIRE_REJ_TOKEN]));
+	       atomic64_read(&srv->listener.rejected[ORDO_WIRE_REJ_TOKEN]));
 ORDO_RDMA_ATTR(rejected_throttled,
-	       atomic64_read(&srv->rejected[ORDO_WIRE_REJ_THROTTLED]));
+	       atomic64_read(&srv->listener.rejected[ORDO_WIRE_REJ_THROTTLED]));
 ORDO_RDMA_ATTR(rejected_peer_busy,
-	       atomic64_read(&srv->rejected[ORDO_WIRE_REJ_PEER_BUSY]));
+	       atomic64_read(&srv->listener.rejected[ORDO_WIRE_REJ_PEER_BUSY]));
 ORDO_RDMA_ATTR(rejected_busy,
-	       atomic64_read(&srv->rejected[ORDO_WIRE_REJ_BUSY]));
+	       atomic64_read(&srv->listener.rejected[ORDO_WIRE_REJ_BUSY]));
 ORDO_RDMA_ATTR(rejected_resources,
-	       atomic64_read(&srv->rejected[ORDO_WIRE_REJ_RESOURCES]));
+	       atomic64_read(&srv->listener.rejected[ORDO_WIRE_REJ_RESOURCES]));
 ORDO_RDMA_ATTR(rejected_shutdown,
-	       atomic64_read(&srv->rejected[ORDO_WIRE_REJ_SHUTDOWN]));
+	       atomic64_read(&srv->listener.rejected[ORDO_WIRE_REJ_SHUTDOWN]));
 ORDO_RDMA_ATTR(rejected_device,
-	       atomic64_read(&srv->rejected[ORDO_WIRE_REJ_DEVICE]));
+	       atomic64_read(&srv->listener.rejected[ORDO_WIRE_REJ_DEVICE]));
 ORDO_REG_ATTR(registered_bytes, atomic64_read(&ordo_reg_stats.bytes));
 ORDO_REG_ATTR(mrs, atomic_long_read(&ordo_reg_stats.mrs));
 ORDO_REG_ATTR(registrations, atomic64_read(&ordo_reg_stats.registrations));
@@ -158,134 +159,6 @@ static const struct attribute_group ordo_rdma_stats_group = {
 	.attrs = ordo_rdma_stats_attrs,
 };
 
-/* rdma/connections/<id>/ */
-
-#define to_conn(k) container_of(k, struct ordo_rdma_conn, kobj)
-
-static ssize_t peer_show(struct kobject *kobj, struct kobj_attribute *a,
-			 char *buf)
-{
-	return sysfs_emit(buf, "%pISpc\n", &to_conn(kobj)->peer);
-}
-
-static ssize_t device_show(struct kobject *kobj, struct kobj_attribute *a,
-			   char *buf)
-{
-	return sysfs_emit(buf, "%s\n", dev_name(&to_conn(kobj)->dev->ibdev->dev));
-}
-
-static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *a,
-			  char *buf)
-{
-	static const char * const names[] = {
-		[ORDO_CONN_CONNECTING] = "connecting",
-		[ORDO_CONN_LIVE] = "live",
-		[ORDO_CONN_CLOSING] = "closing",
-	};
-
-	return sysfs_emit(buf, "%s\n", names[READ_ONCE(to_conn(kobj)->state)]);
-}
-
-/* A u64 counter of the connection, written by its RPC work alone. */
-struct ordo_conn_u64_attr {
-	struct kobj_attribute attr;
-	size_t offset;
-};
-
-static ssize_t ordo_conn_u64_show(struct kobject *kobj,
-				  struct kobj_attribute *a, char *buf)
-{
-	struct ordo_conn_u64_attr *ca;
-	const u64 *p;
-
-	ca = container_of(a, struct ordo_conn_u64_attr, attr);
-	p = (const u64 *)((const u8 *)to_conn(kobj) + ca->offset);
-	return sysfs_emit(buf, "%llu\n", READ_ONCE(*p));
-}
-
-static struct ordo_conn_u64_attr ordo_conn_attr_rpcs = {
-	.attr = __ATTR(rpcs, 0444, ordo_conn_u64_show, NULL),
-	.offset = offsetof(struct ordo_rdma_conn, rpcs),
-};
-
-static struct ordo_conn_u64_attr ordo_conn_attr_errors = {
-	.attr = __ATTR(errors, 0444, ordo_conn_u64_show, NULL),
-	.offset = offsetof(struct ordo_rdma_conn, errors),
-};
-
-static struct ordo_conn_u64_attr ordo_conn_attr_bytes_in = {
-	.attr = __ATTR(bytes_in, 0444, ordo_conn_u64_show, NULL),
-	.offset = offsetof(struct ordo_rdma_conn, bytes_in),
-};
-
-static struct ordo_conn_u64_attr ordo_conn_attr_bytes_out = {
-	.attr = __ATTR(bytes_out, 0444, ordo_conn_u64_show, NULL),
-	.offset = offsetof(struct ordo_rdma_conn, bytes_out),
-};
-
-static ssize_t queue_depth_show(struct kobject *kobj, struct kobj_attribute *a,
-				char *buf)
-{
-	return sysfs_emit(buf, "%u\n", to_conn(kobj)->qd);
-}
-
-static struct kobj_attribute ordo_conn_attr_peer = __ATTR_RO(peer);
-static struct kobj_attribute ordo_conn_attr_device = __ATTR_RO(device);
-static struct kobj_attribute ordo_conn_attr_state = __ATTR_RO(state);
-static struct kobj_attribute ordo_conn_attr_queue_depth = __ATTR_RO(queue_depth);
-
-static struct attribute *ordo_conn_attrs[] = {
-	&ordo_conn_attr_peer.attr,
-	&ordo_conn_attr_device.attr,
-	&ordo_conn_attr_state.attr,
-	&ordo_conn_attr_queue_depth.attr,
-	&ordo_conn_attr_rpcs.attr.attr,
-	&ordo_conn_attr_errors.attr.attr,
-	&ordo_conn_attr_bytes_in.attr.attr,
-	&ordo_conn_attr_bytes_out.attr.attr,
-	NULL,
-};
-ATTRIBUTE_GROUPS(ordo_conn);
-
-static void ordo_conn_kobj_release(struct kobject *kobj)
-{
-	kfree(to_conn(kobj));
-}
-
-static const struct kobj_type ordo_conn_ktype = {
-	.release = ordo_conn_kobj_release,
-	.sysfs_ops = &kobj_sysfs_ops,
-	.default_groups = ordo_conn_groups,
-};
-
-/* The connection is freed by its kobject's release from now on. */
-void ordo_rdma_conn_kobj_init(struct ordo_rdma_conn *c)
-{
-	kobject_init(&c->kobj, &ordo_conn_ktype);
-}
-
-void ordo_rdma_conn_put(struct ordo_rdma_conn *c)
-{
-	kobject_put(&c->kobj);
-}
-
-/* A connection without its sysfs directory still works: no error. */
-int ordo_rdma_sysfs_conn_add(struct ordo_rdma_conn *c)
-{
-	int ret = kobject_add(&c->kobj, c->srv->conns_kobj, "%u", c->id);
-
-	if (ret)
-		pr_warn_ratelimited("no sysfs directory for connection %u: %d\n",
-				    c->id, ret);
-	return ret;
-}
-
-void ordo_rdma_sysfs_conn_del(struct ordo_rdma_conn *c)
-{
-	if (c->kobj.state_in_sysfs)
-		kobject_del(&c->kobj);
-}
-
 int ordo_rdma_sysfs_init(struct ordo_rdma *srv)
 {
 	struct kobject *parent = &srv->od->misc.this_device->kobj;
@@ -301,8 +174,8 @@ int ordo_rdma_sysfs_init(struct ordo_rdma *srv)
 	ret = sysfs_create_group(srv->kobj, &ordo_rdma_stats_group);
 	if (ret)
 		goto err;
-	srv->conns_kobj = kobject_create_and_add("connections", srv->kobj);
-	if (!srv->conns_kobj) {
+	srv->conns.kobj = kobject_create_and_add("connections", srv->kobj);
+	if (!srv->conns.kobj) {
 		ret = -ENOMEM;
 		goto err;
 	}
@@ -314,8 +187,8 @@ err:
 
 void ordo_rdma_sysfs_exit(struct ordo_rdma *srv)
 {
-	kobject_put(srv->conns_kobj);
-	srv->conns_kobj = NULL;
+	kobject_put(srv->conns.kobj);
+	srv->conns.kobj = NULL;
 	/* Removes the groups along with the directory. */
 	kobject_put(srv->kobj);
 	srv->kobj = NULL;

@@ -14,7 +14,7 @@
 #include <linux/string.h>
 #include <net/ipv6.h>
 
-#include "rdma.h"
+#include "listener.h"
 
 #define ORDO_THROTTLE_PEERS	64
 

@@ -530,7 +530,9 @@ static void link_client(int ready, int fd)
 		if (ret != -ECONNRESET && ret != -ETIMEDOUT &&
 		    ret != -EHOSTUNREACH && ret != -ENODEV &&
 		    ret != -ECONNREFUSED && ret != -EIO &&
-		    ret != -EADDRNOTAVAIL && ret != -ESHUTDOWN) {
+		    ret != -EADDRNOTAVAIL && ret != -ESHUTDOWN &&
+		    /* a CM call on an id the device removal took along */
+		    ret != -ENXIO) {
 			if (!r[3]++)
 				r[4] = ret;
 		}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmod/rdma/, layer 5 of 5 (the top): module glue -- start and stop of the
+ * RDMA server, its counters and its sysfs directory (server.c, sysfs.c).
+ * Uses every layer below; layers and locking: device.h.
+ */
+#ifndef ORDO_RDMA_SERVER_H
+#define ORDO_RDMA_SERVER_H
+
+#include <linux/kobject.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+#include "conn.h"
+#include "device.h"
+#include "listener.h"
+#include "mr.h"
+
+struct ordo_dev;
+
+/**
+ * struct ordo_rdma - the RDMA server
+ * @od: the store it serves
+ * @server_id: random, drawn at start
+ * @wq: runs RPC, release and listener work
+ * @lock: the server's lock, lent to every layer (device.h)
+ * @devs: the RDMA devices
+ * @conns: the connections
+ * @listener: the listener and admission
+ * @kobj: rdma/ in sysfs
+ */
+struct ordo_rdma {
+	struct ordo_dev *od;
+	u64 server_id;
+	struct workqueue_struct *wq;
+	spinlock_t lock;	/* see device.h */
+	struct ordo_rdma_devs devs;
+	struct ordo_conn_set conns;
+	struct ordo_listener listener;
+	struct kobject *kobj;
+};
+
+/* server.c */
+u64 ordo_rdma_stat_sum(struct ordo_rdma *srv, size_t offset);
+
+/* sysfs.c */
+int ordo_rdma_sysfs_init(struct ordo_rdma *srv);
+void ordo_rdma_sysfs_exit(struct ordo_rdma *srv);
+
+#endif /* ORDO_RDMA_SERVER_H */
