@@ -352,9 +352,8 @@ static void ordo_io_work(struct work_struct *work)
 		budget--;
 		ret = ordo_io_exec(c, rx, tx, &b);
 	}
-	if (!ret)
-		ret = ordo_io_flush(c, &b);
-	if (ret) {
+	/* Replies built before a garbled request still go out, in order. */
+	if (ordo_io_flush(c, &b) || ret) {
 		ordo_conn_close(c);
 		return;
 	}
