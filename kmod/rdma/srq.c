@@ -165,7 +165,9 @@ struct ordo_srq *ordo_srq_get(struct ib_device *ibdev, u32 msg_size,
 			     dev_name(&ibdev->dev));
 		goto out;
 	}
+	/* Each connection's CQ must hold a completion per buffer, too. */
 	want = min3(want, (u32)ORDO_SRQ_MAX, (u32)ibdev->attrs.max_srq_wr);
+	want = min_t(u32, want, ibdev->attrs.max_cqe / 2);
 	s = ordo_srq_create(ibdev, want, msg_size, done);
 	if (IS_ERR(s))
 		goto out;
