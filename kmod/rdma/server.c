@@ -168,6 +168,8 @@ static void ordo_rdma_close_all(struct ordo_rdma *srv)
 
 static void ordo_rdma_free(struct ordo_rdma *srv)
 {
+	if (srv->io_wq)
+		destroy_workqueue(srv->io_wq);
 	if (srv->wq)
 		destroy_workqueue(srv->wq);
 	free_percpu(srv->stats);
@@ -209,7 +211,12 @@ int ordo_rdma_init(struct ordo_dev *od)
 	INIT_DELAYED_WORK(&srv->listen_work, ordo_listen_work);
 	srv->stats = alloc_percpu(struct ordo_rdma_stats);
 	srv->wq = alloc_workqueue("ordo_rdma", WQ_UNBOUND, 0);
-	if (!srv->stats || !srv->wq) {
+	/*
+	 * Per CPU and high priority, as ib_comp_wq: I/O work queued by a
+	 * completion handler runs on its CPU, in the pool of the CQ's work.
+	 */
+	srv->io_wq = alloc_workqueue("ordo_rdma_io", WQ_HIGHPRI, 0);
+	if (!srv->stats || !srv->wq || !srv->io_wq) {
 		ret = -ENOMEM;
 		goto err_free;
 	}
@@ -229,12 +236,14 @@ int ordo_rdma_init(struct ordo_dev *od)
 	else
 		pr_notice("no access token set: any RDMA client that reaches the listener may connect\n");
 
+	ordo_keepalive_start(srv);
 	ret = ordo_listen_start(srv);
 	if (ret)
 		goto err_ib;
 	return 0;
 
 err_ib:
+	ordo_keepalive_stop(srv);
 	od->rdma = NULL;
 	ordo_rdma_ib_unregister(srv);
 err_sysfs:
@@ -258,6 +267,7 @@ void ordo_rdma_exit(struct ordo_dev *od)
 	srv->stopping = true;
 	spin_unlock(&srv->lock);
 	ordo_listen_stop(srv);
+	ordo_keepalive_stop(srv);
 	ordo_rdma_close_all(srv);
 	ordo_rdma_ib_unregister(srv);
 	/* Release work still finishing its last lines holds the queue. */

@@ -158,6 +158,8 @@ static inline int rc_available(void)
  * @magic: magic of a forged request (0: the real one)
  * @raw: if set, sent as the private data instead of any request
  * @raw_len: bytes of @raw
+ * @src: local address to connect from (default: the route's)
+ * @no_recv: post no receive buffers: the server's replies find none
  *
  * The connection is bare: nothing is sent until the test sends it.
  */
@@ -170,6 +172,8 @@ struct rc_opts {
 	unsigned int magic;
 	const void *raw;
 	unsigned int raw_len;
+	const char *src;
+	bool no_recv;
 };
 
 /**
@@ -244,6 +248,8 @@ static inline int rc_connect(struct rc_conn *c, const struct rc_opts *o)
 		 o->port ? o->port : ORDO_WIRE_PORT);
 	op.token = o->token ? o->token : "";
 	cfg.bare = true;
+	cfg.src_addr = o->src;
+	cfg.no_recv = o->no_recv;
 	if (o->raw) {
 		cfg.priv = o->raw;
 		cfg.priv_len = o->raw_len;
