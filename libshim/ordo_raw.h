@@ -32,6 +32,10 @@
  *	NULL.
  * @priv_len: bytes of @priv.
  * @bare: connect only: no region table, no superblock read.
+ * @src_addr: numeric local IP address to connect from, or NULL for the
+ *	one the route gives.
+ * @no_recv: post no receive buffers at all: every reply of the server
+ *	finds none (receiver-not-ready) and is retried for ever.
  * @rej: out: the server's reject message when the open was refused
  *	(zero when there was none or it was shorter).
  * @rej_status: out: the CM status of that reject (28: consumer defined).
@@ -40,6 +44,8 @@ struct ordo_raw_cfg {
 	const void *priv;
 	uint32_t priv_len;
 	bool bare;
+	const char *src_addr;
+	bool no_recv;
 	struct ordo_wire_conn_rej rej;
 	int rej_status;
 };

@@ -121,6 +121,8 @@ int rdma_regions_fetch(struct ordo *o, uint16_t kind, struct region_tab *t);
 /* rdma_raw.c: a raw handle's hooks into the transport */
 int rdma_raw_init(struct ordo *o);
 void rdma_raw_conn_data(struct rdma_be *r, const void **priv, uint8_t *len);
+const char *rdma_raw_src(struct rdma_be *r);
+bool rdma_raw_no_recv(struct rdma_be *r);
 void rdma_raw_rejected(struct rdma_be *r, const struct rdma_cm_event *ev);
 int rdma_raw_setup(struct ordo *o);
 bool rdma_raw_wc(struct ordo *o, const struct ibv_wc *wc);

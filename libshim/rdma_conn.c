@@ -327,7 +327,7 @@ static int conn_buffers(struct ordo *o)
 	r->mr = ibv_reg_mr(r->pd, r->mem, r->mem_len, IBV_ACCESS_LOCAL_WRITE);
 	if (!r->mr)
 		return -errno;
-	for (i = 0; i < r->credits; i++)
+	for (i = 0; i < r->credits && !rdma_raw_no_recv(r); i++)
 		if (rconn_post_recv(r, i))
 			return -EIO;
 	return 0;
@@ -349,14 +349,21 @@ int rconn_connect(struct ordo *o)
 	struct ibv_qp_init_attr qa;
 	struct ibv_device_attr da;
 	struct rdma_cm_event *ev;
-	struct addrinfo *ai = NULL;
+	struct addrinfo *ai = NULL, *src = NULL;
+	struct addrinfo numeric = { .ai_flags = AI_NUMERICHOST };
+	const char *src_addr = rdma_raw_src(r);
 	int ret;
 
 	ret = conn_req(o, &req);
 	if (ret)
 		return ret;
-	if (getaddrinfo(r->host, r->port, NULL, &ai))
+	if (src_addr && getaddrinfo(src_addr, NULL, &numeric, &src))
+		return -EADDRNOTAVAIL;
+	if (getaddrinfo(r->host, r->port, NULL, &ai)) {
+		if (src)
+			freeaddrinfo(src);
 		return -EHOSTUNREACH;
+	}
 	r->dead = false;
 	r->ch = rdma_create_event_channel();
 	if (!r->ch || rdma_create_id(r->ch, &r->id, r, RDMA_PS_TCP)) {
@@ -364,7 +371,8 @@ int rconn_connect(struct ordo *o)
 		goto fail;
 	}
 	fcntl(r->ch->fd, F_SETFL, fcntl(r->ch->fd, F_GETFL) | O_NONBLOCK);
-	ret = rdma_resolve_addr(r->id, NULL, ai->ai_addr, ms) ? -errno :
+	ret = rdma_resolve_addr(r->id, src ? src->ai_addr : NULL, ai->ai_addr,
+				ms) ? -errno :
 	      cm_expect(r, RDMA_CM_EVENT_ADDR_RESOLVED, ms);
 	if (!ret)
 		ret = rdma_resolve_route(r->id, ms) ? -errno :
@@ -441,9 +449,13 @@ int rconn_connect(struct ordo *o)
 	if (ret)
 		goto fail;
 	freeaddrinfo(ai);
+	if (src)
+		freeaddrinfo(src);
 	return 0;
 fail:
 	freeaddrinfo(ai);
+	if (src)
+		freeaddrinfo(src);
 	rconn_close(r);
 	return ret;
 }

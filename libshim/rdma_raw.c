@@ -76,6 +76,18 @@ void rdma_raw_conn_data(struct rdma_be *r, const void **priv, uint8_t *len)
 	*len = cfg->priv_len > 255 ? 255 : (uint8_t)cfg->priv_len;
 }
 
+/* The local address to connect from, if the caller chose one. */
+const char *rdma_raw_src(struct rdma_be *r)
+{
+	return r->raw && r->raw->cfg ? r->raw->cfg->src_addr : NULL;
+}
+
+/* Should the connection post no receive buffers? */
+bool rdma_raw_no_recv(struct rdma_be *r)
+{
+	return r->raw && r->raw->cfg && r->raw->cfg->no_recv;
+}
+
 /* Keep the server's reject for the caller to inspect. */
 void rdma_raw_rejected(struct rdma_be *r, const struct rdma_cm_event *ev)
 {

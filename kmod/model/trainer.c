@@ -175,6 +175,7 @@ static int ordo_full_train(struct ordo_trainer *tr, u32 target_subs)
 	struct ordo_region rg;
 	u32 key_cap = min_t(u64, U32_MAX, READ_ONCE(tr->info.keys) + 1024);
 	u64 start = ktime_get_ns(), epoch = old ? old->epoch + 1 : 1;
+	u32 old_nsub = old ? old->nsub : 0;
 	int ret;
 
 	p.target_subs = target_subs;
@@ -200,9 +201,10 @@ static int ordo_full_train(struct ordo_trainer *tr, u32 target_subs)
 	spin_lock(&tr->lock);
 	ordo_info_eval(&tr->info, m, &st);
 	tr->info.full_trains++;
-	if (old && m->nsub > old->nsub && target_subs)
+	/* old is freed by now: compare against the size saved above. */
+	if (old && m->nsub > old_nsub && target_subs)
 		tr->info.expansions++;
-	if (old && m->nsub < old->nsub && target_subs)
+	if (old && m->nsub < old_nsub && target_subs)
 		tr->info.shrinks++;
 	tr->info.last_full_train_us = div_u64(ktime_get_ns() - start, 1000);
 	tr->info.last_full_train_ns = ktime_get_boottime_ns();

@@ -1,28 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One client connection: its queue pair, buffers, completions, the work
- * item that executes its requests, and its teardown.
+ * One client connection: its queue pair, buffers, accept and teardown.
+ * Its requests, replies and probes go through io.c.
  *
- * Flow control is by credits: queue_depth receive buffers are posted
- * before the accept, a client may have at most that many requests
- * outstanding, and each reply returns one credit because the receive
- * buffer is posted again before the reply is sent.  A client that sends
- * more gets receiver-not-ready NAKs; the server never allocates for it.
- *
- * Completion handlers (IB_POLL_WORKQUEUE) only queue requests and recycle
- * buffers.  Requests run in process context, in order, in the
- * connection's RPC work item; it may sleep (tree writes do) and waits for a
- * free reply buffer when all are in flight.
+ * Flow control is by credits: a client may have at most queue_depth
+ * requests outstanding, and each reply returns one credit because the
+ * request's receive buffer is posted again before the reply is sent.
+ * Without a shared receive queue, queue_depth receive buffers of the
+ * connection's own are posted before the accept and a client that sends
+ * more gets receiver-not-ready NAKs; with one (srq.c) buffers come from the
+ * device's queue and a client that sends more is disconnected.  Either
+ * way the server never allocates for a client after the accept.
  *
  * Memory registration is the device's registrar's (mr.c): the connection
  * uses its PD, and once established lends it ORDO_REG_CHAIN send slots
  * (its "port") until it closes.
  *
  * Teardown (release work, queued once by ordo_conn_close()): disconnect,
- * stop the RPC work, drain the QP (one extra send and receive slot are
- * reserved for the drain), destroy QP, CQ and id, then the buffers, and
- * drop the registrar.  Flushed completions (IB_WC_WR_FLUSH_ERR) are
- * expected then and ignored.
+ * stop the I/O work, drain the QP (one extra send and receive slot are
+ * reserved for the drain), give parked requests' buffers back, destroy QP,
+ * CQ and id, then the buffers, and drop the registrar, the shared receive
+ * queue and the PD.  Flushed completions (IB_WC_WR_FLUSH_ERR) are expected
+ * then and ignored.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -41,199 +40,6 @@ module_param_named(msg_size, ordo_rdma_msg_size, uint, 0444);
 MODULE_PARM_DESC(msg_size,
 		 "Bytes of the largest RPC request or reply: a power of two, 4096..65536 (default 8192)");
 
-static void ordo_conn_queue_rpc(struct ordo_rdma_conn *c)
-{
-	lockdep_assert_held(&c->lock);
-	queue_work(c->set->wq, &c->rpc_work);
-}
-
-static void ordo_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct ordo_rdma_rx *rx = container_of(wc->wr_cqe, struct ordo_rdma_rx,
-					       cqe);
-	struct ordo_rdma_conn *c = rx->conn;
-
-	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_info_ratelimited("connection %u: receive failed: %s\n",
-					    c->id, ib_wc_status_msg(wc->status));
-		ordo_conn_close(c);
-		return;
-	}
-	if (unlikely(wc->opcode != IB_WC_RECV)) {
-		pr_info_ratelimited("connection %u: unexpected receive opcode %d\n",
-				    c->id, wc->opcode);
-		ordo_conn_close(c);
-		return;
-	}
-	rx->len = wc->byte_len;
-	spin_lock_bh(&c->lock);
-	if (c->state != ORDO_CONN_CLOSING) {
-		list_add_tail(&rx->node, &c->rx_ready);
-		/* Requests that beat ESTABLISHED wait for it. */
-		if (c->state == ORDO_CONN_LIVE)
-			ordo_conn_queue_rpc(c);
-	}
-	spin_unlock_bh(&c->lock);
-}
-
-static void ordo_conn_send_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct ordo_rdma_tx *tx = container_of(wc->wr_cqe, struct ordo_rdma_tx,
-					       cqe);
-	struct ordo_rdma_conn *c = tx->conn;
-
-	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_info_ratelimited("connection %u: send failed: %s\n",
-					    c->id, ib_wc_status_msg(wc->status));
-		ordo_conn_close(c);
-	}
-	spin_lock_bh(&c->lock);
-	list_add(&tx->node, &c->tx_free);
-	c->sq_avail++;
-	spin_unlock_bh(&c->lock);
-	wake_up(&c->wait);
-}
-
-static int ordo_conn_post_recv(struct ordo_rdma_conn *c,
-			       struct ordo_rdma_rx *rx)
-{
-	struct ib_sge sge = {
-		.addr = rx->dma,
-		.length = c->msg_size,
-		.lkey = c->pd->local_dma_lkey,
-	};
-	struct ib_recv_wr wr = {
-		.wr_cqe = &rx->cqe,
-		.sg_list = &sge,
-		.num_sge = 1,
-	};
-
-	ib_dma_sync_single_for_device(c->cm_id->device, rx->dma, c->msg_size,
-				      DMA_FROM_DEVICE);
-	return ib_post_recv(c->qp, &wr, NULL);
-}
-
-/* Take a free reply buffer and a send-queue slot; NULL once closing. */
-static bool ordo_conn_tx_ready(struct ordo_rdma_conn *c,
-			       struct ordo_rdma_tx **txp)
-{
-	bool ready = true;
-
-	spin_lock_bh(&c->lock);
-	if (c->state == ORDO_CONN_CLOSING) {
-		*txp = NULL;
-	} else if (!list_empty(&c->tx_free) && c->sq_avail) {
-		*txp = list_first_entry(&c->tx_free, struct ordo_rdma_tx, node);
-		list_del(&(*txp)->node);
-		c->sq_avail--;
-	} else {
-		ready = false;
-	}
-	spin_unlock_bh(&c->lock);
-	return ready;
-}
-
-/*
- * A reply buffer for the next request.  All are in flight only if the
- * client does not take its replies (it chose how often we retry when it
- * has no receive posted, possibly forever): after ORDO_RDMA_STALL it is
- * treated as gone, so it cannot hold the work item.
- */
-static struct ordo_rdma_tx *ordo_conn_get_tx(struct ordo_rdma_conn *c)
-{
-	struct ordo_rdma_tx *tx = NULL;
-
-	if (!wait_event_timeout(c->wait, ordo_conn_tx_ready(c, &tx),
-				ORDO_RDMA_STALL)) {
-		pr_info_ratelimited("connection %u: client takes no replies, disconnecting\n",
-				    c->id);
-		return NULL;
-	}
-	return tx;
-}
-
-/* Post the reply in @tx. */
-static int ordo_conn_post_reply(struct ordo_rdma_conn *c,
-				struct ordo_rdma_tx *tx, u32 len)
-{
-	struct ib_sge sge = {
-		.addr = tx->dma,
-		.length = len,
-		.lkey = c->pd->local_dma_lkey,
-	};
-	struct ib_send_wr send = {
-		.wr_cqe = &tx->cqe,
-		.opcode = IB_WR_SEND,
-		.send_flags = IB_SEND_SIGNALED,
-		.sg_list = &sge,
-		.num_sge = 1,
-	};
-
-	ib_dma_sync_single_for_device(c->cm_id->device, tx->dma, len,
-				      DMA_TO_DEVICE);
-	return ib_post_send(c->qp, &send, NULL);
-}
-
-/* Execute one request; false when the connection must close. */
-static bool ordo_conn_rpc_one(struct ordo_rdma_conn *c,
-			      struct ordo_rdma_rx *rx)
-{
-	struct ordo_rdma_tx *tx;
-	int len, ret;
-
-	tx = ordo_conn_get_tx(c);
-	if (!tx)
-		return false;
-	ib_dma_sync_single_for_cpu(c->cm_id->device, rx->dma, rx->len,
-				   DMA_FROM_DEVICE);
-	len = ordo_rpc_handle(c, rx->buf, rx->len, tx->buf);
-	/* The request is consumed: its credit goes back before the reply. */
-	ret = ordo_conn_post_recv(c, rx);
-	if (len < 0 || ret) {
-		if (len < 0)
-			pr_info_ratelimited("connection %u: garbled request (%u bytes), disconnecting\n",
-					    c->id, rx->len);
-		return false;
-	}
-	ret = ordo_conn_post_reply(c, tx, len);
-	if (ret) {
-		pr_warn_ratelimited("connection %u: cannot post reply: %d\n",
-				    c->id, ret);
-		return false;
-	}
-	return true;
-}
-
-static void ordo_conn_rpc_work(struct work_struct *work)
-{
-	struct ordo_rdma_conn *c = container_of(work, struct ordo_rdma_conn,
-						rpc_work);
-	struct ordo_rdma_rx *rx;
-	int budget;
-
-	for (budget = ORDO_RDMA_RPC_BUDGET; budget; budget--) {
-		spin_lock_bh(&c->lock);
-		if (c->state != ORDO_CONN_LIVE || list_empty(&c->rx_ready)) {
-			spin_unlock_bh(&c->lock);
-			return;
-		}
-		rx = list_first_entry(&c->rx_ready, struct ordo_rdma_rx, node);
-		list_del(&rx->node);
-		spin_unlock_bh(&c->lock);
-		if (!ordo_conn_rpc_one(c, rx)) {
-			ordo_conn_close(c);
-			return;
-		}
-	}
-	/* Let other connections run; come back for the rest. */
-	spin_lock_bh(&c->lock);
-	if (c->state == ORDO_CONN_LIVE && !list_empty(&c->rx_ready))
-		ordo_conn_queue_rpc(c);
-	spin_unlock_bh(&c->lock);
-}
-
 static void ordo_conn_release_work(struct work_struct *work);
 
 static void ordo_conn_free_bufs(struct ordo_rdma_conn *c)
@@ -241,6 +47,7 @@ static void ordo_conn_free_bufs(struct ordo_rdma_conn *c)
 	struct ib_device *ibdev = c->cm_id->device;
 	u32 i;
 
+	/* With a shared receive queue the connection has no buffers of its own. */
 	for (i = 0; c->rx && i < c->qd; i++) {
 		if (c->rx[i].dma)
 			ib_dma_unmap_single(ibdev, c->rx[i].dma, c->msg_size,
@@ -282,29 +89,31 @@ static int ordo_conn_alloc_bufs(struct ordo_rdma_conn *c)
 {
 	u32 i;
 
-	c->rx = kcalloc(c->qd, sizeof(*c->rx), GFP_KERNEL);
+	if (!c->srq) {
+		c->rx = kcalloc(c->qd, sizeof(*c->rx), GFP_KERNEL);
+		if (!c->rx)
+			return -ENOMEM;
+	}
 	c->tx = kcalloc(c->nr_tx, sizeof(*c->tx), GFP_KERNEL);
 	c->scan_keys = kmalloc(c->msg_size, GFP_KERNEL);
 	c->value = kzalloc(c->set->od->tree.geo.value_size, GFP_KERNEL);
-	if (!c->rx || !c->tx || !c->scan_keys || !c->value)
+	if (!c->tx || !c->scan_keys || !c->value)
 		return -ENOMEM;
-	for (i = 0; i < c->qd; i++) {
+	for (i = 0; c->rx && i < c->qd; i++) {
 		struct ordo_rdma_rx *rx = &c->rx[i];
 
-		rx->conn = c;
-		rx->cqe.done = ordo_conn_recv_done;
 		rx->buf = ordo_conn_buf(c, &rx->dma, DMA_FROM_DEVICE);
 		if (!rx->buf)
 			return -ENOMEM;
+		ordo_rdma_rx_init(rx, c->pd, c->msg_size, ordo_io_recv_done);
 	}
 	for (i = 0; i < c->nr_tx; i++) {
 		struct ordo_rdma_tx *tx = &c->tx[i];
 
-		tx->conn = c;
-		tx->cqe.done = ordo_conn_send_done;
 		tx->buf = ordo_conn_buf(c, &tx->dma, DMA_TO_DEVICE);
 		if (!tx->buf)
 			return -ENOMEM;
+		ordo_io_tx_init(tx, c->pd);
 		list_add_tail(&tx->node, &c->tx_free);
 	}
 	return 0;
@@ -334,12 +143,23 @@ static int ordo_conn_create_qp(struct ordo_rdma_conn *c)
 {
 	struct ib_device *ibdev = c->cm_id->device;
 	struct ib_qp_init_attr attr = {};
-	/* Replies, the registrar's chain, and one slot for ib_drain_qp(). */
-	u32 sq = c->nr_tx + ORDO_REG_CHAIN;
-	u32 rq = c->qd;
+	/*
+	 * Send work requests that can be outstanding at once: the replies
+	 * (sq_max, io.c), the registrar's chain (ORDO_REG_CHAIN, mr.c), a
+	 * keepalive probe and ib_drain_qp()'s.  A flushed request completes
+	 * even when it was not signaled, so the CQ holds one entry for each.
+	 */
+	u32 sq = c->sq_max + ORDO_REG_CHAIN + 1 + 1;
+	/* Receives of its own and ib_drain_qp()'s; none with an SRQ. */
+	u32 rq = c->srq ? 0 : c->qd + 1;
+	/*
+	 * Every buffer of a shared receive queue may complete on this CQ
+	 * (a client sends before it can be stopped), so it must hold them.
+	 */
+	u32 rcqe = c->srq ? ordo_srq_depth(c->srq) : rq;
 	int ret;
 
-	c->cq_size = sq + 1 + rq + 1;
+	c->cq_size = sq + rcqe;
 	c->cq = ib_cq_pool_get(ibdev, c->cq_size, -1, IB_POLL_WORKQUEUE);
 	if (IS_ERR(c->cq)) {
 		ret = PTR_ERR(c->cq);
@@ -350,17 +170,25 @@ static int ordo_conn_create_qp(struct ordo_rdma_conn *c)
 	attr.qp_context = c;
 	attr.send_cq = c->cq;
 	attr.recv_cq = c->cq;
+	attr.srq = c->srq ? ordo_srq_ib(c->srq) : NULL;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
-	attr.cap.max_send_wr = sq + 1;
-	attr.cap.max_recv_wr = rq + 1;
+	attr.cap.max_send_wr = sq;
+	attr.cap.max_recv_wr = rq;
 	attr.cap.max_send_sge = 1;
 	attr.cap.max_recv_sge = 1;
+	attr.cap.max_inline_data = ORDO_RDMA_INLINE;
 	ret = rdma_create_qp(c->cm_id, c->pd, &attr);
+	if (ret) {
+		/* A device with less room for inline data: none, then. */
+		attr.cap.max_inline_data = 0;
+		ret = rdma_create_qp(c->cm_id, c->pd, &attr);
+	}
 	if (ret)
 		return ret;
 	c->qp = c->cm_id->qp;
-	c->sq_avail = c->nr_tx;
+	/* What the device granted (it may round up). */
+	c->max_inline = attr.cap.max_inline_data;
 	return 0;
 }
 
@@ -392,18 +220,17 @@ struct ordo_rdma_conn *ordo_conn_create(struct ordo_conn_set *set,
 	c->set = set;
 	c->dev = dev;
 	c->cm_id = cm_id;
-	/* Keep within what the device offers for two send slots per credit. */
-	c->qd = min_t(u32, qd, (a->max_qp_wr - ORDO_REG_CHAIN - 1) / 2);
-	c->nr_tx = 2 * c->qd;
+	/* Keep within what the device offers for the send queue. */
+	c->qd = min_t(u32, qd, a->max_qp_wr - ORDO_REG_CHAIN - 2);
+	/* A reply buffer per credit: a request that finds none is parked. */
+	c->nr_tx = c->qd;
+	c->sq_max = c->nr_tx;
 	c->msg_size = ordo_rdma_msg_size;
 	c->state = ORDO_CONN_CONNECTING;
 	spin_lock_init(&c->lock);
-	INIT_LIST_HEAD(&c->rx_ready);
-	INIT_LIST_HEAD(&c->tx_free);
 	INIT_LIST_HEAD(&c->set_node);
 	INIT_LIST_HEAD(&c->dev_node);
-	init_waitqueue_head(&c->wait);
-	INIT_WORK(&c->rpc_work, ordo_conn_rpc_work);
+	ordo_io_init(c);
 	INIT_WORK(&c->release_work, ordo_conn_release_work);
 	memcpy(&c->peer, &cm_id->route.addr.dst_addr, sizeof(c->peer));
 	spin_lock(set->lock);
@@ -422,17 +249,25 @@ struct ordo_rdma_conn *ordo_conn_create(struct ordo_conn_set *set,
 		c->reg = NULL;
 		goto err;
 	}
+	c->srq = ordo_srq_get(dev, c->msg_size, ordo_io_recv_done);
+	if (IS_ERR(c->srq)) {
+		ret = PTR_ERR(c->srq);
+		c->srq = NULL;
+		goto err;
+	}
 	ret = ordo_conn_alloc_bufs(c);
 	if (ret)
 		goto err;
 	ret = ordo_conn_create_qp(c);
 	if (ret)
 		goto err;
-	for (i = 0; i < c->qd; i++) {
-		ret = ordo_conn_post_recv(c, &c->rx[i]);
+	for (i = 0; c->rx && i < c->qd; i++) {
+		ret = ordo_io_post_recv(c, &c->rx[i]);
 		if (ret)
 			goto err;
 	}
+	/* A client that sends more than its credits waits 1.28 ms, not 655. */
+	rdma_set_min_rnr_timer(cm_id, IB_RNR_TIMER_001_28);
 	cm_id->context = c;
 	return c;
 err:
@@ -440,12 +275,16 @@ err:
 	return ERR_PTR(ret);
 }
 
-/* Stop the RPC work and the QP; every completion has run afterwards. */
+/*
+ * Stop the I/O work and the QP; every completion has run afterwards, and
+ * parked requests' buffers are given back.
+ */
 static void ordo_conn_quiesce(struct ordo_rdma_conn *c)
 {
-	cancel_work_sync(&c->rpc_work);
+	cancel_work_sync(&c->io_work);
 	if (c->qp)
 		ib_drain_qp(c->qp);
+	ordo_io_return_rx(c);
 }
 
 static void ordo_conn_free(struct ordo_rdma_conn *c)
@@ -458,10 +297,15 @@ static void ordo_conn_free(struct ordo_rdma_conn *c)
 		ib_cq_pool_put(c->cq, c->cq_size);
 	c->cq = NULL;
 	ordo_conn_free_bufs(c);
-	/* The device's last connection deregisters, then frees the PD. */
+	/* The device's last connection deregisters. */
 	if (c->reg)
 		ordo_reg_put(c->reg);
 	c->reg = NULL;
+	/* After its QP: the queue may go with its last connection. */
+	if (c->srq)
+		ordo_srq_put(c->srq);
+	c->srq = NULL;
+	/* The last user of the device's PD, of all these, frees it. */
 	if (c->pd)
 		ordo_rdma_dev_pd_put(c->dev);
 	c->pd = NULL;
@@ -490,9 +334,7 @@ static int ordo_conn_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_ESTABLISHED:
 		spin_lock_bh(&c->lock);
 		if (c->state == ORDO_CONN_CONNECTING) {
-			c->state = ORDO_CONN_LIVE;
-			if (!list_empty(&c->rx_ready))
-				ordo_conn_queue_rpc(c);
+			ordo_io_established(c);
 			/*
 			 * The QP can post now (on iWARP not before); under the
 			 * lock, so a close either comes after or sees it added.
@@ -617,8 +459,6 @@ void ordo_conn_close(struct ordo_rdma_conn *c)
 	if (first)
 		ordo_reg_port_del(&c->port);
 	spin_unlock_bh(&c->lock);
-	if (first)
-		wake_up_all(&c->wait);
 }
 
 static void ordo_conn_release_work(struct work_struct *work)

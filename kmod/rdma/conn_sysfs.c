@@ -8,6 +8,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/device.h>
+#include <linux/jiffies.h>
 #include <linux/kobject.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
@@ -40,7 +41,7 @@ static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *a,
 	return sysfs_emit(buf, "%s\n", names[READ_ONCE(to_conn(kobj)->state)]);
 }
 
-/* A u64 counter of the connection, written by its RPC work alone. */
+/* A u64 counter of the connection, written by its I/O path alone. */
 struct ordo_conn_u64_attr {
 	struct kobj_attribute attr;
 	size_t offset;
@@ -77,26 +78,76 @@ static struct ordo_conn_u64_attr ordo_conn_attr_bytes_out = {
 	.offset = offsetof(struct ordo_rdma_conn, bytes_out),
 };
 
+static struct ordo_conn_u64_attr ordo_conn_attr_parked = {
+	.attr = __ATTR(parked, 0444, ordo_conn_u64_show, NULL),
+	.offset = offsetof(struct ordo_rdma_conn, parked),
+};
+
+static struct ordo_conn_u64_attr ordo_conn_attr_send_posts = {
+	.attr = __ATTR(send_posts, 0444, ordo_conn_u64_show, NULL),
+	.offset = offsetof(struct ordo_rdma_conn, send_posts),
+};
+
+static struct ordo_conn_u64_attr ordo_conn_attr_inline_replies = {
+	.attr = __ATTR(inline_replies, 0444, ordo_conn_u64_show, NULL),
+	.offset = offsetof(struct ordo_rdma_conn, inline_replies),
+};
+
+static struct ordo_conn_u64_attr ordo_conn_attr_probes = {
+	.attr = __ATTR(probes, 0444, ordo_conn_u64_show, NULL),
+	.offset = offsetof(struct ordo_rdma_conn, probes),
+};
+
 static ssize_t queue_depth_show(struct kobject *kobj, struct kobj_attribute *a,
 				char *buf)
 {
 	return sysfs_emit(buf, "%u\n", to_conn(kobj)->qd);
 }
 
+static ssize_t max_inline_show(struct kobject *kobj, struct kobj_attribute *a,
+			       char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_conn(kobj)->max_inline);
+}
+
+static ssize_t srq_show(struct kobject *kobj, struct kobj_attribute *a,
+			char *buf)
+{
+	return sysfs_emit(buf, "%d\n", !!to_conn(kobj)->srq);
+}
+
+static ssize_t idle_ms_show(struct kobject *kobj, struct kobj_attribute *a,
+			    char *buf)
+{
+	unsigned long last = READ_ONCE(to_conn(kobj)->last_heard);
+
+	return sysfs_emit(buf, "%u\n", jiffies_to_msecs(jiffies - last));
+}
+
 static struct kobj_attribute ordo_conn_attr_peer = __ATTR_RO(peer);
 static struct kobj_attribute ordo_conn_attr_device = __ATTR_RO(device);
 static struct kobj_attribute ordo_conn_attr_state = __ATTR_RO(state);
 static struct kobj_attribute ordo_conn_attr_queue_depth = __ATTR_RO(queue_depth);
+static struct kobj_attribute ordo_conn_attr_max_inline = __ATTR_RO(max_inline);
+static struct kobj_attribute ordo_conn_attr_srq = __ATTR_RO(srq);
+static struct kobj_attribute ordo_conn_attr_idle_ms = __ATTR_RO(idle_ms);
 
 static struct attribute *ordo_conn_attrs[] = {
 	&ordo_conn_attr_peer.attr,
 	&ordo_conn_attr_device.attr,
 	&ordo_conn_attr_state.attr,
 	&ordo_conn_attr_queue_depth.attr,
+	&ordo_conn_attr_max_inline.attr,
+	&ordo_conn_attr_srq.attr,
+	&ordo_conn_attr_idle_ms.attr,
 	&ordo_conn_attr_rpcs.attr.attr,
 	&ordo_conn_attr_errors.attr.attr,
 	&ordo_conn_attr_bytes_in.attr.attr,
 	&ordo_conn_attr_bytes_out.attr.attr,
+	&ordo_conn_attr_parked.attr.attr,
+	&ordo_conn_attr_send_posts.attr.attr,
+	&ordo_conn_attr_inline_replies.attr.attr,
+	&ordo_conn_attr_probes.attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(ordo_conn);

@@ -12,9 +12,10 @@
  *	4 listener.h	the rdma_cm listener and connect-request admission:
  *			address, token, limits (listener.c, token.c,
  *			throttle.c, peers.c)
- *	3 conn.h	one connection: QP, buffers, completions, requests,
- *			teardown, its sysfs directory (conn.c, rpc.c,
- *			conn_sysfs.c)
+ *	3 conn.h	one connection: QP, buffers, accept, teardown, its
+ *			request path and keepalive probes, the shared
+ *			receive queue, its sysfs directory (conn.c, io.c,
+ *			rpc.c, keepalive.c, srq.c, conn_sysfs.c)
  *	2 mr.h		one registration per device: MRs and the region
  *			table clients READ (mr.c)
  *	1 device.h	this file
@@ -45,7 +46,8 @@ struct ordo_reg;
  * @dying: being removed: admit nothing more
  * @reg_mutex: protects @reg
  * @reg: its registrar while it has connections (mr.c)
- * @pd_mutex: protects @pd and @pd_users (nests inside @reg_mutex)
+ * @pd_mutex: protects @pd and @pd_users (nests inside @reg_mutex and
+ *	the shared receive queues' mutex, srq.c)
  * @pd: the protection domain of everything on the device, while used
  * @pd_users: references to @pd (ordo_rdma_dev_pd_get())
  * @fast_reg: supports fast registration with pages as large as a chunk

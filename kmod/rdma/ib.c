@@ -7,7 +7,8 @@
  * Removal has the layers above close everything on the device (the
  * remove callback) and returns once all of it is released (QPs drained
  * and destroyed, CQs back in the pool; the last connection frees the
- * device's registrar, its MRs and DMA mappings, and its PD),
+ * device's registrar, its MRs and DMA mappings, its shared receive
+ * queue, and its PD),
  * because the device is gone when remove() returns.  The rdma_cm client
  * registered before ours, so its remove() runs after ours and finds no id
  * of ours left on the device except an address-bound listener, which it

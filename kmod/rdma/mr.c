@@ -22,12 +22,14 @@
  * MR beyond those retiring.
  *
  * Registration.  FRWR needs a send queue; the registrar posts on the QP of
- * any established connection of the device ("ports": each reserves
+ * an established connection of the device ("ports": each reserves
  * ORDO_REG_CHAIN send slots for it), at most one chain at a time, every
- * request signaled.  Nothing is published before its REG_MR completed.  A
- * chain that fails (not merely flushed by its connection's teardown) backs
- * off exponentially, from ORDO_REG_BACKOFF_MIN to ORDO_REG_BACKOFF_MAX,
- * instead of being retried by every request of every connection.
+ * request signaled; an idle port if there is one, since a chain waits
+ * behind the sends before it (ordo_reg_pick()).  Nothing is published
+ * before its REG_MR completed.  A chain that fails (not merely flushed by
+ * its connection's teardown) backs off exponentially, from
+ * ORDO_REG_BACKOFF_MIN to ORDO_REG_BACKOFF_MAX, instead of being retried
+ * by every request of every connection.
  *
  * Growth is found by a poll of the chunk counts every ORDO_REG_POLL while
  * the registrar lives (while the device has connections), and right away
@@ -372,7 +374,26 @@ static void ordo_reg_chain_free(struct ordo_reg *reg)
 	reg->nchain = 0;
 }
 
-/* Post the chain on the first port; the port goes to the list's end. */
+/*
+ * The port to post on, reg->lock held: the first idle one, else the busy
+ * one whose sends last made progress (one whose peer takes no replies
+ * makes none); NULL if there is none.
+ */
+static struct ordo_reg_port *ordo_reg_pick(struct ordo_reg *reg)
+{
+	struct ordo_reg_port *p, *best = NULL;
+
+	list_for_each_entry(p, &reg->ports, node) {
+		if (!READ_ONCE(p->busy))
+			return p;
+		if (!best || time_after(READ_ONCE(p->progress),
+					READ_ONCE(best->progress)))
+			best = p;
+	}
+	return best;
+}
+
+/* Post the chain on a port (ordo_reg_pick()); it goes to the list's end. */
 static int ordo_reg_post(struct ordo_reg *reg)
 {
 	struct ib_reg_wr wrs[ORDO_REG_CHAIN];
@@ -382,7 +403,7 @@ static int ordo_reg_post(struct ordo_reg *reg)
 
 	memset(wrs, 0, sizeof(wrs));
 	spin_lock_bh(&reg->lock);
-	p = list_first_entry_or_null(&reg->ports, struct ordo_reg_port, node);
+	p = ordo_reg_pick(reg);
 	if (p) {
 		for (i = 0; i < reg->nchain; i++) {
 			struct ib_mr *mr = reg->chain[i].ext->mr;
@@ -410,7 +431,7 @@ static int ordo_reg_post(struct ordo_reg *reg)
 			reg->chain_left = bad ? i : 0;
 			reg->chain_failed = true;
 		}
-		list_rotate_left(&reg->ports);
+		list_move_tail(&p->node, &reg->ports);
 	}
 	spin_unlock_bh(&reg->lock);
 	return ret;

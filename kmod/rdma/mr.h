@@ -8,6 +8,7 @@
 #define ORDO_RDMA_MR_H
 
 #include <linux/atomic.h>
+#include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
@@ -33,6 +34,15 @@ enum {
  * @cqe: completion of the registrar's work requests
  * @reg: the registrar, once added
  * @listed: on the registrar's list
+ * @busy: the connection has sends of its own not yet completed (its
+ *	layer writes it, ordo_reg_port_note())
+ * @progress: jiffies of its last send completion, or of the post that
+ *	made it busy
+ *
+ * Work requests of a send queue run in order, so a chain posted behind
+ * sends the peer does not take (receiver not ready, retried for ever)
+ * would wait with them: the registrar prefers an idle port, then the
+ * busy one that completed a send most recently.
  */
 struct ordo_reg_port {
 	struct list_head node;
@@ -40,7 +50,23 @@ struct ordo_reg_port {
 	struct ib_cqe cqe;
 	struct ordo_reg *reg;
 	bool listed;
+	bool busy;
+	unsigned long progress;
 };
+
+/**
+ * ordo_reg_port_note - the connection's own sends changed
+ * @p: its port
+ * @busy: sends of its own are outstanding now
+ * @progress: one of them just completed
+ */
+static inline void ordo_reg_port_note(struct ordo_reg_port *p, bool busy,
+				      bool progress)
+{
+	if (progress || (busy && !READ_ONCE(p->busy)))
+		WRITE_ONCE(p->progress, jiffies);
+	WRITE_ONCE(p->busy, busy);
+}
 
 /* Counters of every registrar, for sysfs. */
 struct ordo_reg_stats {

@@ -431,7 +431,7 @@ static int ordo_rpc_batch(struct ordo_rpc *r, const u8 *body, u32 blen)
 
 /**
  * ordo_rpc_handle - execute one request and build its reply
- * @c: the connection, from its RPC work
+ * @c: the connection, from its I/O work
  * @req: the request, @len bytes as received
  * @len: bytes received
  * @out: the reply buffer, c->msg_size bytes

@@ -64,6 +64,8 @@ static const struct ordo_rdma_devs_ops ordo_rdma_devs_ops = {
 
 static void ordo_rdma_free(struct ordo_rdma *srv)
 {
+	if (srv->io_wq)
+		destroy_workqueue(srv->io_wq);
 	if (srv->wq)
 		destroy_workqueue(srv->wq);
 	free_percpu(srv->conns.stats);
@@ -125,11 +127,17 @@ int ordo_rdma_init(struct ordo_dev *od)
 	ordo_rdma_setup(srv, od);
 	srv->conns.stats = alloc_percpu(struct ordo_rdma_stats);
 	srv->wq = alloc_workqueue("ordo_rdma", WQ_UNBOUND, 0);
-	if (!srv->conns.stats || !srv->wq) {
+	/*
+	 * Per CPU and high priority, as ib_comp_wq: I/O work queued by a
+	 * completion handler runs on its CPU, in the pool of the CQ's work.
+	 */
+	srv->io_wq = alloc_workqueue("ordo_rdma_io", WQ_HIGHPRI, 0);
+	if (!srv->conns.stats || !srv->wq || !srv->io_wq) {
 		ret = -ENOMEM;
 		goto err_free;
 	}
 	srv->conns.wq = srv->wq;
+	srv->conns.io_wq = srv->io_wq;
 	srv->listener.wq = srv->wq;
 	ret = ordo_rdma_sysfs_init(srv);
 	if (ret)
@@ -145,12 +153,14 @@ int ordo_rdma_init(struct ordo_dev *od)
 	else
 		pr_notice("no access token set: any RDMA client that reaches the listener may connect\n");
 
+	ordo_keepalive_start(&srv->conns);
 	ret = ordo_listen_start(&srv->listener);
 	if (ret)
 		goto err_ib;
 	return 0;
 
 err_ib:
+	ordo_keepalive_stop(&srv->conns);
 	od->rdma = NULL;
 	ordo_rdma_token_serve(false);
 	ordo_rdma_ib_unregister(&srv->devs);
@@ -175,6 +185,7 @@ void ordo_rdma_exit(struct ordo_dev *od)
 	srv->conns.stopping = true;
 	spin_unlock(&srv->lock);
 	ordo_listen_stop(&srv->listener);
+	ordo_keepalive_stop(&srv->conns);
 	ordo_conns_close(&srv->conns, NULL);
 	ordo_rdma_ib_unregister(&srv->devs);
 	/* Release work still finishing its last lines holds the queue. */

@@ -23,7 +23,9 @@ struct ordo_dev;
  * struct ordo_rdma - the RDMA server
  * @od: the store it serves
  * @server_id: random, drawn at start
- * @wq: runs RPC, release and listener work
+ * @wq: runs release, listener and keepalive work
+ * @io_wq: runs the connections' I/O work on the CPU that queued it (the
+ *	CPU of the completion)
  * @lock: the server's lock, lent to every layer (device.h)
  * @devs: the RDMA devices
  * @conns: the connections
@@ -34,6 +36,7 @@ struct ordo_rdma {
 	struct ordo_dev *od;
 	u64 server_id;
 	struct workqueue_struct *wq;
+	struct workqueue_struct *io_wq;
 	spinlock_t lock;	/* see device.h */
 	struct ordo_rdma_devs devs;
 	struct ordo_conn_set conns;

@@ -102,6 +102,8 @@ ORDO_REG_ATTR(registration_failures,
 ORDO_REG_ATTR(mrs_retired, atomic64_read(&ordo_reg_stats.retired));
 ORDO_REG_ATTR(table_publications,
 	      atomic64_read(&ordo_reg_stats.publications));
+ORDO_RDMA_ATTR(keepalive_probes, atomic64_read(&srv->conns.probes));
+ORDO_RDMA_ATTR(keepalive_closed, atomic64_read(&srv->conns.keepalive_closed));
 ORDO_RDMA_STAT(rpc_unknown, rpcs[0]);
 ORDO_RDMA_STAT(rpc_get, rpcs[ORDO_WIRE_OP_GET]);
 ORDO_RDMA_STAT(rpc_put, rpcs[ORDO_WIRE_OP_PUT]);
@@ -136,6 +138,8 @@ static struct attribute *ordo_rdma_stats_attrs[] = {
 	&ordo_attr_registration_failures.attr,
 	&ordo_attr_mrs_retired.attr,
 	&ordo_attr_table_publications.attr,
+	&ordo_attr_keepalive_probes.attr,
+	&ordo_attr_keepalive_closed.attr,
 	&ordo_attr_rpc_unknown.attr,
 	&ordo_attr_rpc_get.attr,
 	&ordo_attr_rpc_put.attr,

@@ -115,6 +115,24 @@ static inline int rc_res_count(const char *dev, struct rc_res *r)
 	return ret;
 }
 
+/* Objects of ordo's own ("comm [ordo]") in "rdma resource show @what". */
+static inline long rc_ordo_objects(const char *what)
+{
+	char cmd[128], line[1024];
+	long n = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "rdma resource show %s 2>/dev/null", what);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "comm [ordo]"))
+			n++;
+	pclose(f);
+	return n;
+}
+
 static inline bool rc_rxe_present(void)
 {
 	return !access("/sys/class/infiniband/rxe0", F_OK);
@@ -158,6 +176,8 @@ static inline int rc_available(void)
  * @magic: magic of a forged request (0: the real one)
  * @raw: if set, sent as the private data instead of any request
  * @raw_len: bytes of @raw
+ * @src: local address to connect from (default: the route's)
+ * @no_recv: post no receive buffers: the server's replies find none
  *
  * The connection is bare: nothing is sent until the test sends it.
  */
@@ -170,6 +190,8 @@ struct rc_opts {
 	unsigned int magic;
 	const void *raw;
 	unsigned int raw_len;
+	const char *src;
+	bool no_recv;
 };
 
 /**
@@ -244,6 +266,8 @@ static inline int rc_connect(struct rc_conn *c, const struct rc_opts *o)
 		 o->port ? o->port : ORDO_WIRE_PORT);
 	op.token = o->token ? o->token : "";
 	cfg.bare = true;
+	cfg.src_addr = o->src;
+	cfg.no_recv = o->no_recv;
 	if (o->raw) {
 		cfg.priv = o->raw;
 		cfg.priv_len = o->raw_len;

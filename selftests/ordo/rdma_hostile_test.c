@@ -452,9 +452,9 @@ TEST_F_TIMEOUT(hostile, credits_exceeded, 120)
 /*
  * A client that keeps sending but never takes its replies: once its
  * receive queue is full the server's replies get receiver-not-ready NAKs
- * (retried forever: the client set its REQ's RNR retry count to 7), all
- * reply buffers end up in flight, and after 10 s the server hangs up on
- * it rather than wait forever.
+ * (retried forever: the client set its REQ's RNR retry count to 7), its
+ * requests park, and it falls silent; keepalive_timeout later the server
+ * hangs up on it.  Nothing of the server waits for it meanwhile.
  */
 TEST_F_TIMEOUT(hostile, client_stops_receiving, 120)
 {
@@ -463,9 +463,10 @@ TEST_F_TIMEOUT(hostile, client_stops_receiving, 120)
 	uint64_t id;
 	uint32_t i;
 
+	ASSERT_EQ(0, rc_set_param("keepalive_timeout", "3"));
 	ensure_conn(_metadata, &self->c);
 	body[10] = ORDO_WIRE_OP_GET;
-	/* qd replies fill our receives, 2 * qd fill the server's buffers. */
+	/* qd replies fill our receives, then requests park at the server. */
 	ASSERT_GE(RC_QD_MAX, 3 * self->c.qd + 1);
 	for (i = 0; i < 3 * self->c.qd + 1; i++)
 		ASSERT_EQ(0, rc_send_req(&self->c, ORDO_WIRE_OP_GET, body,
@@ -473,6 +474,7 @@ TEST_F_TIMEOUT(hostile, client_stops_receiving, 120)
 	t0 = rc_now_ms();
 	EXPECT_EQ(0, wait_conns(0));
 	TH_LOG("server hung up after %lld ms", rc_now_ms() - t0);
+	EXPECT_EQ(0, rc_set_param("keepalive_timeout", "30"));
 	/* The server still serves others. */
 	rc_close(&self->c);
 	ensure_conn(_metadata, &self->c);

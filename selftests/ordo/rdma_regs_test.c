@@ -94,24 +94,6 @@ FIXTURE_TEARDOWN(regs)
 	}
 }
 
-/* Objects of ordo's own ("comm [ordo]") in "rdma resource show @what". */
-static long ordo_objects(const char *what)
-{
-	char cmd[128], line[1024];
-	long n = 0;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "rdma resource show %s 2>/dev/null", what);
-	f = popen(cmd, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "comm [ordo]"))
-			n++;
-	pclose(f);
-	return n;
-}
-
 /*
  * The table by one READ, decoded as libordo decodes it; a copy torn by a
  * publication is read again.  *@where: its REGIONS entry.
@@ -162,8 +144,8 @@ TEST_F_TIMEOUT(regs, mrs_do_not_grow_with_connections, 600)
 
 	ASSERT_EQ(0, rc_connect(&c[0], NULL));
 	ASSERT_EQ(0, registered_all(&c[0]));
-	mr1 = ordo_objects("mr");
-	pd1 = ordo_objects("pd");
+	mr1 = rc_ordo_objects("mr");
+	pd1 = rc_ordo_objects("pd");
 	TH_LOG("1 connection: %ld MRs, %ld PDs", mr1, pd1);
 	/* The table's MR and one per pool extent. */
 	EXPECT_LE(2, mr1);
@@ -173,8 +155,8 @@ TEST_F_TIMEOUT(regs, mrs_do_not_grow_with_connections, 600)
 		ASSERT_EQ(0, rc_connect(&c[i], NULL));
 		ASSERT_EQ(0, rc_call(&c[i], ORDO_WIRE_OP_INFO, NULL, 0));
 	}
-	mr32 = ordo_objects("mr");
-	pd32 = ordo_objects("pd");
+	mr32 = rc_ordo_objects("mr");
+	pd32 = rc_ordo_objects("pd");
 	TH_LOG("32 connections: %ld MRs, %ld PDs", mr32, pd32);
 	EXPECT_EQ(mr1, mr32);
 	EXPECT_EQ(pd1, pd32);
@@ -183,8 +165,8 @@ TEST_F_TIMEOUT(regs, mrs_do_not_grow_with_connections, 600)
 		rc_close(&c[i]);
 	/* The last connection takes the registration along. */
 	ASSERT_EQ(0, all_gone());
-	EXPECT_EQ(0, ordo_objects("mr"));
-	EXPECT_EQ(0, ordo_objects("pd"));
+	EXPECT_EQ(0, rc_ordo_objects("mr"));
+	EXPECT_EQ(0, rc_ordo_objects("pd"));
 	EXPECT_EQ(0, rc_sysfs_u64("stats/registered_bytes"));
 }
 
@@ -421,7 +403,7 @@ TEST_F_TIMEOUT(regs, pool_growth_is_read_from_the_table, 900)
 				    chunks0), mrs, entries,
 	       rc_sysfs_u64("stats/mrs_retired") - retired0);
 	EXPECT_LT(retired0, rc_sysfs_u64("stats/mrs_retired"));
-	EXPECT_EQ(mrs, ordo_objects("mr"));
+	EXPECT_EQ(mrs, rc_ordo_objects("mr"));
 	for (r = 0; r < READERS; r++)
 		ordo_close(g[r].o);
 	rc_close(&keep);
