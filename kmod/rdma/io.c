@@ -29,9 +29,9 @@
  * have one slot each of their own, and the device's registrar (mr.c)
  * ORDO_REG_CHAIN slots that it accounts for itself: replies never wait
  * for a registration, which is the registrar's job, once per device.
- * The registrar is told whether replies or a probe of ours are in the
- * queue (ordo_reg_port_note()), so that it does not post behind replies
- * a client never takes.
+ * Replies and probes are posted through the registrar's port
+ * (ordo_reg_port_post()), which tells it when the queue has none of ours
+ * left (ordo_reg_port_idle()): it posts only on an empty queue.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -66,17 +66,6 @@ static u32 ordo_io_sq_room(struct ordo_rdma_conn *c)
 }
 
 /*
- * Tell the registrar whether the send queue has replies or a probe of
- * ours in it, which a chain of its would wait behind; c->lock held.
- */
-static void ordo_io_port_note(struct ordo_rdma_conn *c, bool progress)
-{
-	lockdep_assert_held(&c->lock);
-	ordo_reg_port_note(&c->port, c->sq_posted != c->sq_done || c->probing,
-			   progress);
-}
-
-/*
  * A signaled send completion carrying count @seq arrived: every request
  * posted up to it is done, and so are the reply buffers it covers.
  */
@@ -92,7 +81,9 @@ static void ordo_io_sq_complete(struct ordo_rdma_conn *c, u32 seq)
 			break;
 		list_move(&tx->node, &c->tx_free);
 	}
-	ordo_io_port_note(c, true);
+	/* Nothing of ours in the send queue: the registrar may post. */
+	if (c->sq_done == c->sq_posted && !c->probing)
+		ordo_reg_port_idle(&c->port);
 }
 
 /* Queue the I/O work if requests wait and may run; c->lock held. */
@@ -250,8 +241,7 @@ static int ordo_io_flush(struct ordo_rdma_conn *c, struct ordo_io_batch *b)
 			else
 				list_add_tail(&tx->node, &c->tx_busy);
 		}
-		ret = ib_post_send(c->qp, b->sq_head, NULL);
-		ordo_io_port_note(c, false);
+		ret = ordo_reg_port_post(&c->port, c->qp, b->sq_head);
 		spin_unlock_bh(&c->lock);
 		WRITE_ONCE(c->send_posts, c->send_posts + 1);
 		WRITE_ONCE(c->inline_replies, c->inline_replies + ninline);
@@ -407,12 +397,11 @@ bool ordo_io_keepalive(struct ordo_rdma_conn *c, unsigned long now,
 			break;
 		c->probe_seq = c->sq_posted;
 		c->probe_at = now;
-		if (ib_post_send(c->qp, &wr.wr, NULL)) {
+		if (ordo_reg_port_post(&c->port, c->qp, &wr.wr)) {
 			gone = true;
 			break;
 		}
 		c->probing = true;
-		ordo_io_port_note(c, false);
 		WRITE_ONCE(c->probes, c->probes + 1);
 		atomic64_inc(&c->set->probes);
 		break;
@@ -434,6 +423,7 @@ void ordo_io_init(struct ordo_rdma_conn *c)
 	INIT_LIST_HEAD(&c->tx_busy);
 	INIT_WORK(&c->io_work, ordo_io_work);
 	c->probe_cqe.done = ordo_io_probe_done;
+	ordo_reg_port_init(&c->port);
 	c->last_heard = jiffies;
 }
 

@@ -24,8 +24,8 @@
  * Registration.  FRWR needs a send queue; the registrar posts on the QP of
  * an established connection of the device ("ports": each reserves
  * ORDO_REG_CHAIN send slots for it), at most one chain at a time, every
- * request signaled; an idle port if there is one, since a chain waits
- * behind the sends before it (ordo_reg_pick()).  Nothing is published
+ * request signaled, and only on a port with no send of its connection
+ * outstanding (struct ordo_reg_port says why).  Nothing is published
  * before its REG_MR completed.  A chain that fails (not merely flushed by
  * its connection's teardown) backs off exponentially, from
  * ORDO_REG_BACKOFF_MIN to ORDO_REG_BACKOFF_MAX, instead of being retried
@@ -374,67 +374,91 @@ static void ordo_reg_chain_free(struct ordo_reg *reg)
 	reg->nchain = 0;
 }
 
-/*
- * The port to post on, reg->lock held: the first idle one, else the busy
- * one whose sends last made progress (one whose peer takes no replies
- * makes none); NULL if there is none.
- */
-static struct ordo_reg_port *ordo_reg_pick(struct ordo_reg *reg)
-{
-	struct ordo_reg_port *p, *best = NULL;
-
-	list_for_each_entry(p, &reg->ports, node) {
-		if (!READ_ONCE(p->busy))
-			return p;
-		if (!best || time_after(READ_ONCE(p->progress),
-					READ_ONCE(best->progress)))
-			best = p;
-	}
-	return best;
-}
-
-/* Post the chain on a port (ordo_reg_pick()); it goes to the list's end. */
-static int ordo_reg_post(struct ordo_reg *reg)
+/* Build and post the chain on @p, idle; reg->lock and p->lock held. */
+static int ordo_reg_post_on(struct ordo_reg *reg, struct ordo_reg_port *p)
 {
 	struct ib_reg_wr wrs[ORDO_REG_CHAIN];
-	struct ordo_reg_port *p;
-	int ret = -ENOTCONN;
+	const struct ib_send_wr *bad = NULL;
+	int ret;
 	u32 i;
 
 	memset(wrs, 0, sizeof(wrs));
+	for (i = 0; i < reg->nchain; i++) {
+		struct ib_mr *mr = reg->chain[i].ext->mr;
+
+		wrs[i].wr.opcode = IB_WR_REG_MR;
+		wrs[i].wr.wr_cqe = &p->cqe;
+		wrs[i].wr.send_flags = IB_SEND_SIGNALED;
+		wrs[i].wr.next = i + 1 < reg->nchain ? &wrs[i + 1].wr : NULL;
+		wrs[i].mr = mr;
+		wrs[i].key = mr->rkey;
+		/* Remote read only: never REMOTE_WRITE or ATOMIC. */
+		wrs[i].access = IB_ACCESS_REMOTE_READ;
+	}
+	reg->chain_left = reg->nchain;
+	reg->chain_failed = false;
+	reg->chain_flushed = false;
+	ret = ib_post_send(p->qp, &wrs[0].wr, &bad);
+	if (ret) {
+		/* Those posted before @bad still complete. */
+		for (i = 0; bad && &wrs[i].wr != bad; i++)
+			;
+		reg->chain_left = bad ? i : 0;
+		reg->chain_failed = true;
+	}
+	return ret;
+}
+
+/*
+ * Post the chain on the first port whose send queue is empty (see struct
+ * ordo_reg_port); that port goes to the list's end.  Busy ones are asked
+ * to say when they are idle.
+ *
+ * Return: 0, -ENOTCONN without ports, -EBUSY when none is idle, or the
+ * error of the post.
+ */
+static int ordo_reg_post(struct ordo_reg *reg)
+{
+	struct ordo_reg_port *p;
+	int ret = -ENOTCONN;
+
 	spin_lock_bh(&reg->lock);
-	p = ordo_reg_pick(reg);
-	if (p) {
-		for (i = 0; i < reg->nchain; i++) {
-			struct ib_mr *mr = reg->chain[i].ext->mr;
-
-			wrs[i].wr.opcode = IB_WR_REG_MR;
-			wrs[i].wr.wr_cqe = &p->cqe;
-			wrs[i].wr.send_flags = IB_SEND_SIGNALED;
-			wrs[i].wr.next = i + 1 < reg->nchain ?
-					 &wrs[i + 1].wr : NULL;
-			wrs[i].mr = mr;
-			wrs[i].key = mr->rkey;
-			/* Remote read only: never REMOTE_WRITE or ATOMIC. */
-			wrs[i].access = IB_ACCESS_REMOTE_READ;
+	list_for_each_entry(p, &reg->ports, node) {
+		spin_lock(&p->lock);
+		if (p->busy) {
+			p->want = true;
+			ret = -EBUSY;
+			spin_unlock(&p->lock);
+			continue;
 		}
-		const struct ib_send_wr *bad = NULL;
-
-		reg->chain_left = reg->nchain;
-		reg->chain_failed = false;
-		reg->chain_flushed = false;
-		ret = ib_post_send(p->qp, &wrs[0].wr, &bad);
-		if (ret) {
-			/* Those posted before @bad still complete. */
-			for (i = 0; bad && &wrs[i].wr != bad; i++)
-				;
-			reg->chain_left = bad ? i : 0;
-			reg->chain_failed = true;
-		}
+		ret = ordo_reg_post_on(reg, p);
+		spin_unlock(&p->lock);
 		list_move_tail(&p->node, &reg->ports);
+		break;
 	}
 	spin_unlock_bh(&reg->lock);
 	return ret;
+}
+
+/* Is a port idle now?  Busy ones are asked to say when they are. */
+static bool ordo_reg_idle_port(struct ordo_reg *reg)
+{
+	struct ordo_reg_port *p;
+	bool idle = false;
+
+	spin_lock_bh(&reg->lock);
+	list_for_each_entry(p, &reg->ports, node) {
+		spin_lock(&p->lock);
+		if (p->busy)
+			p->want = true;
+		else
+			idle = true;
+		spin_unlock(&p->lock);
+		if (idle)
+			break;
+	}
+	spin_unlock_bh(&reg->lock);
+	return idle;
 }
 
 static void ordo_reg_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -579,13 +603,19 @@ static void ordo_reg_work(struct work_struct *work)
 		next = reg->retry_at - jiffies;
 		goto out;
 	}
+	/*
+	 * No idle port (or none at all): an established connection, or a
+	 * busy one that drained, queues us.
+	 */
+	if (!ordo_reg_idle_port(reg))
+		goto out;
 	ret = ordo_reg_build(reg);
 	if (!ret && !reg->nchain)
 		goto out;	/* nothing new */
 	if (!ret)
 		ret = ordo_reg_post(reg);
-	if (ret == -ENOTCONN) {
-		/* No established connection yet: it queues us. */
+	if (ret == -ENOTCONN || ret == -EBUSY) {
+		/* The port went busy or away meanwhile: later. */
 		ordo_reg_chain_free(reg);
 	} else if (ret) {
 		pr_warn_ratelimited("RDMA device %s: cannot register memory: %d; backing off\n",
@@ -603,6 +633,58 @@ out:
 	/* A completion may have queued us sooner: keep the sooner. */
 	queue_delayed_work(system_unbound_wq, &reg->work, next);
 	mutex_unlock(&reg->mutex);
+}
+
+/**
+ * ordo_reg_port_init - set up a connection's port, not yet added
+ * @p: the port, zeroed
+ */
+void ordo_reg_port_init(struct ordo_reg_port *p)
+{
+	spin_lock_init(&p->lock);
+}
+
+/**
+ * ordo_reg_port_post - post the connection's own sends on its QP
+ * @p: the connection's port (added or not)
+ * @qp: the QP
+ * @wr: the chain of sends
+ *
+ * The port counts as busy from now until ordo_reg_port_idle().  Call with
+ * bottom halves off.
+ *
+ * Return: the error of ib_post_send().
+ */
+int ordo_reg_port_post(struct ordo_reg_port *p, struct ib_qp *qp,
+		       const struct ib_send_wr *wr)
+{
+	int ret;
+
+	spin_lock(&p->lock);
+	p->busy = true;
+	ret = ib_post_send(qp, wr, NULL);
+	spin_unlock(&p->lock);
+	return ret;
+}
+
+/**
+ * ordo_reg_port_idle - every send the connection posted has completed
+ * @p: its port
+ *
+ * Call with bottom halves off.  A registrar waiting for an idle port runs
+ * now.
+ */
+void ordo_reg_port_idle(struct ordo_reg_port *p)
+{
+	bool want;
+
+	spin_lock(&p->lock);
+	p->busy = false;
+	want = p->want;
+	p->want = false;
+	spin_unlock(&p->lock);
+	if (want && p->reg)
+		mod_delayed_work(system_unbound_wq, &p->reg->work, 0);
 }
 
 /**

@@ -8,8 +8,8 @@
 #define ORDO_RDMA_MR_H
 
 #include <linux/atomic.h>
-#include <linux/jiffies.h>
 #include <linux/list.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 
@@ -34,15 +34,18 @@ enum {
  * @cqe: completion of the registrar's work requests
  * @reg: the registrar, once added
  * @listed: on the registrar's list
- * @busy: the connection has sends of its own not yet completed (its
- *	layer writes it, ordo_reg_port_note())
- * @progress: jiffies of its last send completion, or of the post that
- *	made it busy
+ * @lock: held across every post to the QP's send queue, the connection's
+ *	and the registrar's (the innermost lock of all)
+ * @busy: sends of the connection's own are not all completed
+ * @want: the registrar waits for @busy to clear
  *
- * Work requests of a send queue run in order, so a chain posted behind
- * sends the peer does not take (receiver not ready, retried for ever)
- * would wait with them: the registrar prefers an idle port, then the
- * busy one that completed a send most recently.
+ * A chain is posted only behind no outstanding send: rxe (6.1) retries a
+ * SEND the peer had no receive for by running the send queue again from
+ * it, REG_MRs behind it included, and a REG_MR run twice fails and kills
+ * the QP.  A client that takes its replies late would lose its connection
+ * that way, and a chain behind replies a client never takes would wait
+ * for ever.  The connection posts with ordo_reg_port_post() and reports
+ * an empty queue with ordo_reg_port_idle().
  */
 struct ordo_reg_port {
 	struct list_head node;
@@ -50,23 +53,10 @@ struct ordo_reg_port {
 	struct ib_cqe cqe;
 	struct ordo_reg *reg;
 	bool listed;
+	spinlock_t lock;	/* see above */
 	bool busy;
-	unsigned long progress;
+	bool want;
 };
-
-/**
- * ordo_reg_port_note - the connection's own sends changed
- * @p: its port
- * @busy: sends of its own are outstanding now
- * @progress: one of them just completed
- */
-static inline void ordo_reg_port_note(struct ordo_reg_port *p, bool busy,
-				      bool progress)
-{
-	if (progress || (busy && !READ_ONCE(p->busy)))
-		WRITE_ONCE(p->progress, jiffies);
-	WRITE_ONCE(p->busy, busy);
-}
 
 /* Counters of every registrar, for sysfs. */
 struct ordo_reg_stats {
@@ -84,9 +74,13 @@ extern unsigned int ordo_rdma_lease_ms;
 struct ordo_reg *ordo_reg_get(struct ordo_rdma_dev *dev, struct ordo_dev *od,
 			      u64 server_id);
 void ordo_reg_put(struct ordo_reg *reg);
+void ordo_reg_port_init(struct ordo_reg_port *p);
 void ordo_reg_port_add(struct ordo_reg *reg, struct ordo_reg_port *p,
 		       struct ib_qp *qp);
 void ordo_reg_port_del(struct ordo_reg_port *p);
+int ordo_reg_port_post(struct ordo_reg_port *p, struct ib_qp *qp,
+		       const struct ib_send_wr *wr);
+void ordo_reg_port_idle(struct ordo_reg_port *p);
 u32 ordo_reg_pool_chunks(struct ordo_reg *reg);
 int ordo_reg_regions(struct ordo_reg *reg, u32 kind, u32 first, void *out,
 		     u32 room, u32 *len);
