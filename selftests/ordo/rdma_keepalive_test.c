@@ -221,15 +221,16 @@ static void clients(void)
 	CHECK(rc_sysfs_u64("stats/connections") == conns - 1);
 	CHECK(rc_sysfs_u64("stats/keepalive_closed") == closed + 1);
 	/*
-	 * Its QP and cm_id on the server's device are gone; the PD and MRs
-	 * are the device's, shared by the connections left, and stay.
+	 * Its QP and cm_id on the server's device are gone.  The PD and MRs
+	 * are the device's, shared with the live client, and stay (the
+	 * registrar may even add one meanwhile, as the model grows).
 	 */
 	CHECK(!rc_res_count("rxe_ks", &after));
 	LOG("server device: qp %ld -> %ld, cm_id %ld -> %ld, pd %ld -> %ld, mr %ld -> %ld",
 	    before.qp, after.qp, before.cm_id, after.cm_id, before.pd,
 	    after.pd, before.mr, after.mr);
 	CHECK(after.qp == before.qp - 1 && after.cm_id == before.cm_id - 1);
-	CHECK(after.pd == before.pd && after.mr == before.mr);
+	CHECK(after.pd == before.pd && after.mr >= before.mr);
 	/* The probes (and the server's disconnect) really were dropped. */
 	dropped = nft_dropped();
 	LOG("packets the partition dropped: %lld", dropped);
