@@ -24,7 +24,9 @@
  * pointer) protects the device list and each device's @dying, @conns and
  * @nr_conns, the connection list and counts, the listener and the
  * admission counters.  A connection's own lock nests inside it, the
- * registrar's locks (mr.c) inside both.
+ * registrar's locks (mr.c) inside both, and the lock of a connection's
+ * registration port (mr.h), held across posts to its send queue, inside
+ * all of them.
  */
 #ifndef ORDO_RDMA_DEVICE_H
 #define ORDO_RDMA_DEVICE_H
