@@ -1200,6 +1200,14 @@ int main(int argc, char **argv)
 		t_clear(fd);
 		close(fd);
 	}
-	return atomic_load(&failures) || timed_out || ret ||
-	       taint1 != taint0 ? 1 : 0;
+	/*
+	 * Every verdict is printed.  Leave without the C library's exit-time
+	 * work: a million random mmaps, mremaps, munmaps and faults unwound
+	 * with siglongjmp on four threads leave this process's own state
+	 * suspect, and CI saw the loader's exit-time check abort here (exit
+	 * 127) after all five results passed.  The kernel is what is tested.
+	 */
+	fflush(stdout);
+	_exit(atomic_load(&failures) || timed_out || ret ||
+	      taint1 != taint0 ? 1 : 0);
 }
