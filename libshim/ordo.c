@@ -248,9 +248,12 @@ void shim_run(struct ordo *o, struct shim_op *op)
 {
 	int ret;
 
+	op->running = true;
 	do
 		ret = op->step(o, op);
 	while (ret == SHIM_AGAIN);
+	/* Cleared first: the callback may submit into this very slot. */
+	op->running = false;
 	if (ret == SHIM_DONE)
 		complete(o, op);
 }

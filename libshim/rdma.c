@@ -236,7 +236,14 @@ void rdma_on_read(struct ordo *o, uint32_t slot, int status)
 	shim_run(o, op);
 }
 
-/* Fail every operation in flight (connection lost or timed out). */
+/*
+ * Fail every operation in flight (connection lost or timed out; r->dead is
+ * set).  This runs inside the synchronous calls too, and a step may make
+ * one (rdma_refresh(), shim_super_load()): the operation whose step that
+ * is must not be ended under it, which would leave the step going on with
+ * a finished request.  It is left alone and ends by itself, since every
+ * read or call it starts on a dead connection fails at once.
+ */
 void rdma_fail_all(struct ordo *o, int err)
 {
 	uint32_t i;
@@ -245,7 +252,7 @@ void rdma_fail_all(struct ordo *o, int err)
 	for (i = 0; i < o->qd; i++) {
 		struct shim_op *op = &o->ops[i];
 
-		if (!op->busy)
+		if (!op->busy || op->running)
 			continue;
 		op->call_id = 0;
 		op->reading = false;

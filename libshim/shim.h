@@ -114,6 +114,10 @@ typedef int (*shim_step_t)(struct ordo *o, struct shim_op *op);
  * @call_id: RDMA: id of the request in flight (0: none).
  * @call_len: RDMA: bytes of that request (sent when a credit frees).
  * @reading: RDMA: a batch of READs is in flight.
+ * @running: shim_run() is stepping it.  A step may make a synchronous
+ *	backend call (a region refresh, a superblock read); a backend that
+ *	fails there must not end this operation under the step, which goes
+ *	on using it: it ends by itself, as every I/O it starts then fails.
  * @state: the state machine's own fields, see read.c.
  */
 struct shim_op {
@@ -132,6 +136,7 @@ struct shim_op {
 	uint64_t call_id;
 	uint32_t call_len;
 	bool reading;
+	bool running;
 	struct shim_state {
 		uint32_t sub, lln, level;
 		uint32_t node, inca, right, have;

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libordo's engine natively (ASan, UBSan): a connection that fails inside
+ * a synchronous call made from an operation's own step.  Two steps make
+ * one: a READ out of the known regions refreshes them (a REGIONS call and
+ * a superblock read), and a walk that met a stale node reads the
+ * superblock again.  When the connection dies there (timeout, error
+ * completion, disconnect), the RDMA backend fails every operation in
+ * flight with rdma_fail_all(); the operation whose step is waiting must
+ * not be ended under it (the step then went on with a finished request
+ * and dereferenced its NULL pointer: lincheck_test died without a TAP
+ * line).  It ends by itself with the connection's error, exactly once,
+ * while the other operations in flight are failed at once.
+ *
+ * The backend here is a script around the real rdma_fail_all(): reads
+ * out of range or of stale nodes, synchronous calls that fail the
+ * connection, and calls that fail at once as on a dead connection.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdma.h"
+
+static int tap_n, tap_failed;
+
+#define CHECK_EQ(a, b) do {						\
+	long long __a = (long long)(a), __b = (long long)(b);		\
+	if (__a != __b) {						\
+		printf("# %s:%d: %s == %lld, expected %s == %lld\n",	\
+		       __FILE__, __LINE__, #a, __a, #b, __b);		\
+		return 1;						\
+	}								\
+} while (0)
+
+static void run(const char *name, int (*fn)(void))
+{
+	int r = fn();
+
+	printf("%sok %d - %s\n", r ? "not " : "", ++tap_n, name);
+	fflush(stdout);
+	if (r)
+		tap_failed++;
+}
+
+/* How the scripted backend answers reads. */
+enum read_kind {
+	R_RANGE,	/* outside the known regions: -ERANGE at once */
+	R_STALE,	/* a node of nothing (all zeros): the walk restarts */
+	R_POST,		/* posted: completes later (never, here) */
+};
+
+static struct {
+	enum read_kind first, then;
+	unsigned int reads, syncs, calls;
+} sc;
+
+/* A synchronous call whose wait failed: the connection is gone. */
+static int be_sync_fails(struct ordo *o)
+{
+	sc.syncs++;
+	rbe(o)->dead = true;
+	rdma_fail_all(o, -ECONNRESET);
+	return -ECONNRESET;
+}
+
+static int be_read(struct ordo *o, struct shim_op *op)
+{
+	enum read_kind k = sc.reads++ ? sc.then : sc.first;
+	uint32_t i;
+
+	if (rbe(o)->dead)
+		return -ECONNRESET;
+	if (k == R_RANGE)
+		return -ERANGE;
+	if (k == R_POST)
+		return 0;
+	for (i = 0; i < op->nio; i++)
+		memset(op->io[i].dst, 0, op->io[i].len);
+	op->io_res = 0;
+	return 1;
+}
+
+/* Calls on a dead connection fail at once (rdma_call()). */
+static int be_call(struct ordo *o, struct shim_op *op)
+{
+	sc.calls++;
+	return rbe(o)->dead ? -ECONNRESET : -EIO;
+}
+
+static int be_wait(struct ordo *o, int ms)
+{
+	return -ECONNRESET;
+}
+
+static int be_bulk(struct ordo *o, uint32_t kind, uint64_t off, void *dst,
+		   size_t len)
+{
+	return be_sync_fails(o);
+}
+
+static void be_close(struct ordo *o)
+{
+	struct rdma_be *r = rbe(o);
+
+	free(r->pend);
+	free(r);
+	free(o->ops[0].buf);
+}
+
+static const struct shim_backend scripted = {
+	.read = be_read,
+	.call = be_call,
+	.wait = be_wait,
+	.bulk = be_bulk,
+	.refresh = be_sync_fails,
+	.close = be_close,
+};
+
+/* A walk-mode handle of @qd slots on the scripted backend. */
+static struct ordo *handle(uint32_t qd)
+{
+	struct ordo *o = calloc(1, sizeof(*o));
+	struct rdma_be *r = calloc(1, sizeof(*r));
+	size_t per;
+
+	if (!o || !r || ordo_geo_init(&o->geo, 16, 8))
+		abort();
+	o->fd = -1;
+	o->be = &scripted;
+	o->priv = r;
+	o->mode = ORDO_MODE_WALK;
+	o->opts.timeout_ms = 5000;
+	o->qd = qd;
+	o->sup.geo = o->geo;
+	o->sup.chunk_size = 1 << 16;
+	o->sup.nodes_per_chunk = (1 << 16) / o->geo.node_size;
+	o->sup.max_chunks = o->sup.nr_chunks = 1;
+	o->sup.root = o->sup.leftmost_leaf = 1;
+	o->sup.height = 2;
+	r->pend = calloc(qd, sizeof(*r->pend));
+	per = shim_slot_bytes(&o->geo);
+	if (!r->pend || shim_slots_init(o, calloc(qd, per), per) ||
+	    !o->ops[0].buf)
+		abort();
+	memset(&sc, 0, sizeof(sc));
+	return o;
+}
+
+/* A GET whose READ is out of range; the region refresh fails. */
+static int get_refresh_fails(void)
+{
+	struct ordo *o = handle(1);
+	uint8_t val[8];
+
+	sc.first = sc.then = R_RANGE;
+	CHECK_EQ(ordo_get(o, 42, val, sizeof(val)), -ECONNRESET);
+	CHECK_EQ(sc.syncs, 1);
+	CHECK_EQ(o->inflight, 0);
+	CHECK_EQ(o->cnt.gets, 1);
+	CHECK_EQ(o->ops[0].busy, 0);
+	ordo_close(o);
+	return 0;
+}
+
+/* A GET whose walk meets a stale node; the superblock read fails. */
+static int get_walk_restart_fails(void)
+{
+	struct ordo *o = handle(1);
+	uint8_t val[8];
+
+	sc.first = sc.then = R_STALE;
+	CHECK_EQ(ordo_get(o, 42, val, sizeof(val)), -ECONNRESET);
+	CHECK_EQ(sc.syncs, 1);
+	CHECK_EQ(o->cnt.retries, 1);
+	CHECK_EQ(o->inflight, 0);
+	CHECK_EQ(o->cnt.gets, 1);
+	ordo_close(o);
+	return 0;
+}
+
+/* The same two for a SCAN, which falls back to SCAN calls. */
+static int scan_fails_in_its_steps(void)
+{
+	enum read_kind k[2] = { R_RANGE, R_STALE };
+	uint64_t keys[4];
+	int i, more = 7;
+
+	for (i = 0; i < 2; i++) {
+		struct ordo *o = handle(1);
+
+		sc.first = sc.then = k[i];
+		CHECK_EQ(ordo_scan(o, 42, 4, keys, NULL, &more, NULL),
+			 -ECONNRESET);
+		CHECK_EQ(sc.syncs, 1);
+		CHECK_EQ(o->inflight, 0);
+		CHECK_EQ(o->cnt.scans, 1);
+		ordo_close(o);
+	}
+	return 0;
+}
+
+static unsigned int cb_runs;
+
+static void cb(struct ordo_req *r)
+{
+	cb_runs++;
+}
+
+/*
+ * Two requests in flight: the first waits for its READ, the second's
+ * refresh fails.  The first is failed at once, the second ends by
+ * itself; each callback runs once.
+ */
+static int other_ops_fail_at_once(void)
+{
+	struct ordo *o = handle(2);
+	uint8_t v1[8], v2[8];
+	struct ordo_req a = { .op = ORDO_OP_GET, .key = 1, .val = v1,
+			      .len = sizeof(v1), .cb = cb };
+	struct ordo_req b = { .op = ORDO_OP_GET, .key = 2, .val = v2,
+			      .len = sizeof(v2), .cb = cb };
+
+	sc.first = R_POST;
+	sc.then = R_RANGE;
+	cb_runs = 0;
+	CHECK_EQ(ordo_submit(o, &a), 0);
+	CHECK_EQ(o->inflight, 1);
+	CHECK_EQ(cb_runs, 0);
+	CHECK_EQ(ordo_submit(o, &b), 0);
+	CHECK_EQ(sc.syncs, 1);
+	CHECK_EQ(cb_runs, 2);
+	CHECK_EQ(a.result, -ECONNRESET);
+	CHECK_EQ(b.result, -ECONNRESET);
+	CHECK_EQ(o->inflight, 0);
+	CHECK_EQ(ordo_poll(o, 0, 0), 2);
+	ordo_close(o);
+	return 0;
+}
+
+int main(void)
+{
+	printf("TAP version 13\n1..4\n");
+	run("GET: the region refresh of its step fails the connection",
+	    get_refresh_fails);
+	run("GET: the superblock read of its walk's restart fails the connection",
+	    get_walk_restart_fails);
+	run("SCAN: both, and it ends with the connection's error",
+	    scan_fails_in_its_steps);
+	run("other requests in flight are failed at once, each once",
+	    other_ops_fail_at_once);
+	return tap_failed ? 1 : 0;
+}
