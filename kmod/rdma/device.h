@@ -7,8 +7,9 @@
  * each use only the layers below them; a lower layer tells an upper one
  * of an event through a callback the upper one gave it:
  *
- *	5 server.h	module glue: start and stop, counters, sysfs
- *			(server.c, sysfs.c)
+ *	5 server.h	module glue: start and stop, counters, sysfs,
+ *			debugfs test facilities (server.c, sysfs.c,
+ *			debugfs.c)
  *	4 listener.h	the rdma_cm listener and connect-request admission:
  *			address, token, limits (listener.c, token.c,
  *			throttle.c, peers.c)

@@ -29,11 +29,13 @@
  * before its REG_MR completed.  A chain that fails (not merely flushed by
  * its connection's teardown) backs off exponentially, from
  * ORDO_REG_BACKOFF_MIN to ORDO_REG_BACKOFF_MAX, instead of being retried
- * by every request of every connection.
+ * by every request of every connection.  The debugfs file
+ * fail_registrations (Documentation/testing.rst) makes chains fail so.
  *
  * Growth is found by a poll of the chunk counts every ORDO_REG_POLL while
  * the registrar lives (while the device has connections), and right away
- * when a request sees the pool ahead of the table.
+ * when a request sees the pool ahead of the table, unless a backoff runs:
+ * then its deadline stands.
  *
  * Access is IB_ACCESS_REMOTE_READ alone: the MRs are never local buffers,
  * and remote writes and atomics must fail.  Each MR's iova is its offset
@@ -65,6 +67,12 @@
 
 /* Counters of every registrar, for sysfs. */
 struct ordo_reg_stats ordo_reg_stats;
+
+/*
+ * Test facility: this many chains from now on fail as if the device
+ * refused their post, before anything reaches it (debugfs.c).
+ */
+atomic_t ordo_reg_fail_posts;
 
 unsigned int ordo_rdma_lease_ms = 5000;
 module_param_named(region_lease_ms, ordo_rdma_lease_ms, uint, 0444);
@@ -141,7 +149,8 @@ struct ordo_reg_link {
  * @chain_flushed: one of them was flushed
  * @retiring: replaced extents, oldest first
  * @backoff: current backoff, 0 while registrations succeed
- * @retry_at: no registration before this (jiffies)
+ * @retry_at: no registration before this (jiffies); read without
+ *	@mutex by requests, which do not kick the work before it
  * @table: the live table clients READ
  * @stage: where the next table is built
  * @table_len: bytes of both (page multiple)
@@ -398,7 +407,11 @@ static int ordo_reg_post_on(struct ordo_reg *reg, struct ordo_reg_port *p)
 	reg->chain_left = reg->nchain;
 	reg->chain_failed = false;
 	reg->chain_flushed = false;
-	ret = ib_post_send(p->qp, &wrs[0].wr, &bad);
+	/* An injected failure: nothing is posted, as if refused at once. */
+	if (atomic_add_unless(&ordo_reg_fail_posts, -1, 0))
+		ret = -EIO;
+	else
+		ret = ib_post_send(p->qp, &wrs[0].wr, &bad);
 	if (ret) {
 		/* Those posted before @bad still complete. */
 		for (i = 0; bad && &wrs[i].wr != bad; i++)
@@ -531,15 +544,20 @@ static void ordo_reg_finish(struct ordo_reg *reg)
 		ordo_reg_chain_free(reg);
 		if (!reg->chain_failed) {
 			/* Its connection is closing: another port, shortly. */
-			reg->retry_at = jiffies + ORDO_REG_BACKOFF_MIN;
+			WRITE_ONCE(reg->retry_at,
+				   jiffies + ORDO_REG_BACKOFF_MIN);
 			return;
 		}
 		atomic64_inc(&ordo_reg_stats.failures);
 		reg->backoff = clamp(2 * reg->backoff, ORDO_REG_BACKOFF_MIN,
 				     ORDO_REG_BACKOFF_MAX);
-		reg->retry_at = jiffies + reg->backoff;
+		atomic_long_set(&ordo_reg_stats.backoff_ms,
+				jiffies_to_msecs(reg->backoff));
+		WRITE_ONCE(reg->retry_at, jiffies + reg->backoff);
 		return;
 	}
+	if (reg->backoff)
+		atomic_long_set(&ordo_reg_stats.backoff_ms, 0);
 	reg->backoff = 0;
 	for (i = 0; i < reg->nchain; i++) {
 		struct ordo_reg_link *l = &reg->chain[i];
@@ -590,6 +608,7 @@ static void ordo_reg_work(struct work_struct *work)
 	int ret;
 
 	mutex_lock(&reg->mutex);
+	atomic64_inc(&ordo_reg_stats.runs);
 	clear_bit(0, &reg->kicked);
 	ordo_reg_retire(reg, false);
 	spin_lock_bh(&reg->lock);
@@ -617,11 +636,15 @@ static void ordo_reg_work(struct work_struct *work)
 	if (ret == -ENOTCONN || ret == -EBUSY) {
 		/* The port went busy or away meanwhile: later. */
 		ordo_reg_chain_free(reg);
-	} else if (ret) {
+		goto out;
+	}
+	atomic64_inc(&ordo_reg_stats.attempts);
+	if (ret) {
 		pr_warn_ratelimited("RDMA device %s: cannot register memory: %d; backing off\n",
 				    dev_name(&reg->ibdev->dev), ret);
-		reg->chain_failed = true;
+		/* Completions of a partly posted chain write it too. */
 		spin_lock_bh(&reg->lock);
+		reg->chain_failed = true;
 		busy = reg->chain_left;
 		spin_unlock_bh(&reg->lock);
 		if (!busy) {
@@ -730,7 +753,9 @@ void ordo_reg_port_del(struct ordo_reg_port *p)
  * ordo_reg_pool_chunks - pool chunks the published table covers
  * @reg: the registrar
  *
- * A caller that sees the pool larger asks for a registration now.
+ * A caller that sees the pool larger asks for a registration now, unless
+ * the registrar backs off after a failure: its work is queued for the
+ * backoff's end already, and is not woken once per request meanwhile.
  *
  * Return: the count for a reply's header.
  */
@@ -739,6 +764,7 @@ u32 ordo_reg_pool_chunks(struct ordo_reg *reg)
 	u32 n = READ_ONCE(reg->pool_chunks);
 
 	if (n < ordo_pool_nr_chunks(&reg->od->tree.pool) &&
+	    !time_before(jiffies, READ_ONCE(reg->retry_at)) &&
 	    !test_and_set_bit(0, &reg->kicked))
 		mod_delayed_work(system_unbound_wq, &reg->work, 0);
 	return n;
@@ -916,7 +942,7 @@ static struct ordo_reg *ordo_reg_create(struct ordo_rdma_dev *dev,
 	INIT_LIST_HEAD(&reg->ports);
 	INIT_LIST_HEAD(&reg->retiring);
 	INIT_DELAYED_WORK(&reg->work, ordo_reg_work);
-	reg->retry_at = jiffies;
+	WRITE_ONCE(reg->retry_at, jiffies);
 	reg->pd = ordo_rdma_dev_pd_get(dev);
 	if (IS_ERR(reg->pd)) {
 		ret = PTR_ERR(reg->pd);

@@ -58,18 +58,27 @@ struct ordo_reg_port {
 	bool want;
 };
 
-/* Counters of every registrar, for sysfs. */
+/*
+ * Counters of every registrar, for sysfs.  @attempts: chains tried (each
+ * failure backs off before the next); @runs: times the registrar's work
+ * ran; @backoff_ms: the backoff a registrar chose last (0 after success).
+ */
 struct ordo_reg_stats {
 	atomic_long_t mrs;
 	atomic64_t registrations;
+	atomic64_t attempts;
 	atomic64_t failures;
 	atomic64_t retired;
 	atomic64_t publications;
 	atomic64_t bytes;
+	atomic64_t runs;
+	atomic_long_t backoff_ms;
 };
 
 extern struct ordo_reg_stats ordo_reg_stats;
 extern unsigned int ordo_rdma_lease_ms;
+/* Test facility (debugfs fail_registrations): chains still to refuse. */
+extern atomic_t ordo_reg_fail_posts;
 
 struct ordo_reg *ordo_reg_get(struct ordo_rdma_dev *dev, struct ordo_dev *od,
 			      u64 server_id);

@@ -145,6 +145,7 @@ int ordo_rdma_init(struct ordo_dev *od)
 	ret = ordo_rdma_ib_register(&srv->devs);
 	if (ret)
 		goto err_sysfs;
+	ordo_rdma_debugfs_init();
 	od->rdma = srv;
 
 	ordo_rdma_token_serve(true);
@@ -163,6 +164,7 @@ err_ib:
 	ordo_keepalive_stop(&srv->conns);
 	od->rdma = NULL;
 	ordo_rdma_token_serve(false);
+	ordo_rdma_debugfs_exit();
 	ordo_rdma_ib_unregister(&srv->devs);
 err_sysfs:
 	ordo_rdma_sysfs_exit(srv);
@@ -187,6 +189,7 @@ void ordo_rdma_exit(struct ordo_dev *od)
 	ordo_listen_stop(&srv->listener);
 	ordo_keepalive_stop(&srv->conns);
 	ordo_conns_close(&srv->conns, NULL);
+	ordo_rdma_debugfs_exit();
 	ordo_rdma_ib_unregister(&srv->devs);
 	/* Release work still finishing its last lines holds the queue. */
 	flush_workqueue(srv->wq);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kmod/rdma/, layer 5 of 5 (the top): module glue -- start and stop of the
- * RDMA server, its counters and its sysfs directory (server.c, sysfs.c).
+ * RDMA server, its counters, its sysfs directory and its test facilities
+ * in debugfs (server.c, sysfs.c, debugfs.c).
  * Uses every layer below; layers and locking: device.h.
  */
 #ifndef ORDO_RDMA_SERVER_H
@@ -50,5 +51,9 @@ u64 ordo_rdma_stat_sum(struct ordo_rdma *srv, size_t offset);
 /* sysfs.c */
 int ordo_rdma_sysfs_init(struct ordo_rdma *srv);
 void ordo_rdma_sysfs_exit(struct ordo_rdma *srv);
+
+/* debugfs.c */
+void ordo_rdma_debugfs_init(void);
+void ordo_rdma_debugfs_exit(void);
 
 #endif /* ORDO_RDMA_SERVER_H */

@@ -99,6 +99,11 @@ ORDO_REG_ATTR(mrs, atomic_long_read(&ordo_reg_stats.mrs));
 ORDO_REG_ATTR(registrations, atomic64_read(&ordo_reg_stats.registrations));
 ORDO_REG_ATTR(registration_failures,
 	      atomic64_read(&ordo_reg_stats.failures));
+ORDO_REG_ATTR(registration_attempts,
+	      atomic64_read(&ordo_reg_stats.attempts));
+ORDO_REG_ATTR(registration_backoff_ms,
+	      atomic_long_read(&ordo_reg_stats.backoff_ms));
+ORDO_REG_ATTR(registrar_runs, atomic64_read(&ordo_reg_stats.runs));
 ORDO_REG_ATTR(mrs_retired, atomic64_read(&ordo_reg_stats.retired));
 ORDO_REG_ATTR(table_publications,
 	      atomic64_read(&ordo_reg_stats.publications));
@@ -136,6 +141,9 @@ static struct attribute *ordo_rdma_stats_attrs[] = {
 	&ordo_attr_mrs.attr,
 	&ordo_attr_registrations.attr,
 	&ordo_attr_registration_failures.attr,
+	&ordo_attr_registration_attempts.attr,
+	&ordo_attr_registration_backoff_ms.attr,
+	&ordo_attr_registrar_runs.attr,
 	&ordo_attr_mrs_retired.attr,
 	&ordo_attr_table_publications.attr,
 	&ordo_attr_keepalive_probes.attr,

@@ -10,7 +10,11 @@
  * - a pool that grows while libordo clients read is picked up through the
  *   table: no REGIONS after each client's bootstrap, and once registered,
  *   keys in the new chunks are found by READs alone; the MRs replaced by
- *   the growth are retired, leaving one MR per table entry.
+ *   the growth are retired, leaving one MR per table entry;
+ * - registrations that fail (made to by the debugfs test facility
+ *   fail_registrations) back off, 50 ms doubling up to 10 s: clients keep
+ *   working on what is registered, the attempts follow the backoff and
+ *   not the requests, and the table catches up once they succeed.
  */
 #define _GNU_SOURCE
 /*
@@ -29,6 +33,7 @@
 
 #define KBASE	0x6600000000000000ULL
 #define CLIENTS	64
+#define FAIL_REG	"/sys/kernel/debug/ordo/fail_registrations"
 
 FIXTURE(regs) {
 	int fd;
@@ -86,6 +91,8 @@ FIXTURE_SETUP(regs)
 
 FIXTURE_TEARDOWN(regs)
 {
+	if (!access(FAIL_REG, F_OK))
+		rc_write_file(FAIL_REG, "0");
 	set_param_ll("max_connections", self->max_conns);
 	set_param_ll("max_connections_per_peer", self->per_peer);
 	if (self->fd > 0) {
@@ -406,6 +413,172 @@ TEST_F_TIMEOUT(regs, pool_growth_is_read_from_the_table, 900)
 	EXPECT_EQ(mrs, rc_ordo_objects("mr"));
 	for (r = 0; r < READERS; r++)
 		ordo_close(g[r].o);
+	rc_close(&keep);
+}
+
+/* ---- failed registrations back off ---- */
+
+#define OLD_KEYS	2048
+#define FAIL_GETS	300
+
+static uint64_t old_key(uint64_t i)
+{
+	return KBASE - 0x10000000000ULL + i * 7919;
+}
+
+/*
+ * The most registration attempts the backoff allows within @ms of
+ * another: gaps of at least 40 ms (50 ms, less a jiffy), doubling,
+ * capped at 10 s.  A slower machine only widens the bound.
+ */
+static long long backoff_bound(long long ms)
+{
+	long long gap = 40, sum = 0, n = 1;
+
+	for (;;) {
+		sum += gap;
+		if (sum > ms)
+			return n;
+		n++;
+		gap = gap * 2 > 10000 ? 10000 : gap * 2;
+	}
+}
+
+/* GET keys @key(i), i in [@from, @to) by @step, through @o: 0 or -EIO. */
+static int get_all(struct ordo *o, uint32_t vs, uint64_t (*key)(uint64_t),
+		   uint64_t from, uint64_t to, uint64_t step)
+{
+	uint8_t v[ORDO_VALUE_SIZE_MAX];
+	uint64_t i;
+
+	for (i = from; i < to; i += step)
+		if (ordo_get(o, key(i), v, vs) || t_version(v, vs, key(i)) != 1)
+			return -EIO;
+	return 0;
+}
+
+TEST_F_TIMEOUT(regs, failed_registrations_back_off, 900)
+{
+	uint8_t v[ORDO_VALUE_SIZE_MAX];
+	struct ordo_counters c0, c1, c2;
+	long long f0, f1, f2, a1, a2, runs1, runs2, t0, t1, end;
+	long long backoff, bound, lookup1, regs0;
+	struct ordo_info info;
+	uint64_t chunks0, chunks, n = 0, n1 = 0, i, step;
+	struct rc_conn keep;
+	struct ordo *o;
+
+	ASSERT_EQ(0, access(FAIL_REG, W_OK));
+	ASSERT_EQ(0, rc_connect(&keep, NULL));
+	for (i = 0; i < OLD_KEYS; i++) {
+		t_fill(v, self->vs, old_key(i), 1);
+		ASSERT_EQ(0, t_kv(self->fd, ORDO_IOC_PUT, old_key(i), v,
+				  self->vs));
+	}
+	ASSERT_EQ(0, registered_all(&keep));
+	/* A walking client whose cache holds the path to every old key. */
+	o = open_walk();
+	ASSERT_NE(NULL, o);
+	ASSERT_EQ(0, get_all(o, self->vs, old_key, 0, OLD_KEYS, 1));
+
+	/* From now on every registration fails; the pool grows 2 chunks. */
+	ASSERT_EQ(0, rc_write_file(FAIL_REG, "2147483647"));
+	f0 = rc_sysfs_u64("stats/registration_failures");
+	regs0 = rc_sysfs_u64("stats/registrations");
+	ASSERT_EQ(0, t_ioctl(self->fd, ORDO_IOC_INFO, &info));
+	chunks0 = info.pool_bytes_total / info.chunk_size;
+	while (info.pool_bytes_total / info.chunk_size < chunks0 + 2) {
+		for (i = 0; i < 256; i++, n++) {
+			t_fill(v, self->vs, grow_key(n), 1);
+			ASSERT_EQ(0, t_kv(self->fd, ORDO_IOC_PUT, grow_key(n), v,
+					  self->vs));
+		}
+		ASSERT_EQ(0, t_ioctl(self->fd, ORDO_IOC_INFO, &info));
+		/* Nodes from here on are in new chunks, not in freed ones. */
+		if (!n1 && info.pool_bytes_total / info.chunk_size > chunks0)
+			n1 = n;
+	}
+	chunks = info.pool_bytes_total / info.chunk_size;
+	/* The registrar's poll finds the growth; its chain fails. */
+	end = rc_now_ms() + 60000;
+	while (rc_sysfs_u64("stats/registration_failures") == f0 &&
+	       rc_now_ms() < end)
+		usleep(20000);
+	ASSERT_LT(f0, rc_sysfs_u64("stats/registration_failures"));
+
+	/* Backing off: old keys by READ, new ones by RPC, all served. */
+	t0 = rc_now_ms();
+	a1 = rc_sysfs_u64("stats/registration_attempts");
+	f1 = rc_sysfs_u64("stats/registration_failures");
+	runs1 = rc_sysfs_u64("stats/registrar_runs");
+	lookup1 = rc_sysfs_u64("stats/rpc_lookup");
+	ASSERT_EQ(0, ordo_counters(o, &c0));
+	/* The last old leaf may have split into the new chunks: not it. */
+	ASSERT_EQ(0, get_all(o, self->vs, old_key, 0, OLD_KEYS - 64, 1));
+	ASSERT_EQ(0, ordo_counters(o, &c1));
+	step = (n - n1) / FAIL_GETS;
+	ASSERT_LT(0, step);
+	ASSERT_EQ(0, get_all(o, self->vs, grow_key, n - step * FAIL_GETS, n,
+			     step));
+	ASSERT_EQ(0, ordo_counters(o, &c2));
+	t1 = rc_now_ms();
+	a2 = rc_sysfs_u64("stats/registration_attempts");
+	f2 = rc_sysfs_u64("stats/registration_failures");
+	runs2 = rc_sysfs_u64("stats/registrar_runs");
+	backoff = rc_sysfs_u64("stats/registration_backoff_ms");
+	bound = backoff_bound(t1 - t0);
+	TH_LOG("old keys: %llu GETs, %llu READs, %llu fallbacks",
+	       (unsigned long long)(c1.gets - c0.gets),
+	       (unsigned long long)(c1.reads - c0.reads),
+	       (unsigned long long)(c1.fallbacks - c0.fallbacks));
+	TH_LOG("new keys: %llu GETs, %llu fallbacks, %lld LOOKUP RPCs served",
+	       (unsigned long long)(c2.gets - c1.gets),
+	       (unsigned long long)(c2.fallbacks - c1.fallbacks),
+	       rc_sysfs_u64("stats/rpc_lookup") - lookup1);
+	TH_LOG("%lld ms of backoff: %lld attempts (the backoff allows %lld), %lld registrar runs, %lld failures in all, backoff now %lld ms",
+	       t1 - t0, a2 - a1, bound, runs2 - runs1, f2 - f0, backoff);
+	EXPECT_EQ(c0.fallbacks, c1.fallbacks);
+	EXPECT_EQ(c0.rpcs, c1.rpcs);
+	EXPECT_LE(OLD_KEYS - 64, c1.reads - c0.reads);
+	EXPECT_LT(FAIL_GETS / 2, c2.fallbacks - c1.fallbacks);
+	EXPECT_LE(c2.fallbacks - c1.fallbacks,
+		  rc_sysfs_u64("stats/rpc_lookup") - lookup1);
+	/* Every attempt failed; they follow the backoff, not the requests. */
+	EXPECT_EQ(a2 - a1, f2 - f1);
+	EXPECT_GE(bound, a2 - a1);
+	EXPECT_EQ(regs0, rc_sysfs_u64("stats/registrations"));
+	/*
+	 * Each of those requests saw the pool ahead of the table; during a
+	 * backoff that wakes no registrar: it ran for its attempts, for
+	 * ports that drained (a few per attempt) and for its poll.
+	 */
+	EXPECT_GE(4 * (a2 - a1 + 1) + 8, runs2 - runs1);
+	/* 50 ms, doubling per failure, at most 10 s. */
+	if (f2 == rc_sysfs_u64("stats/registration_failures") &&
+	    backoff < 10000) {
+		EXPECT_EQ(0, backoff % (1LL << (f2 - f0 - 1)));
+		EXPECT_LE(40, backoff >> (f2 - f0 - 1));
+		EXPECT_GE(60, backoff >> (f2 - f0 - 1));
+	}
+	EXPECT_LE(40, backoff);
+	EXPECT_GE(10000, backoff);
+
+	/* Registrations succeed again: the table catches up... */
+	ASSERT_EQ(0, rc_write_file(FAIL_REG, "0"));
+	ASSERT_EQ(0, rc_wait_pool_chunks(&keep, chunks));
+	EXPECT_LT(regs0, rc_sysfs_u64("stats/registrations"));
+	EXPECT_EQ(0, rc_sysfs_u64("stats/registration_backoff_ms"));
+	/* ...and new keys are READ one-sided, no RPC. */
+	ASSERT_EQ(0, get_all(o, self->vs, grow_key, 0, n, 1));
+	ASSERT_EQ(0, ordo_counters(o, &c1));
+	ASSERT_EQ(0, get_all(o, self->vs, grow_key, n - 256, n, 1));
+	ASSERT_EQ(0, ordo_counters(o, &c2));
+	TH_LOG("once registered: 256 GETs of the newest keys: %llu READs, %llu RPCs",
+	       (unsigned long long)(c2.reads - c1.reads),
+	       (unsigned long long)(c2.rpcs - c1.rpcs));
+	EXPECT_EQ(c1.rpcs, c2.rpcs);
+	EXPECT_EQ(c1.fallbacks, c2.fallbacks);
+	ordo_close(o);
 	rc_close(&keep);
 }
 

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test facilities of the RDMA server, in debugfs (root only) under
+ * /sys/kernel/debug/ordo/ (Documentation/testing.rst):
+ *
+ *	fail_registrations	the next N chains of memory registrations
+ *				fail as if the device refused their post
+ *
+ * It lets the tests reach paths a healthy soft-RoCE device never takes;
+ * nothing else reads or needs them.
+ */
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/limits.h>
+
+#include "server.h"
+
+static struct dentry *ordo_debugfs_dir;
+
+static int ordo_fail_reg_get(void *data, u64 *val)
+{
+	*val = atomic_read(&ordo_reg_fail_posts);
+	return 0;
+}
+
+static int ordo_fail_reg_set(void *data, u64 val)
+{
+	if (val > INT_MAX)
+		return -EINVAL;
+	atomic_set(&ordo_reg_fail_posts, val);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(ordo_fail_reg_fops, ordo_fail_reg_get,
+			 ordo_fail_reg_set, "%llu\n");
+
+void ordo_rdma_debugfs_init(void)
+{
+	/* Errors are not checked: debugfs is optional (debugfs.h). */
+	ordo_debugfs_dir = debugfs_create_dir("ordo", NULL);
+	debugfs_create_file_unsafe("fail_registrations", 0600,
+				   ordo_debugfs_dir, NULL,
+				   &ordo_fail_reg_fops);
+}
+
+void ordo_rdma_debugfs_exit(void)
+{
+	debugfs_remove(ordo_debugfs_dir);
+	ordo_debugfs_dir = NULL;
+	atomic_set(&ordo_reg_fail_posts, 0);
+}
