@@ -40,6 +40,12 @@ module_param_named(msg_size, ordo_rdma_msg_size, uint, 0444);
 MODULE_PARM_DESC(msg_size,
 		 "Bytes of the largest RPC request or reply: a power of two, 4096..65536 (default 8192)");
 
+/*
+ * Test facility: QPs asking for more inline bytes than this are refused
+ * as by a device with that limit (debugfs.c); 0: off.
+ */
+u32 ordo_rdma_inline_limit;
+
 static void ordo_conn_release_work(struct work_struct *work);
 
 static void ordo_conn_free_bufs(struct ordo_rdma_conn *c)
@@ -139,6 +145,37 @@ static void ordo_conn_qp_event(struct ib_event *ev, void *ctx)
 	}
 }
 
+/*
+ * Create the QP with as much inline room as the device grants: 6.1 does
+ * not report a device's inline limit, so a refused size is halved.
+ */
+static int ordo_conn_create_qp_inline(struct ordo_rdma_conn *c,
+				      const struct ib_qp_init_attr *want)
+{
+	u32 limit = READ_ONCE(ordo_rdma_inline_limit);
+	struct ib_qp_init_attr attr;
+	u32 inl = ORDO_RDMA_INLINE;
+	int ret;
+
+	for (;;) {
+		/* The device may write back what it granted: a fresh copy. */
+		attr = *want;
+		attr.cap.max_inline_data = inl;
+		if (limit && inl > limit)
+			ret = -EINVAL;
+		else
+			ret = rdma_create_qp(c->cm_id, c->pd, &attr);
+		if (!ret || !inl)
+			break;
+		inl = inl / 2 >= ORDO_RDMA_INLINE_MIN ? inl / 2 : 0;
+	}
+	if (ret)
+		return ret;
+	/* What the device granted (it may round up). */
+	c->max_inline = attr.cap.max_inline_data;
+	return 0;
+}
+
 static int ordo_conn_create_qp(struct ordo_rdma_conn *c)
 {
 	struct ib_device *ibdev = c->cm_id->device;
@@ -177,18 +214,10 @@ static int ordo_conn_create_qp(struct ordo_rdma_conn *c)
 	attr.cap.max_recv_wr = rq;
 	attr.cap.max_send_sge = 1;
 	attr.cap.max_recv_sge = 1;
-	attr.cap.max_inline_data = ORDO_RDMA_INLINE;
-	ret = rdma_create_qp(c->cm_id, c->pd, &attr);
-	if (ret) {
-		/* A device with less room for inline data: none, then. */
-		attr.cap.max_inline_data = 0;
-		ret = rdma_create_qp(c->cm_id, c->pd, &attr);
-	}
+	ret = ordo_conn_create_qp_inline(c, &attr);
 	if (ret)
 		return ret;
 	c->qp = c->cm_id->qp;
-	/* What the device granted (it may round up). */
-	c->max_inline = attr.cap.max_inline_data;
 	return 0;
 }
 

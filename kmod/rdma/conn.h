@@ -35,10 +35,17 @@ struct ordo_rdma_conn;
 
 /* Requests one run of a connection's I/O work executes before yielding. */
 #define ORDO_RDMA_IO_BUDGET	16
-/* Bytes of reply the QP is asked to send inline (the device may give more). */
+/*
+ * Bytes of reply the QP is asked to send inline (the device may give
+ * more); a device that refuses is asked for half as much, down to
+ * ORDO_RDMA_INLINE_MIN (a reply's header and an 8-byte value), then none.
+ */
 #define ORDO_RDMA_INLINE	256
+#define ORDO_RDMA_INLINE_MIN	32
 
 extern unsigned int ordo_rdma_msg_size;
+/* Test facility (debugfs qp_inline_limit): refuse asks above it; 0: off. */
+extern u32 ordo_rdma_inline_limit;
 extern unsigned int ordo_rdma_keepalive;
 extern unsigned int ordo_rdma_srq_size;
 

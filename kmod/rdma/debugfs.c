@@ -5,8 +5,11 @@
  *
  *	fail_registrations	the next N chains of memory registrations
  *				fail as if the device refused their post
+ *	qp_inline_limit		QPs created from now on are refused inline
+ *				data above N bytes, as by a device with
+ *				that limit (0: off)
  *
- * It lets the tests reach paths a healthy soft-RoCE device never takes;
+ * They let the tests reach paths a healthy soft-RoCE device never takes;
  * nothing else reads or needs them.
  */
 #include <linux/debugfs.h>
@@ -41,6 +44,8 @@ void ordo_rdma_debugfs_init(void)
 	debugfs_create_file_unsafe("fail_registrations", 0600,
 				   ordo_debugfs_dir, NULL,
 				   &ordo_fail_reg_fops);
+	debugfs_create_u32("qp_inline_limit", 0600, ordo_debugfs_dir,
+			   &ordo_rdma_inline_limit);
 }
 
 void ordo_rdma_debugfs_exit(void)
@@ -48,4 +53,5 @@ void ordo_rdma_debugfs_exit(void)
 	debugfs_remove(ordo_debugfs_dir);
 	ordo_debugfs_dir = NULL;
 	atomic_set(&ordo_reg_fail_posts, 0);
+	ordo_rdma_inline_limit = 0;
 }

@@ -23,6 +23,7 @@
 #include "raw_client.h"
 
 #define KBASE	0x5100000000000000ULL
+#define INLINE_LIMIT	"/sys/kernel/debug/ordo/qp_inline_limit"
 #define NKEYS	64
 #define NHOGS	8
 /* Keys of pool growth, above KBASE + NKEYS. */
@@ -114,6 +115,8 @@ FIXTURE_SETUP(io)
 
 FIXTURE_TEARDOWN(io)
 {
+	if (!access(INLINE_LIMIT, F_OK))
+		rc_write_file(INLINE_LIMIT, "0");
 	rc_close(&self->c);
 	EXPECT_EQ(0, restore());
 }
@@ -208,6 +211,42 @@ TEST_F(io, inline_and_chained_replies)
 	       d_posts, n);
 	EXPECT_EQ(5LL * n, d_rpcs);
 	EXPECT_LT(d_posts, d_rpcs);
+}
+
+/*
+ * A device that refuses the 256 bytes of inline data asked for but
+ * allows fewer: the QP is asked for half as much until it is created, so
+ * a GET's reply still goes inline.  The debugfs test facility
+ * qp_inline_limit makes QP creation refuse as such a device would.
+ */
+TEST_F(io, inline_on_a_device_that_allows_less)
+{
+	long long need = sizeof(struct ordo_wire_hdr) + self->vs, limit;
+	long long inl, max;
+	char buf[16];
+	struct rc_conn c;
+	uint64_t id;
+	int ret;
+
+	if (need > 128)
+		SKIP(return, "a GET reply of %lld bytes", need);
+	/* Below 256; the largest power of two it allows is >= need. */
+	limit = 2 * need - 1 < 255 ? 2 * need - 1 : 255;
+	snprintf(buf, sizeof(buf), "%lld", limit);
+	ASSERT_EQ(0, rc_write_file(INLINE_LIMIT, buf));
+	ret = rc_connect(&c, NULL);
+	ASSERT_EQ(0, rc_write_file(INLINE_LIMIT, "0"));
+	ASSERT_EQ(0, ret);
+	max = conn_u64(&c, "max_inline");
+	TH_LOG("a device allowing %lld bytes inline: the QP has %lld", limit,
+	       max);
+	EXPECT_LE(need, max);
+	EXPECT_GE(limit, max);
+	inl = conn_u64(&c, "inline_replies");
+	ASSERT_EQ(0, send_get(&c, 0, &id));
+	ASSERT_EQ(0, take(&c, id, ORDO_WIRE_OP_GET, self->vs));
+	EXPECT_EQ(inl + 1, conn_u64(&c, "inline_replies"));
+	rc_close(&c);
 }
 
 /*
