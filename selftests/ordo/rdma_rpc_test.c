@@ -5,7 +5,8 @@
  * continuation, batches, the region table, one-sided READs that find a key
  * just inserted, hinted UPDATE, pool growth announced to a connected
  * client, LOOKUP (the learned client's fallback: GET plus the key's
- * current sub-model), the access token, protocol-version and
+ * current sub-model), the access token and its per-address throttle
+ * (from a second address on ordo0), protocol-version and
  * malformed-request rejects, max_connections, and the sysfs counters.
  */
 #define _GNU_SOURCE
@@ -16,6 +17,7 @@
 #pragma GCC diagnostic ignored "-Wclobbered"
 #include <stdbool.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "ordo_test.h"
 #include "kselftest_harness.h"
@@ -1300,6 +1302,79 @@ TEST_F_TIMEOUT(rpc, token_policy, 120)
 	TH_LOG("throttled for %lld ms", rc_now_ms() - t0);
 	rc_close(&c2);
 	ASSERT_EQ(0, rc_set_param("token", "\n"));
+}
+
+#define OTHER_IP	"192.0.2.78"
+
+static int sh(const char *cmd)
+{
+	int st = system(cmd);
+
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The peer address the server shows for connection @c. */
+static int conn_peer(struct rc_conn *c, char *buf, size_t len)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), RC_SYSFS "/connections/%u/peer",
+		 le32toh(c->rep.conn_id));
+	return t_read_file(path, buf, len);
+}
+
+/*
+ * Wrong tokens are throttled per peer address: while RC_ADDR is, a
+ * client connecting from a second address is served, and its own wrong
+ * tokens are still checked (refused as wrong, not unseen).
+ */
+TEST_F_TIMEOUT(rpc, token_throttle_is_per_peer, 120)
+{
+	struct rc_opts o = { .token = "peer-token-012345" };
+	struct rc_opts other = { .token = "peer-token-012345",
+				 .src = OTHER_IP };
+	long long thr = rc_sysfs_u64("stats/rejected_throttled");
+	long long rej = rc_sysfs_u64("stats/rejected_token");
+	struct rc_conn c2;
+	char peer[64];
+	int ret, i;
+
+	sh("ip addr del " OTHER_IP "/24 dev ordo0 2>/dev/null");
+	ASSERT_EQ(0, sh("ip addr add " OTHER_IP "/24 dev ordo0"));
+	ASSERT_EQ(0, rc_set_param("token", "peer-token-012345"));
+	/* rxe adds the address's GID shortly after the address. */
+	for (i = 0, ret = -1; ret && i < 100; i++) {
+		ret = rc_connect(&c2, &other);
+		if (ret)
+			usleep(100000);
+	}
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, conn_peer(&c2, peer, sizeof(peer)));
+	EXPECT_NE(NULL, strstr(peer, OTHER_IP ":"));
+	rc_close(&c2);
+
+	/* RC_ADDR: 8 wrong tokens, then refused unseen. */
+	EXPECT_EQ(8, wrong_tokens("peer-token-999999", 8));
+	EXPECT_EQ(-EAGAIN, rc_connect(&c2, &o));
+	EXPECT_EQ(ORDO_WIRE_REJ_THROTTLED, le16toh(c2.rej.reason));
+	/* The other address is served meanwhile... */
+	ASSERT_EQ(0, rc_connect(&c2, &other));
+	ASSERT_EQ(0, conn_peer(&c2, peer, sizeof(peer)));
+	EXPECT_NE(NULL, strstr(peer, OTHER_IP ":"));
+	EXPECT_EQ(0, rc_call(&c2, ORDO_WIRE_OP_INFO, NULL, 0));
+	rc_close(&c2);
+	/* ...and its wrong tokens are read and counted as its own. */
+	other.token = "peer-token-999999";
+	EXPECT_EQ(-EACCES, rc_connect(&c2, &other));
+	EXPECT_EQ(ORDO_WIRE_REJ_TOKEN, le16toh(c2.rej.reason));
+	/* RC_ADDR is still throttled. */
+	EXPECT_EQ(-EAGAIN, rc_connect(&c2, &o));
+	EXPECT_EQ(thr + 2, rc_sysfs_u64("stats/rejected_throttled"));
+	EXPECT_EQ(rej + 9, rc_sysfs_u64("stats/rejected_token"));
+	TH_LOG("%s throttled after 8 wrong tokens; %s served and judged",
+	       RC_ADDR, OTHER_IP);
+	ASSERT_EQ(0, rc_set_param("token", "\n"));
+	EXPECT_EQ(0, sh("ip addr del " OTHER_IP "/24 dev ordo0"));
 }
 
 TEST_F(rpc, version_and_malformed_rejects)
