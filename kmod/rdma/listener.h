@@ -64,6 +64,7 @@ extern const struct ordo_conn_ops ordo_listen_conn_ops;
 #define ORDO_TOKEN_MIN		16
 bool ordo_rdma_token_ok(const struct ordo_wire_conn_req *req);
 bool ordo_rdma_token_required(void);
+int ordo_rdma_token_check(void);
 void ordo_rdma_token_serve(bool on);
 
 /* throttle.c: wrong tokens per peer address (Documentation/admin.rst) */

@@ -29,6 +29,10 @@ u64 ordo_rdma_stat_sum(struct ordo_rdma *srv, size_t offset)
 
 static int ordo_rdma_check_params(void)
 {
+	int ret = ordo_rdma_token_check();
+
+	if (ret)
+		return ret;
 	if (!ordo_rdma_queue_depth ||
 	    ordo_rdma_queue_depth > ORDO_WIRE_QUEUE_MAX) {
 		pr_err("queue_depth=%u: must be 1..%d\n", ordo_rdma_queue_depth,

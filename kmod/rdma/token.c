@@ -22,6 +22,12 @@ static u8 ordo_token[ORDO_WIRE_TOKEN_MAX];
 static u32 ordo_token_len;
 /* Set once the server runs: from then on, token changes are logged. */
 static bool ordo_token_live;
+/*
+ * A token of the wrong length given at load: -1 too short, 1 too long.
+ * Refused by ordo_rdma_token_check() rather than by the parameter's set
+ * method, whose failure makes the kernel log the rejected value.
+ */
+static int ordo_token_bad;
 
 static int ordo_token_set(const char *val, const struct kernel_param *kp)
 {
@@ -32,11 +38,19 @@ static int ordo_token_set(const char *val, const struct kernel_param *kp)
 	if (len && val[len - 1] == '\n')
 		len--;
 	if (len > ORDO_WIRE_TOKEN_MAX || (len && len < ORDO_TOKEN_MIN)) {
+		spin_lock(&ordo_token_lock);
+		live = ordo_token_live;
+		if (!live)
+			ordo_token_bad = len > ORDO_WIRE_TOKEN_MAX ? 1 : -1;
+		spin_unlock(&ordo_token_lock);
+		if (!live)
+			return 0;	/* at load: ordo_rdma_token_check() */
 		pr_warn("token: %d to %d bytes, or empty for none\n",
 			ORDO_TOKEN_MIN, ORDO_WIRE_TOKEN_MAX);
 		return -EINVAL;
 	}
 	spin_lock(&ordo_token_lock);
+	ordo_token_bad = 0;
 	changed = len != ordo_token_len || memcmp(ordo_token, val, len);
 	memzero_explicit(ordo_token, sizeof(ordo_token));
 	memcpy(ordo_token, val, len);
@@ -62,6 +76,28 @@ static const struct kernel_param_ops ordo_token_ops = {
 module_param_cb(token, &ordo_token_ops, NULL, 0200);
 MODULE_PARM_DESC(token,
 		 "Access token RDMA clients must present (16 to 40 bytes; empty: none required). Write-only");
+
+/**
+ * ordo_rdma_token_check - refuse to start with a bad token from load
+ *
+ * Return: 0, or -EINVAL (logged, without the token) when the token given
+ * at load was shorter than ORDO_TOKEN_MIN or longer than the wire allows.
+ */
+int ordo_rdma_token_check(void)
+{
+	int bad;
+
+	spin_lock(&ordo_token_lock);
+	bad = ordo_token_bad;
+	spin_unlock(&ordo_token_lock);
+	if (!bad)
+		return 0;
+	pr_err("token: the token given at load is %s than %d bytes: it must be %d to %d bytes, or empty for none; not loaded\n",
+	       bad < 0 ? "shorter" : "longer",
+	       bad < 0 ? ORDO_TOKEN_MIN : ORDO_WIRE_TOKEN_MAX,
+	       ORDO_TOKEN_MIN, ORDO_WIRE_TOKEN_MAX);
+	return -EINVAL;
+}
 
 bool ordo_rdma_token_required(void)
 {

@@ -71,7 +71,8 @@ static int restore(void)
 {
 	int i;
 
-	if (!module_loaded() && sh("insmod kmod/ordo.ko"))
+	if (!module_loaded() &&
+	    sh("insmod kmod/ordo.ko $ORDO_GUEST_MODULE_PARAMS"))
 		return -EIO;
 	for (i = 0; i < 200 && rc_sysfs_u64("stats/connections") < 0; i++)
 		usleep(100000);

@@ -3,8 +3,8 @@
  * Lifecycle of the RDMA server with clients connected: the RDMA device
  * deleted under them ("rdma link delete") and added back, the listener
  * moved to another address and port (and waiting for an address that does
- * not exist yet, and for its device to come back), and "rmmod ordo" with
- * busy clients.  Each ends with clients disconnected, the server (or the
+ * not exist yet, and for its device to come back), "rmmod ordo" with
+ * busy clients, and a load with a token of the wrong length.  Each ends with clients disconnected, the server (or the
  * reloaded module) serving again, and a clean kernel log (checked by
  * vmrun).  Runs in the vmrun guest only: it deletes rxe0 and reloads
  * ordo.ko, and puts both back.
@@ -67,6 +67,16 @@ static long long wait_conns(long long n)
 	return now;
 }
 
+/* Load ordo.ko with @params after the ones vmrun loaded it with. */
+static int load(const char *params)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd),
+		 "insmod kmod/ordo.ko $ORDO_GUEST_MODULE_PARAMS %s", params);
+	return sh(cmd);
+}
+
 /* Everything as vmrun set it up. */
 static int restore(void)
 {
@@ -74,7 +84,7 @@ static int restore(void)
 
 	if (ret)
 		return ret;
-	if (!module_loaded() && sh("insmod kmod/ordo.ko"))
+	if (!module_loaded() && load(""))
 		return -EIO;
 	sh("ip addr del 192.0.2.77/24 dev ordo0 >/dev/null 2>&1");
 	if (rc_set_param("token", "\n") || rc_set_param("listen_port", "7471") ||
@@ -285,11 +295,59 @@ TEST_F_TIMEOUT(life, rmmod_with_clients, 300)
 	EXPECT_EQ(base.mr, now.mr);
 	EXPECT_EQ(base.cm_id - 1, now.cm_id);
 	/* Loads again and serves; the rig removes it at the end. */
-	ASSERT_EQ(0, sh("insmod kmod/ordo.ko"));
+	ASSERT_EQ(0, load(""));
 	ASSERT_EQ(0, wait_listener("[::]:7471", 20000));
 	ASSERT_EQ(0, rc_connect(&c, NULL));
 	EXPECT_EQ(0, rc_call(&c, ORDO_WIRE_OP_INFO, NULL, 0));
 	rc_close(&c);
+}
+
+/*
+ * A token of fewer than 16 bytes (or more than 40) at load: insmod fails
+ * and the kernel log says why, without the token; nothing is left
+ * loaded.  One of 16 bytes loads and is required.  The teardown loads
+ * ordo.ko again as vmrun did.
+ */
+TEST_F_TIMEOUT(life, token_length_at_load, 300)
+{
+	static const char *const bad[] = {
+		"token=fifteen-bytes-x",
+		"token=forty-one-bytes-are-one-more-than-allowed",
+	};
+	static const char *const why[] = {
+		"token given at load is shorter than 16 bytes",
+		"token given at load is longer than 40 bytes",
+	};
+	struct rc_opts o = { .token = "sixteen-bytes-xy" };
+	char cmd[256];
+	struct rc_conn c;
+	size_t i;
+
+	ASSERT_EQ(0, sh("rmmod ordo"));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		/* The log from a mark on (vmrun reads all of it later). */
+		snprintf(cmd, sizeof(cmd),
+			 "echo 'ordo-test: token at load %zu' > /dev/kmsg", i);
+		ASSERT_EQ(0, sh(cmd));
+		EXPECT_NE(0, load(bad[i]));
+		EXPECT_FALSE(module_loaded());
+		EXPECT_EQ(0, sh("grep -q '^ordo ' /proc/modules; test $? = 1"));
+		snprintf(cmd, sizeof(cmd),
+			 "dmesg | sed -n '/ordo-test: token at load %zu/,$p' | grep -q 'ordo: .*%s'",
+			 i, why[i]);
+		EXPECT_EQ(0, sh(cmd));
+		snprintf(cmd, sizeof(cmd), "dmesg | grep -qF '%s'",
+			 strchr(bad[i], '=') + 1);
+		EXPECT_NE(0, sh(cmd));
+		TH_LOG("%zu-byte token at load refused", strlen(bad[i]) - 6);
+	}
+	ASSERT_EQ(0, load("token=sixteen-bytes-xy"));
+	ASSERT_EQ(0, wait_listener("[::]:7471", 20000));
+	EXPECT_EQ(-EACCES, rc_connect(&c, NULL));
+	ASSERT_EQ(0, rc_connect(&c, &o));
+	EXPECT_EQ(0, rc_call(&c, ORDO_WIRE_OP_INFO, NULL, 0));
+	rc_close(&c);
+	ASSERT_EQ(0, sh("rmmod ordo"));
 }
 
 TEST_HARNESS_MAIN
