@@ -64,10 +64,14 @@ long ordo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	ret = ordo_cmd(ordo, cmd, &args, d->size);
 	if (ret < 0 || !(_IOC_DIR(cmd) & _IOC_READ))
 		return ret;
-	/* A newer caller's extra output bytes are zeroed: nothing there yet. */
-	if (usize > d->size && clear_user(uarg + d->size, usize - d->size))
-		return -EFAULT;
+	/*
+	 * The struct first: a buffer whose head cannot be written fails
+	 * before any byte is written.  Then a newer caller's extra output
+	 * bytes are zeroed (nothing there yet).
+	 */
 	if (copy_to_user(uarg, &args, d->size))
+		return -EFAULT;
+	if (usize > d->size && clear_user(uarg + d->size, usize - d->size))
 		return -EFAULT;
 	return ret;
 }

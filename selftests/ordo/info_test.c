@@ -113,6 +113,39 @@ TEST(info_bad_pointers)
 	close(fd);
 }
 
+/*
+ * An output struct is written front to back: a buffer whose head is
+ * read-only fails before its writable tail is zeroed, and one whose tail
+ * runs into an unmapped page gets the struct before the -EFAULT.
+ */
+TEST(info_output_written_front_to_back)
+{
+	size_t pg = 4096, n = sizeof(struct ordo_info), i, changed = 0;
+	unsigned char *m;
+	int fd = open(DEV, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	m = mmap(NULL, 3 * pg, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	memset(m, 0xa5, 3 * pg);
+	ASSERT_EQ(0, mprotect(m, pg, PROT_READ));
+	ASSERT_EQ(0, mprotect(m + 2 * pg, pg, PROT_NONE));
+	/* The struct in the read-only page, the extra bytes after it. */
+	EXPECT_EQ(-1, ioctl(fd, INFO_SIZED(pg), m + pg - n));
+	EXPECT_EQ(EFAULT, errno);
+	for (i = pg; i < 2 * pg; i++)
+		changed += m[i] != 0xa5;
+	EXPECT_EQ(0, changed);
+	/* The struct writable, the extra bytes running into no page. */
+	EXPECT_EQ(-1, ioctl(fd, INFO_SIZED(2 * n), m + 2 * pg - n - 8));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(ORDO_ABI_VERSION,
+		  ((struct ordo_info *)(m + 2 * pg - n - 8))->abi_version);
+	munmap(m, 3 * pg);
+	close(fd);
+}
+
 TEST(unknown_ioctls)
 {
 	struct ordo_info info;
