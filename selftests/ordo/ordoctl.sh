@@ -8,7 +8,8 @@
 # parameter, then restored), and the example program of Documentation/.
 # Needs an empty store; leaves it empty.
 cd "$(dirname "$0")/../.." || exit 1
-ctl=tools/ordoctl
+# Each wait for the server is bounded; a slow (debug) kernel scales it.
+ctl="tools/ordoctl --timeout $((5000 * ${ORDO_TIME_SCALE:-1}))"
 hello=build/examples/ordo_hello
 host=${ORDO_TEST_RDMA_HOST:-192.0.2.1}
 rdma=rdma://$host
@@ -38,12 +39,12 @@ skip() {
 check() {
 	local name=$1 want=$2 out=$3 got rc
 	shift 3
-	got=$("$@" 2>/dev/null)
+	got=$("$@" 2>"$tmp/stderr")
 	rc=$?
 	if [ "$rc" = "$want" ] && { [ "$out" = "*" ] || [ "$got" = "$out" ]; }; then
 		tap 0 "$name"
 	else
-		tap 1 "$name" "status $rc, want $want; output '$got'"
+		tap 1 "$name" "status $rc, want $want; output '$got'; stderr '$(head -c 300 "$tmp/stderr")'"
 	fi
 }
 
@@ -337,6 +338,10 @@ check "help is 0" 0 "*" $ctl --help
 check "no command is usage" 2 "" $ctl
 check "unknown option is usage" 2 "" $ctl --frob get 1
 check "-s without URI is usage" 2 "" $ctl -s
+check "--timeout 0 is usage" 2 "" $ctl --timeout 0 get 1
+check "--timeout past an hour is usage" 2 "" $ctl --timeout 3600001 get 1
+check "--timeout of a non-number is usage" 2 "" $ctl --timeout 5s get 1
+check "--timeout -1 is usage" 2 "" $ctl -T -1 get 1
 check "a URI of neither form is usage" 2 "" $ctl -s ordo get 1
 check "rdma:// without host is usage" 2 "" $ctl -s rdma:// get 1
 check "rdma:// with port 0 is usage" 2 "" $ctl -s "$rdma:0" get 1

@@ -38,12 +38,15 @@ static const struct ctl_cmd cmds[] = {
 static void print_help(void)
 {
 	printf(
-		"usage: ordoctl [-s URI] [--token FILE] [--mode MODE] CMD ...\n"
+		"usage: ordoctl [-s URI] [--token FILE] [--mode MODE]\n"
+		"               [--timeout MS] CMD ...\n"
 		"  URI: /dev/ordo (default, or $ORDO_URI) or rdma://HOST[:PORT]\n"
 		"  --token FILE: access token of an rdma:// server (default\n"
 		"                $ORDO_TOKEN)\n"
 		"  --mode MODE: learned, model-only, walk or rpc (default\n"
 		"               $ORDO_MODE, else learned)\n"
+		"  --timeout MS: bound on each wait for an rdma:// server,\n"
+		"                1 to 3600000 ms (default 5000)\n"
 		"commands:\n"
 		"  get KEY [--file F]   print the value of KEY, or write its\n"
 		"                       value_size raw bytes to F\n"
@@ -225,12 +228,31 @@ static int uri_ok(const char *uri)
 	return !errno && !*e && p >= 1 && p <= 65535;
 }
 
+/* --timeout MS: decimal milliseconds, 1 to an hour. */
+static int parse_timeout(const char *s, uint32_t *ms)
+{
+	unsigned long v;
+	char *e;
+
+	errno = 0;
+	v = strtoul(s, &e, 10);
+	if (errno || e == s || *e || *s == '-' || v < 1 || v > 3600000) {
+		fprintf(stderr,
+			"ordoctl: bad --timeout '%s': want milliseconds, 1 to 3600000\n",
+			s);
+		return -1;
+	}
+	*ms = v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{ "server", required_argument, NULL, 's' },
 		{ "token", required_argument, NULL, 't' },
 		{ "mode", required_argument, NULL, 'm' },
+		{ "timeout", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -248,7 +270,7 @@ int main(int argc, char **argv)
 	if (!uri || !*uri)
 		uri = "/dev/ordo";
 	opterr = 0;	/* every failure is one line of ours */
-	while ((c = getopt_long(argc, argv, "+s:t:m:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+s:t:m:T:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			uri = optarg;
@@ -258,6 +280,10 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			if (parse_mode(optarg, "--mode", &mode))
+				return CTL_EXIT_USAGE;
+			break;
+		case 'T':
+			if (parse_timeout(optarg, &opts.timeout_ms))
 				return CTL_EXIT_USAGE;
 			break;
 		case 'h':
