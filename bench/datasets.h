@@ -16,6 +16,10 @@ enum ordo_dist {
 	ORDO_DIST_UNIFORM,	/* uniform over all 64-bit keys */
 	ORDO_DIST_LOGNORMAL,	/* lognormal(0, 2) scaled by 1e9 */
 	ORDO_DIST_MAPLIKE,	/* dense runs, heavy-tailed runs and gaps */
+	ORDO_DIST_OSM,		/* Z-order cell ids of clustered points */
+	ORDO_DIST_FB,		/* dense ids by era, 0.01% outliers over 2^64 */
+	ORDO_DIST_TIMESERIES,	/* nanosecond timestamps, daily cycle, bursts */
+	ORDO_DIST_BOOKS,	/* smooth overall, irregular at every scale */
 	ORDO_DIST_COUNT,
 };
 
@@ -29,7 +33,8 @@ enum ordo_order {
  * ordo_dist_name() - name of a distribution
  * @d: distribution
  *
- * Return: "linear", "noised", "uniform", "lognormal", "maplike", or NULL.
+ * Return: "linear", "noised", "uniform", "lognormal", "maplike", "osm",
+ * "fb", "timeseries", "books", or NULL.
  */
 const char *ordo_dist_name(enum ordo_dist d);
 

@@ -167,15 +167,20 @@ static void snap_free(struct snap *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static void snap_take(const struct sim *s, struct snap *p)
+/* The leaves covering ranks [ra, rb): ra and rb are leaf boundaries. */
+static void snap_ranks(const struct sim *s, u64 ra, u64 rb, struct snap *p)
 {
-	u64 r = 0, k = 0, i;
-	u32 j = 0;
+	u64 r, k = 0, i, nk = 0;
+	u32 j = 0, nl = 0;
 
-	p->lv = xcalloc(s->nleaves, sizeof(*p->lv));
-	p->koff = xcalloc(s->nleaves + 1, sizeof(u64));
-	p->keys = xcalloc(s->n, sizeof(u64));
-	while (r < s->n) {
+	for (r = ra; r < rb; r = s->lv[s->lof[r]].rhi) {
+		nk += s->lv[s->lof[r]].count;
+		nl++;
+	}
+	p->lv = xcalloc(nl ? nl : 1, sizeof(*p->lv));
+	p->koff = xcalloc(nl + 1, sizeof(u64));
+	p->keys = xcalloc(nk ? nk : 1, sizeof(u64));
+	for (r = ra; r < rb; r = s->lv[s->lof[r]].rhi) {
 		u32 l = s->lof[r];
 		const struct simleaf *L = &s->lv[l];
 		struct ordo_leaf_info *o = &p->lv[j];
@@ -192,12 +197,33 @@ static void snap_take(const struct sim *s, struct snap *p)
 		for (i = L->rlo; i < L->rhi; i++)
 			if (s->ins[i])
 				p->keys[k++] = s->u[i];
-		r = L->rhi;
 		j++;
 	}
 	p->koff[j] = k;
 	p->n = j;
 	p->nkeys = k;
+}
+
+/* The whole leaf level. */
+static void snap_take(const struct sim *s, struct snap *p)
+{
+	snap_ranks(s, 0, s->n, p);
+}
+
+/* Rank of the first key >= key. */
+static u64 sim_rank(const struct sim *s, u64 key)
+{
+	u64 lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		u64 mid = lo + (hi - lo) / 2;
+
+		if (s->u[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /* Every leaf with 8 keys and the last with the rest: a key-order load. */
@@ -447,6 +473,8 @@ struct opts {
 	u32 insert_pct;
 	u64 seed;
 	u32 stride;
+	u64 appends;		/* keys appended in the policy run */
+	u64 append_bulk;	/* keys loaded before them */
 };
 
 static struct metrics mt_a, mt_b, mt_p;
@@ -514,6 +542,180 @@ static void bench_retrain200(const struct snap *a, double *keys_per_sub,
 	*us_p99 = pct(ns, n, 0.99) / 1000.0;
 	free(ns);
 	ordo_model_free(m);
+}
+
+/*
+ * Client lookup CPU: the model (sub-model, window, fence search in the
+ * window) against a binary search over every leaf's low fence, for the
+ * same stored keys in random order.  Both return the leaf's node number.
+ */
+static void bench_lookup(const struct ordo_model *m, const struct snap *a,
+			 double *model_ns, double *bsearch_ns, u64 *probes)
+{
+	u64 n = a->nkeys < 1000000 ? a->nkeys : 1000000, i, sum = 0;
+	u64 *keys = xcalloc(n, sizeof(u64)), *lows = xcalloc(a->n, sizeof(u64));
+	u32 *leaf = xcalloc(a->n, sizeof(u32)), j;
+	double t;
+
+	for (i = 0; i < n; i++)
+		keys[i] = a->keys[rnd() % a->nkeys];
+	for (j = 0; j < a->n; j++) {
+		lows[j] = a->lv[j].low;
+		leaf[j] = a->lv[j].leaf;
+	}
+	t = now();
+	for (i = 0; i < n; i++) {
+		struct ordo_pred p;
+
+		if (!ordo_model_lookup(m, keys[i], &p))
+			sum += p.ent->leaf;
+	}
+	*model_ns = (now() - t) * 1e9 / n;
+	t = now();
+	for (i = 0; i < n; i++) {
+		u32 lo = 0, hi = a->n - 1;
+
+		while (lo < hi) {
+			u32 mid = lo + (hi - lo + 1) / 2;
+
+			if (lows[mid] <= keys[i])
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		sum -= leaf[lo];
+	}
+	*bsearch_ns = (now() - t) * 1e9 / n;
+	*probes = n;
+	if (sum) {	/* both must have named the same leaves */
+		fprintf(stderr, "model_bench: lookup and search disagree\n");
+		exit(3);
+	}
+	free(keys);
+	free(lows);
+	free(leaf);
+}
+
+/*
+ * The module's trainer policy (kmod/model/trainer.c) over an append
+ * stream: each split's separator is retrained at once (a trainer that
+ * keeps up: one split per round), a retraining that fails trains a full
+ * model, and after each successful round the model's health may call for
+ * a full training of a new size.
+ */
+struct policy {
+	u64 splits;
+	u64 patches;
+	u64 full_error;		/* a retraining failed */
+	u64 full_resize;	/* expand, shrink or rebuild */
+	double patch_s, full_s;
+};
+
+static struct ordo_model *policy_full(const struct sim *s,
+				      struct ordo_model *old,
+				      const struct ordo_model_params *prm,
+				      u32 target, struct policy *pc)
+{
+	struct ordo_model_params q = *prm;
+	struct ordo_model *m;
+	struct ordo_leaf_set set;
+	struct snap a;
+	double t = now();
+
+	q.target_subs = target;
+	snap_take(s, &a);
+	set = snap_set(&a, 0, a.n);
+	if (ordo_model_train(&m, &set, &q, old ? old->epoch + 1 : 1)) {
+		fprintf(stderr, "model_bench: policy: full training failed\n");
+		exit(3);
+	}
+	snap_free(&a);
+	ordo_model_free(old);
+	pc->full_s += now() - t;
+	return m;
+}
+
+static struct ordo_model *policy_split(const struct sim *s,
+				       struct ordo_model *m,
+				       const struct ordo_model_params *prm,
+				       u64 sep, struct policy *pc)
+{
+	u32 sub = ordo_model_sub_of(m, sep);
+	struct ordo_model_health h;
+	struct ordo_leaf_set set;
+	struct snap d;
+	u64 lo, hi;
+	bool has_hi = ordo_model_sub_domain(m, sub, &lo, &hi);
+	double t = now();
+	int err;
+
+	snap_ranks(s, sim_rank(s, lo), has_hi ? sim_rank(s, hi) : s->n, &d);
+	set = snap_set(&d, 0, d.n);
+	err = ordo_model_retrain_sub(m, sub, &set, prm);
+	snap_free(&d);
+	pc->patch_s += now() - t;
+	if (err) {
+		pc->full_error++;
+		return policy_full(s, m, prm, 0, pc);
+	}
+	pc->patches++;
+	ordo_model_health(m, &h);
+	if (ordo_model_needs_expand(&h, prm) ||
+	    ordo_model_needs_shrink(&h, prm) ||
+	    ordo_model_needs_rebuild(&h, prm)) {
+		pc->full_resize++;
+		return policy_full(s, m, prm,
+				   ordo_model_resize_target(&h, prm), pc);
+	}
+	return m;
+}
+
+/*
+ * bulk keys of a data set loaded in random order, then the next appends
+ * keys above all of them, in key order (time stamps, auto-increment ids).
+ */
+static void run_appends(enum ordo_dist d, u64 bulk, u64 appends,
+			u64 seed, struct policy *pc)
+{
+	u64 total = bulk + appends, i;
+	u64 *u = xcalloc(total, sizeof(u64));
+	u32 *perm = xcalloc(bulk, sizeof(u32));
+	struct ordo_model_params prm;
+	struct ordo_model *m;
+	struct sim s;
+
+	if (ordo_dataset_gen(d, total, seed, ORDO_ORDER_SORTED, u))
+		exit(3);
+	for (i = 0; i < bulk; i++)
+		perm[i] = i;
+	for (i = bulk; i > 1; i--) {
+		u64 j = rnd() % i;
+		u32 x = perm[i - 1];
+
+		perm[i - 1] = perm[j];
+		perm[j] = x;
+	}
+	sim_init(&s, u, total);
+	for (i = 0; i < bulk; i++)
+		sim_insert(&s, perm[i]);
+	ordo_model_params_default(&prm);
+	prm.leaf_slots = SLOTS;
+	memset(pc, 0, sizeof(*pc));
+	m = policy_full(&s, NULL, &prm, 0, pc);
+	pc->full_s = 0;	/* the first model is the bulk load's, not the appends' */
+	for (i = bulk; i < total; i++) {
+		u64 before = s.splits;
+
+		sim_insert(&s, i);
+		if (s.splits == before)
+			continue;
+		pc->splits++;
+		m = policy_split(&s, m, &prm, s.u[s.lv[s.nleaves].rlo], pc);
+	}
+	ordo_model_free(m);
+	sim_free(&s);
+	free(perm);
+	free(u);
 }
 
 /* Client side: load a region image and spot-check it against the master. */
@@ -589,7 +791,9 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 	struct sim s;
 	struct region rg;
 	double t, t_write, t_load, t_patch = 0, t_retrain = 0;
-	double k200, us_avg, us_p50, us_p99;
+	double k200, us_avg, us_p50, us_p99, lk_model, lk_bsearch;
+	struct policy pc;
+	u64 lk_probes;
 	u64 valid = 0, moved = 0, fallback = 0, probes = 0, bad = 0;
 	u32 nsweep = 0, dirty_n = 0, *byno;
 	u8 *dirty;
@@ -633,6 +837,8 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 			ordo_dist_name(d), (unsigned long long)mt_a.st.wrong);
 		exit(3);
 	}
+
+	bench_lookup(m, &a, &lk_model, &lk_bsearch, &lk_probes);
 
 	/* Publication: region write and a client's full load. */
 	region_alloc(&rg, ordo_region_bytes(m));
@@ -745,6 +951,8 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 		exit(3);
 	}
 
+	run_appends(d, o->append_bulk, o->appends, o->seed, &pc);
+
 	fprintf(out, "%s\n    \"%s\": {\n", first ? "" : ",", ordo_dist_name(d));
 	j_metrics("bulk", &mt_a, true, NULL);
 	fprintf(out, ",\n");
@@ -763,6 +971,26 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 		dirty_n ? t_patch * 1e6 / dirty_n : 0,
 		(unsigned long long)probes, (double)valid / probes,
 		(double)moved / probes, (double)fallback / probes);
+	fprintf(out, "      \"lookup\": {\"probes\": %llu, \"model_ns\": %.1f, "
+		"\"binary_search_ns\": %.1f},\n",
+		(unsigned long long)lk_probes, lk_model, lk_bsearch);
+	fprintf(out, "      \"appends\": {\"bulk_keys\": %llu, \"keys\": %llu, "
+		"\"splits\": %llu, \"patches\": %llu,\n"
+		"        \"full_trains\": %llu, \"full_trains_after_error\": "
+		"%llu, \"full_trains_resize\": %llu,\n"
+		"        \"full_trains_per_1m_appends\": %.1f, "
+		"\"patch_us_avg\": %.3f, \"full_train_ms_avg\": %.3f},\n",
+		(unsigned long long)o->append_bulk,
+		(unsigned long long)o->appends, (unsigned long long)pc.splits,
+		(unsigned long long)pc.patches,
+		(unsigned long long)(pc.full_error + pc.full_resize),
+		(unsigned long long)pc.full_error,
+		(unsigned long long)pc.full_resize,
+		o->appends ? (pc.full_error + pc.full_resize) * 1e6 /
+			     o->appends : 0,
+		pc.splits ? pc.patch_s * 1e6 / pc.splits : 0,
+		pc.full_error + pc.full_resize ?
+			pc.full_s * 1e3 / (pc.full_error + pc.full_resize) : 0);
 	fprintf(out, "      \"publication\": {\"region_write_s\": %.6f, "
 		"\"client_load_s\": %.6f},\n", t_write, t_load);
 	fprintf(out, "      \"retrain_200\": {\"keys_per_sub\": %.1f, "
@@ -819,7 +1047,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: model_bench [--keys N] [--insert-pct P] [--seed S]\n"
-		"                   [--dist NAME]... [--stride K] [--json FILE]\n");
+		"                   [--dist NAME]... [--stride K] [--json FILE]\n"
+		"                   [--appends N] [--append-bulk N]\n");
 	exit(2);
 }
 
@@ -832,9 +1061,11 @@ int main(int argc, char **argv)
 		{ "dist", required_argument, NULL, 'd' },
 		{ "stride", required_argument, NULL, 'k' },
 		{ "json", required_argument, NULL, 'j' },
+		{ "appends", required_argument, NULL, 'a' },
+		{ "append-bulk", required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct opts o = { 10000000, 20, 1, 1 };
+	struct opts o = { 10000000, 20, 1, 1, 1000000, 100000 };
 	bool want[ORDO_DIST_COUNT] = { false }, any = false, first = true;
 	struct ordo_model_params prm;
 	enum ordo_dist d;
@@ -855,6 +1086,12 @@ int main(int argc, char **argv)
 		case 'k':
 			o.stride = strtoul(optarg, NULL, 0);
 			break;
+		case 'a':
+			o.appends = strtoull(optarg, NULL, 0);
+			break;
+		case 'b':
+			o.append_bulk = strtoull(optarg, NULL, 0);
+			break;
 		case 'd':
 			if (ordo_dist_parse(optarg, &d))
 				usage();
@@ -871,12 +1108,14 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (o.keys < 100 || !o.stride || o.keys > (1ULL << 31))
+	if (o.keys < 100 || !o.stride || o.keys > (1ULL << 31) ||
+	    o.append_bulk < 100 || o.append_bulk + o.appends > (1ULL << 31))
 		usage();
 	ordo_model_params_default(&prm);
 	fprintf(out, "{\n  \"config\": {\"keys\": %llu, \"insert_pct\": %u, "
 		"\"seed\": %llu, \"leaf_slots\": %d, \"node_size\": %d, "
 		"\"inner_fanout\": %d, \"stride\": %u,\n"
+		"    \"appends\": %llu, \"append_bulk\": %llu,\n"
 		"    \"fill\": \"bulk load = inserts in random order into "
 		"16-slot leaves, full leaves split in half\",\n"
 		"    \"params\": {\"leaves_per_sub\": %u, \"max_sub_leaves\": %u, "
@@ -889,6 +1128,8 @@ int main(int argc, char **argv)
 		"\"retrain_200_us\": 10},\n  \"datasets\": {",
 		(unsigned long long)o.keys, o.insert_pct,
 		(unsigned long long)o.seed, SLOTS, NODE_SIZE, FANOUT, o.stride,
+		(unsigned long long)o.appends,
+		(unsigned long long)o.append_bulk,
 		prm.leaves_per_sub, prm.max_sub_leaves, prm.tt_slack_pct,
 		prm.tt_spare_pct, ORDO_TT_ENTRY_SIZE, ORDO_MODEL_DESC_SIZE);
 	for (d = 0; d < ORDO_DIST_COUNT; d++) {

@@ -12,7 +12,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-ORDER = ["linear", "noised", "uniform", "lognormal", "maplike"]
+ORDER = ["linear", "noised", "uniform", "lognormal", "maplike",
+         "osm", "fb", "timeseries", "books"]
 
 
 def centers(m):
@@ -92,15 +93,16 @@ def main():
     with open(sys.argv[1]) as f:
         data = json.load(f)
     cfg = data["config"]
-    fig, axes = plt.subplots(2, 3, figsize=(16, 10))
+    fig, axes = plt.subplots(2, 5, figsize=(26, 10))
     axes = axes.flatten()
+    last = len(axes) - 1  # the sweep panel
     i = 0
     for name in ORDER:
-        if name in data["datasets"]:
+        if name in data["datasets"] and i < last:
             error_panel(axes[i], name, data["datasets"][name])
             i += 1
-    sweep_panel(axes[5], data)
-    for ax in axes[i:5]:
+    sweep_panel(axes[last], data)
+    for ax in axes[i:last]:
         ax.axis("off")
     fig.suptitle("ordo learned model: %d keys, %d-slot leaves (random-order "
                  "load), +%d%% random inserts" % (cfg["keys"],

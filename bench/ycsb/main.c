@@ -53,7 +53,8 @@ static void usage(void)
 	fprintf(stderr,
 "usage: ordo-bench [-s URI] [--workload a|b|c|d|e|f|append]\n"
 "                  [--dist uniform|zipfian|latest] [--keys N]\n"
-"                  [--key-dist linear|noised|uniform|lognormal|maplike]\n"
+"                  [--key-dist linear|noised|uniform|lognormal|maplike|\n"
+"                              osm|fb|timeseries|books]\n"
 "                  [--mode M | --compare M,M,...] [--run W:DIST:M,M,...]...\n"
 "                  [--threads T] [--depth D] [--seconds S] [--warmup S]\n"
 "                  [--value-size B] [--seed S] [--redis HOST:PORT]\n"
