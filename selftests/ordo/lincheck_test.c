@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "ordo.h"
+#include "ordo_test.h"
 
 #ifndef ORDO_OPT_FROZEN_CACHE
 #define ORDO_OPT_FROZEN_CACHE	0x4
@@ -62,25 +63,6 @@
 #define JOIN_GRACE_S	30		/* a thread must stop this soon */
 #define CALL_LIMIT_S	120		/* retrain, model info: bounded */
 #define CASE_LIMIT_S	150		/* default bound of one case */
-
-/*
- * ORDO_TIME_SCALE=N (make check-debug sets it for its KASAN and lockdep
- * kernel): the kernel is about N times slower, so every time bound above
- * is N times longer.  The work asked for (reads, writes, keys) stays.
- */
-static unsigned int time_scale(void)
-{
-	static unsigned int scale;
-	const char *env;
-	int n;
-
-	if (!scale) {
-		env = getenv("ORDO_TIME_SCALE");
-		n = env ? atoi(env) : 1;
-		scale = n < 1 ? 1 : n > 100 ? 100 : n;
-	}
-	return scale;
-}
 
 enum vkind {
 	V_OK,
@@ -1083,7 +1065,7 @@ static int admin(struct ordo *h, bool retrain, uint64_t *version,
 	}
 	pthread_detach(tid);
 	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += CALL_LIMIT_S * time_scale();
+	ts.tv_sec += CALL_LIMIT_S * t_time_scale();
 	pthread_mutex_lock(&a->lock);
 	while (!a->finished && ret != ETIMEDOUT)
 		ret = pthread_cond_timedwait(&a->cond, &a->lock, &ts);
@@ -1116,7 +1098,7 @@ static struct ordo *open_handle(const char *uri, enum ordo_mode mode,
 	/* libordo's default bound on a network wait, scaled like ours. */
 	struct ordo_opts o = {
 		.size = sizeof(o), .mode = mode, .flags = flags,
-		.timeout_ms = 5000 * time_scale(),
+		.timeout_ms = 5000 * t_time_scale(),
 	};
 
 	return ordo_open_opts(uri, &o);
@@ -1249,7 +1231,7 @@ static void print_log(struct lcase *c)
 
 static int join_bounded(struct worker *w, unsigned int n, struct lcase *c)
 {
-	uint64_t limit = now_ns() + JOIN_GRACE_S * time_scale() * 1000000000ULL;
+	uint64_t limit = now_ns() + JOIN_GRACE_S * t_time_scale() * 1000000000ULL;
 	unsigned int i;
 	int hung = 0;
 
@@ -1259,7 +1241,7 @@ static int join_bounded(struct worker *w, unsigned int n, struct lcase *c)
 		if (!atomic_load(&w[i].done)) {
 			violation(c, V_SETUP, "thread %u still in %s %d s after stop",
 				  i, atomic_load(&w[i].doing),
-				  JOIN_GRACE_S * time_scale());
+				  JOIN_GRACE_S * t_time_scale());
 			hung++;
 			continue;
 		}
@@ -1807,7 +1789,7 @@ int main(int argc, char **argv)
 	};
 	struct cfg cfg = {
 		.reads = 100000, .readers = 2, .writers = 2,
-		.seconds = CASE_LIMIT_S * time_scale(),
+		.seconds = CASE_LIMIT_S * t_time_scale(),
 		.keys = 16384, .cluster = 4096, .write_ratio = 1, .seed = 1,
 		.modes = { ORDO_MODE_LEARNED, ORDO_MODE_MODEL_ONLY,
 			   ORDO_MODE_WALK },

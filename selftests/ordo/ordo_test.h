@@ -19,6 +19,25 @@
 #define ORDO_DEV "/dev/ordo"
 #define ORDO_SYSFS "/sys/class/misc/ordo"
 
+/*
+ * ORDO_TIME_SCALE=N (make check-debug sets it for its KASAN and lockdep
+ * kernel): the kernel is about N times slower, so a test's time bounds
+ * are N times longer.  The work asked for (reads, writes, keys) stays.
+ */
+static inline unsigned int t_time_scale(void)
+{
+	static unsigned int scale;
+	const char *env;
+	int n;
+
+	if (!scale) {
+		env = getenv("ORDO_TIME_SCALE");
+		n = env ? atoi(env) : 1;
+		scale = n < 1 ? 1 : n > 100 ? 100 : n;
+	}
+	return scale;
+}
+
 static inline int t_ioctl(int fd, unsigned long cmd, void *arg)
 {
 	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
