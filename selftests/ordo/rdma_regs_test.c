@@ -237,11 +237,19 @@ TEST_F_TIMEOUT(regs, sixty_four_clients_read_one_table, 600)
 		ASSERT_EQ(0, rd[i].ret);
 		/* One table: its key, its sequence word and its keys. */
 		EXPECT_EQ(rd[0].where.rkey, rd[i].where.rkey);
+		EXPECT_EQ(rd[0].where.offset, rd[i].where.offset);
 		EXPECT_EQ(rd[0].where.length, rd[i].where.length);
 		EXPECT_EQ(rd[0].t.seq, rd[i].t.seq);
+		ASSERT_EQ(rd[0].t.model.n, rd[i].t.model.n);
+		for (k = 0; k < rd[i].t.model.n; k++) {
+			EXPECT_EQ(rd[0].t.model.ent[k].rkey, rd[i].t.model.ent[k].rkey);
+			EXPECT_EQ(rd[0].t.model.ent[k].off, rd[i].t.model.ent[k].off);
+			EXPECT_EQ(rd[0].t.model.ent[k].len, rd[i].t.model.ent[k].len);
+		}
 		ASSERT_EQ(rd[0].t.pool.n, rd[i].t.pool.n);
 		for (k = 0; k < rd[i].t.pool.n; k++) {
 			EXPECT_EQ(rd[0].t.pool.ent[k].rkey, rd[i].t.pool.ent[k].rkey);
+			EXPECT_EQ(rd[0].t.pool.ent[k].off, rd[i].t.pool.ent[k].off);
 			EXPECT_EQ(rd[0].t.pool.ent[k].len, rd[i].t.pool.ent[k].len);
 		}
 		EXPECT_EQ(0, memcmp(rd[0].super, rd[i].super, sizeof(rd[0].super)));
@@ -258,9 +266,61 @@ TEST_F_TIMEOUT(regs, sixty_four_clients_read_one_table, 600)
 	rc_close(&first);
 }
 
+/*
+ * The table is published read-only: a WRITE or an atomic with its key is
+ * refused by the device, and the table reads back as it was.
+ */
+TEST_F(regs, table_refuses_writes_and_atomics)
+{
+	static const enum ibv_wr_opcode ops[] = {
+		IBV_WR_RDMA_WRITE, IBV_WR_ATOMIC_CMP_AND_SWP,
+		IBV_WR_ATOMIC_FETCH_AND_ADD,
+	};
+	struct ordo_wire_region where;
+	struct shim_table t0, t1;
+	struct rc_conn keep, c;
+	unsigned int i;
+	int st;
+
+	/* Keeps the device's registration (and its keys) throughout. */
+	ASSERT_EQ(0, rc_connect(&keep, NULL));
+	ASSERT_EQ(0, registered_all(&keep));
+	ASSERT_EQ(0, rc_connect(&c, NULL));
+	ASSERT_EQ(0, read_table(&c, &t0, &where));
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		/* A refused request breaks the queue pair: a new one each. */
+		rc_close(&c);
+		ASSERT_EQ(0, rc_connect(&c, NULL));
+		ASSERT_EQ(0, read_table(&c, &t1, &where));
+		table_free(&t1);
+		memset(rc_read_buf(&c), 0xa5, 64);
+		st = rc_rdma_raw(&c, ops[i], le64toh(where.offset),
+				 ops[i] == IBV_WR_RDMA_WRITE ? 64 : 8,
+				 le32toh(where.rkey));
+		TH_LOG("opcode %d on the table: %s", ops[i],
+		       st > 0 ? ibv_wc_status_str(st) : strerror(-st));
+		EXPECT_TRUE(st == IBV_WC_REM_ACCESS_ERR ||
+			    st == IBV_WC_REM_INV_REQ_ERR ||
+			    st == IBV_WC_REM_OP_ERR);
+	}
+	rc_close(&c);
+	ASSERT_EQ(0, rc_connect(&c, NULL));
+	ASSERT_EQ(0, read_table(&c, &t1, &where));
+	EXPECT_EQ(t0.seq, t1.seq);
+	ASSERT_EQ(t0.pool.n, t1.pool.n);
+	for (i = 0; i < t0.pool.n; i++)
+		EXPECT_EQ(t0.pool.ent[i].rkey, t1.pool.ent[i].rkey);
+	table_free(&t0);
+	table_free(&t1);
+	rc_close(&c);
+	rc_close(&keep);
+}
+
 /* ---- growth picked up through the table ---- */
 
 #define READERS	4
+/* max_fast_reg_page_list_len of rxe: chunks per MR at chunk-sized pages. */
+#define RXE_PER_MR	512
 
 static uint64_t grow_key(uint64_t i)
 {
@@ -411,6 +471,22 @@ TEST_F_TIMEOUT(regs, pool_growth_is_read_from_the_table, 900)
 	       rc_sysfs_u64("stats/mrs_retired") - retired0);
 	EXPECT_LT(retired0, rc_sysfs_u64("stats/mrs_retired"));
 	EXPECT_EQ(mrs, rc_ordo_objects("mr"));
+	/*
+	 * However it grew, the pool is one entry (one MR) per slot of
+	 * per_mr chunks: 512 of 2 MiB on rxe (wire.rst, "How chunks become
+	 * MRs"), never one per growth step.
+	 */
+	{
+		struct ordo_wire_region where;
+		struct shim_table t;
+
+		ASSERT_EQ(0, read_table(&keep, &t, &where));
+		TH_LOG("table: %u pool chunks in %u entries, %u model entries",
+		       t.pool_chunks, t.pool.n, t.model.n);
+		EXPECT_EQ((t.pool_chunks + RXE_PER_MR - 1) / RXE_PER_MR,
+			  t.pool.n);
+		table_free(&t);
+	}
 	for (r = 0; r < READERS; r++)
 		ordo_close(g[r].o);
 	rc_close(&keep);
