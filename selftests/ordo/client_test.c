@@ -475,11 +475,11 @@ TEST_F_TIMEOUT(client, rdma_server_restart, 900)
 	EXPECT_TRUE(ret == -ECONNRESET || ret == -ETIMEDOUT ||
 		    ret == -ECONNREFUSED || ret == -EHOSTUNREACH ||
 		    ret == -ENODEV);
-	EXPECT_LE(dt, 3000 + 2000);
+	EXPECT_LE(dt, 3000 + 2000 * t_time_scale());
 	/* With no server, reconnecting fails within the bound as well. */
 	t0 = rc_now_ms();
 	EXPECT_NE(0, ordo_get(o, key_of(2), val, sizeof(val)));
-	EXPECT_LE(rc_now_ms() - t0, 2 * 3000 + 2000);
+	EXPECT_LE(rc_now_ms() - t0, 2 * 3000 + 2000 * t_time_scale());
 
 	snprintf(cmd, sizeof(cmd), "insmod kmod/ordo.ko%s", params);
 	ASSERT_EQ(0, system(cmd));
@@ -598,7 +598,7 @@ TEST_F_TIMEOUT(client, rdma_link_deleted, 900)
 		       r[3], r[4]);
 	}
 	/* One GET may wait out a connect attempt and then its own bound. */
-	EXPECT_LE(r[2], 2 * 3000 + 2000);
+	EXPECT_LE(r[2], 2 * 3000 + 2000 * t_time_scale());
 	for (i = 0; i < 1200 && waitpid(del, &st, WNOHANG) != del; i++)
 		usleep(100000);
 	ASSERT_GT(1200, i) {

@@ -248,13 +248,15 @@ TEST_F_TIMEOUT(model, fresh_and_stale_models_resolve, 900)
 
 	/*
 	 * Heavy inserts with splits while the trainer retrains sub-models;
-	 * the checker keeps the models it sees on the way.
+	 * the checker keeps the models it sees on the way, each with a batch
+	 * of inserts still to come (their splits make it stale).
 	 */
 	for (i = n0; i < n0 + n1; i += 10000) {
 		struct ordo_model *seen = NULL;
 
 		put_keys(_metadata, self->fd, self->vs, keys + i, 10000);
-		if (nstale < 8 && !read_model(self->region, &seen)) {
+		if (nstale < 8 && i + 10000 < n0 + n1 &&
+		    !read_model(self->region, &seen)) {
 			if (seen->epoch != stale[nstale - 1]->epoch)
 				stale[nstale++] = seen;
 			else
