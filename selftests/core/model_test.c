@@ -928,6 +928,61 @@ static struct ordo_model *small_model(struct sim *s, struct chunks *ch,
 	return m;
 }
 
+/* Put a little-endian 64-bit word at byte @off of @b. */
+static void put64(u8 *b, size_t off, u64 w)
+{
+	for (int i = 0; i < 8; i++)
+		b[off + i] = (u8)(w >> (8 * i));
+}
+
+/*
+ * The test vector of Documentation/model.rst ("Checksums"), byte for
+ * byte: its two sums are what the code computes, and the image loads.
+ */
+static void test_doc_vector(void)
+{
+	static u8 img[272];
+	struct ordo_model *m = NULL;
+	struct ordo_pred p;
+	int err;
+
+	put64(img, 0, 0x008000014c444d4fULL);
+	put64(img, 8, 0x0000001000000020ULL);
+	put64(img, 16, 1);
+	put64(img, 24, 0x110);
+	put64(img, 32, 0x80);
+	put64(img, 40, 0xc0);
+	put64(img, 48, 0x100);
+	put64(img, 56, 0x0000000100000001ULL);
+	put64(img, 64, 0x0000001000000001ULL);
+	put64(img, 120, 0x5ce297ce19f3a738ULL);
+	put64(img, 200, 0);			/* slope */
+	put64(img, 208, 0x0000000100000000ULL);	/* tt_start 0, ntt 1 */
+	put64(img, 216, 0xffffffff00000000ULL);	/* gen 0, errors 0xffff */
+	put64(img, 192, 0xb344edfbc6da5167ULL);	/* sum */
+	put64(img, 264, 0x0000000100000001ULL);	/* leaf 1, inca_cnt 1 */
+	CHECK(ordo_model_top_checksum(img, img + 128, 1) ==
+	      0x5ce297ce19f3a738ULL, "top_sum %llx",
+	      (unsigned long long)ordo_model_top_checksum(img, img + 128, 1));
+	CHECK(ordo_sub_checksum(1, 0, 0, img + 192, img + 256, 1) ==
+	      0xb344edfbc6da5167ULL, "sum %llx",
+	      (unsigned long long)ordo_sub_checksum(1, 0, 0, img + 192,
+						    img + 256, 1));
+	err = ordo_model_from_image(&m, img, sizeof(img));
+	CHECK(!err, "from_image %d", err);
+	if (!err) {
+		CHECK(!ordo_model_lookup(m, 12345, &p) && p.ent->leaf == 1,
+		      "lookup");
+		ordo_model_free(m);
+	}
+	img[120] ^= 1;
+	err = ordo_model_from_image(&m, img, sizeof(img));
+	CHECK(err == -EBADMSG, "flipped top_sum: %d", err);
+	if (!err)
+		ordo_model_free(m);
+	tap("doc_test_vector");
+}
+
 static void test_garbage(void)
 {
 	u8 *buf = malloc(1 << 16);
@@ -1384,7 +1439,7 @@ static double now(void)
 
 int main(void)
 {
-	printf("1..17\n");
+	printf("1..18\n");
 	RUN(test_tiny);
 	RUN(test_edges);
 	RUN(test_distributions);
@@ -1394,6 +1449,7 @@ int main(void)
 	RUN(test_retrain_identity);
 	RUN(test_enospc);
 	RUN(test_stale);
+	RUN(test_doc_vector);
 	RUN(test_garbage);
 	RUN(test_truncated);
 	RUN(test_bitflip);
