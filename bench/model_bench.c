@@ -54,6 +54,23 @@ static u64 rnd(void)
 	return z ^ (z >> 31);
 }
 
+/* Ranks 0..n-1 in a random order (rnd()'s): an insertion order. */
+static u32 *shuffled_ranks(u64 n)
+{
+	u32 *perm = xcalloc(n ? n : 1, sizeof(u32)), x;
+	u64 i, j;
+
+	for (i = 0; i < n; i++)
+		perm[i] = i;
+	for (i = n; i > 1; i--) {
+		j = rnd() % i;
+		x = perm[i - 1];
+		perm[i - 1] = perm[j];
+		perm[j] = x;
+	}
+	return perm;
+}
+
 /* ---- leaf-level simulation over the ranks of the final key set -------- */
 
 struct simleaf {
@@ -679,22 +696,13 @@ static void run_appends(enum ordo_dist d, u64 bulk, u64 appends,
 {
 	u64 total = bulk + appends, i;
 	u64 *u = xcalloc(total, sizeof(u64));
-	u32 *perm = xcalloc(bulk, sizeof(u32));
+	u32 *perm = shuffled_ranks(bulk);
 	struct ordo_model_params prm;
 	struct ordo_model *m;
 	struct sim s;
 
 	if (ordo_dataset_gen(d, total, seed, ORDO_ORDER_SORTED, u))
 		exit(3);
-	for (i = 0; i < bulk; i++)
-		perm[i] = i;
-	for (i = bulk; i > 1; i--) {
-		u64 j = rnd() % i;
-		u32 x = perm[i - 1];
-
-		perm[i - 1] = perm[j];
-		perm[j] = x;
-	}
 	sim_init(&s, u, total);
 	for (i = 0; i < bulk; i++)
 		sim_insert(&s, perm[i]);
@@ -784,7 +792,7 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 {
 	u64 total = o->keys + o->keys * o->insert_pct / 100, i;
 	u64 *u = xcalloc(total, sizeof(u64));
-	u32 *perm = xcalloc(total, sizeof(u32));
+	u32 *perm;
 	struct ordo_model_params prm;
 	struct ordo_model *m, *full;
 	struct snap a, b;
@@ -807,15 +815,7 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 		exit(3);
 	}
 	rs = o->seed * 7919 + d;
-	for (i = 0; i < total; i++)
-		perm[i] = i;
-	for (i = total; i > 1; i--) {
-		u64 j = rnd() % i;
-		u32 x = perm[i - 1];
-
-		perm[i - 1] = perm[j];
-		perm[j] = x;
-	}
+	perm = shuffled_ranks(total);
 
 	/* Bulk load: o->keys keys in random order. */
 	sim_init(&s, u, total);
