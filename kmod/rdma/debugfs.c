@@ -8,6 +8,9 @@
  *	qp_inline_limit		QPs created from now on are refused inline
  *				data above N bytes, as by a device with
  *				that limit (0: off)
+ *	dma_unsynced		while non-zero, RDMA devices added are taken
+ *				as needing DMA syncs, and so not served
+ *				(0: off)
  *
  * They let the tests reach paths a healthy soft-RoCE device never takes;
  * nothing else reads or needs them.
@@ -46,6 +49,8 @@ void ordo_rdma_debugfs_init(void)
 				   &ordo_fail_reg_fops);
 	debugfs_create_u32("qp_inline_limit", 0600, ordo_debugfs_dir,
 			   &ordo_rdma_inline_limit);
+	debugfs_create_u32("dma_unsynced", 0600, ordo_debugfs_dir,
+			   &ordo_rdma_dma_unsynced);
 }
 
 void ordo_rdma_debugfs_exit(void)
@@ -54,4 +59,5 @@ void ordo_rdma_debugfs_exit(void)
 	ordo_debugfs_dir = NULL;
 	atomic_set(&ordo_reg_fail_posts, 0);
 	ordo_rdma_inline_limit = 0;
+	ordo_rdma_dma_unsynced = 0;
 }

@@ -106,6 +106,7 @@ struct ordo_rdma_dev *ordo_rdma_dev_find(struct ordo_rdma_devs *devs,
 					 struct ib_device *ibdev);
 u32 ordo_rdma_mr_geometry(struct ib_device *ibdev, u64 chunk, u32 *page_size);
 bool ordo_rdma_dma_synced(struct ib_device *ibdev);
+extern u32 ordo_rdma_dma_unsynced;
 struct ib_pd *ordo_rdma_dev_pd_get(struct ordo_rdma_dev *dev);
 void ordo_rdma_dev_pd_put(struct ordo_rdma_dev *dev);
 

@@ -97,6 +97,12 @@ u32 ordo_rdma_mr_geometry(struct ib_device *ibdev, u64 chunk, u32 *page_size)
 	return a->max_fast_reg_page_list_len / (u32)(chunk / *page_size);
 }
 
+/*
+ * Test facility: while non-zero, devices added are taken as needing DMA
+ * syncs, as no soft-RoCE device ever does (debugfs.c); 0: off.
+ */
+u32 ordo_rdma_dma_unsynced;
+
 /**
  * ordo_rdma_dma_synced - does DMA by @ibdev see the CPU's stores as made?
  * @ibdev: the device
@@ -139,7 +145,8 @@ static void ordo_rdma_dev_caps(struct ordo_rdma_devs *devs,
 			ordo_rdma_mr_geometry(dev->ibdev,
 					      devs->chunk_size,
 					      &page_size);
-	dev->dma_synced = ordo_rdma_dma_synced(dev->ibdev);
+	dev->dma_synced = !READ_ONCE(ordo_rdma_dma_unsynced) &&
+			  ordo_rdma_dma_synced(dev->ibdev);
 	dev->usable = dev->fast_reg && dev->dma_synced;
 }
 

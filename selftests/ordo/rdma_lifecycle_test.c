@@ -4,7 +4,8 @@
  * deleted under them ("rdma link delete") and added back, the listener
  * moved to another address and port (and waiting for an address that does
  * not exist yet, and for its device to come back), "rmmod ordo" with
- * busy clients, and a load with a token of the wrong length.  Each ends with clients disconnected, the server (or the
+ * busy clients, a device whose DMA would need syncs, and a load with a
+ * token of the wrong length.  Each ends with clients disconnected, the server (or the
  * reloaded module) serving again, and a clean kernel log (checked by
  * vmrun).  Runs in the vmrun guest only: it deletes rxe0 and reloads
  * ordo.ko, and puts both back.
@@ -267,6 +268,63 @@ TEST_F_TIMEOUT(life, bound_listener_outlives_its_device, 300)
 	ASSERT_EQ(0, wait_listener("none", 20000));
 	ASSERT_EQ(0, rc_rxe_add());
 	ASSERT_EQ(0, wait_listener("192.0.2.1:7471", 30000));
+	ASSERT_EQ(0, rc_connect(&c, NULL));
+	EXPECT_EQ(0, rc_call(&c, ORDO_WIRE_OP_INFO, NULL, 0));
+	rc_close(&c);
+}
+
+#define DMA_UNSYNCED	"/sys/kernel/debug/ordo/dma_unsynced"
+
+/* "dmesg" from the line containing @mark on contains @what. */
+static bool logged_since(const char *mark, const char *what)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd),
+		 "dmesg | sed -n '/%s/,$p' | grep -qF '%s'", mark, what);
+	return !sh(cmd);
+}
+
+/*
+ * A device whose DMA would need cache syncs (dma_need_sync(): bounce
+ * buffers, non-coherent caches) is not served: one-sided READs of live
+ * memory cannot have syncs.  rxe never needs them, so debugfs's
+ * dma_unsynced makes rxe0, deleted and added again, count as such.
+ */
+TEST_F_TIMEOUT(life, device_needing_dma_syncs_is_refused, 300)
+{
+	long long rej = rc_sysfs_u64("stats/rejected_device");
+	struct rc_conn c;
+	pid_t pid;
+	int st;
+
+	ASSERT_EQ(0, access(DMA_UNSYNCED, W_OK));
+	ASSERT_EQ(0, sh("echo 'ordo-test: dma syncs' > /dev/kmsg"));
+	ASSERT_EQ(0, rc_write_file(DMA_UNSYNCED, "1"));
+	ASSERT_EQ(0, sh("timeout 120 rdma link delete rxe0"));
+	ASSERT_EQ(0, rc_rxe_add());
+	ASSERT_EQ(0, rc_write_file(DMA_UNSYNCED, "0"));
+	EXPECT_TRUE(logged_since("ordo-test: dma syncs",
+				 "ordo: RDMA device rxe0: its DMA needs cache syncs or bounce buffers, which one-sided reads of live memory cannot have; not serving"));
+	/* Refused with reason DEVICE; in a child, which rxe0 is deleted without. */
+	fflush(stdout);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int ret = rc_connect(&c, NULL);
+
+		_exit(ret == -ENODEV &&
+		      le16toh(c.rej.reason) == ORDO_WIRE_REJ_DEVICE ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	EXPECT_EQ(rej + 1, rc_sysfs_u64("stats/rejected_device"));
+	/* Added again with the knob off, it is served. */
+	ASSERT_EQ(0, sh("echo 'ordo-test: dma synced' > /dev/kmsg"));
+	ASSERT_EQ(0, sh("timeout 120 rdma link delete rxe0"));
+	ASSERT_EQ(0, rc_rxe_add());
+	EXPECT_TRUE(logged_since("ordo-test: dma synced",
+				 "ordo: RDMA device rxe0: serving"));
 	ASSERT_EQ(0, rc_connect(&c, NULL));
 	EXPECT_EQ(0, rc_call(&c, ORDO_WIRE_OP_INFO, NULL, 0));
 	rc_close(&c);
