@@ -215,6 +215,8 @@ static inline void ordo_rdma_rx_init(struct ordo_rdma_rx *rx, struct ib_pd *pd,
  * @parked: times a received request had to wait for a reply buffer or
  *	send-queue room
  * @send_posts: posts to the send queue (doorbells) that carried replies
+ * @recv_posts: posts (doorbells) that gave consumed receive buffers back
+ * @signaled_replies: replies posted signaled (one per post)
  * @inline_replies: replies sent inline
  * @probes: keepalive probes sent
  * @bytes_in: request bytes received
@@ -266,6 +268,8 @@ struct ordo_rdma_conn {
 	u64 errors;
 	u64 parked;
 	u64 send_posts;
+	u64 recv_posts;
+	u64 signaled_replies;
 	u64 inline_replies;
 	u64 probes;
 	u64 bytes_in;

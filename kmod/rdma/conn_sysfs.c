@@ -88,6 +88,16 @@ static struct ordo_conn_u64_attr ordo_conn_attr_send_posts = {
 	.offset = offsetof(struct ordo_rdma_conn, send_posts),
 };
 
+static struct ordo_conn_u64_attr ordo_conn_attr_recv_posts = {
+	.attr = __ATTR(recv_posts, 0444, ordo_conn_u64_show, NULL),
+	.offset = offsetof(struct ordo_rdma_conn, recv_posts),
+};
+
+static struct ordo_conn_u64_attr ordo_conn_attr_signaled_replies = {
+	.attr = __ATTR(signaled_replies, 0444, ordo_conn_u64_show, NULL),
+	.offset = offsetof(struct ordo_rdma_conn, signaled_replies),
+};
+
 static struct ordo_conn_u64_attr ordo_conn_attr_inline_replies = {
 	.attr = __ATTR(inline_replies, 0444, ordo_conn_u64_show, NULL),
 	.offset = offsetof(struct ordo_rdma_conn, inline_replies),
@@ -146,6 +156,8 @@ static struct attribute *ordo_conn_attrs[] = {
 	&ordo_conn_attr_bytes_out.attr.attr,
 	&ordo_conn_attr_parked.attr.attr,
 	&ordo_conn_attr_send_posts.attr.attr,
+	&ordo_conn_attr_recv_posts.attr.attr,
+	&ordo_conn_attr_signaled_replies.attr.attr,
 	&ordo_conn_attr_inline_replies.attr.attr,
 	&ordo_conn_attr_probes.attr.attr,
 	NULL,

@@ -213,7 +213,7 @@ static void ordo_io_probe_done(struct ib_cq *cq, struct ib_wc *wc)
 static int ordo_io_flush(struct ordo_rdma_conn *c, struct ordo_io_batch *b)
 {
 	struct ordo_rdma_tx *last;
-	u32 i, ninline = 0;
+	u32 i, ninline = 0, nsignaled = 0;
 	int ret = 0;
 
 	if (b->rx_head) {
@@ -222,6 +222,8 @@ static int ordo_io_flush(struct ordo_rdma_conn *c, struct ordo_io_batch *b)
 		if (ret)
 			pr_warn_ratelimited("connection %u: cannot post receives: %d\n",
 					    c->id, ret);
+		else
+			WRITE_ONCE(c->recv_posts, c->recv_posts + 1);
 	}
 	if (!ret && b->ntx) {
 		last = b->tx[b->ntx - 1];
@@ -235,6 +237,8 @@ static int ordo_io_flush(struct ordo_rdma_conn *c, struct ordo_io_batch *b)
 			tx->seq = c->sq_posted;
 			if (tx->wr.send_flags & IB_SEND_INLINE)
 				ninline++;
+			if (tx->wr.send_flags & IB_SEND_SIGNALED)
+				nsignaled++;
 			/* Copied at the post, which nothing can overtake. */
 			if (tx != last && (tx->wr.send_flags & IB_SEND_INLINE))
 				list_add(&tx->node, &c->tx_free);
@@ -244,6 +248,8 @@ static int ordo_io_flush(struct ordo_rdma_conn *c, struct ordo_io_batch *b)
 		ret = ordo_reg_port_post(&c->port, c->qp, b->sq_head);
 		spin_unlock_bh(&c->lock);
 		WRITE_ONCE(c->send_posts, c->send_posts + 1);
+		WRITE_ONCE(c->signaled_replies,
+			   c->signaled_replies + nsignaled);
 		WRITE_ONCE(c->inline_replies, c->inline_replies + ninline);
 		if (ret)
 			pr_warn_ratelimited("connection %u: cannot post replies: %d\n",

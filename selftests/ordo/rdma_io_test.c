@@ -177,7 +177,7 @@ static int take(struct rc_conn *c, uint64_t id, uint8_t op, uint32_t vs)
 TEST_F(io, inline_and_chained_replies)
 {
 	struct rc_conn *c = &self->c;
-	long long inl, posts, rpcs, d_posts, d_rpcs, parked;
+	long long inl, posts, rpcs, d_posts, d_rpcs, parked, recvs, sig;
 	uint64_t id[RC_QD_MAX];
 	uint32_t n = 3 * c->qd, i, r;
 	int t;
@@ -195,6 +195,8 @@ TEST_F(io, inline_and_chained_replies)
 
 	ASSERT_GE(RC_QD_MAX, n);
 	posts = conn_u64(c, "send_posts");
+	recvs = conn_u64(c, "recv_posts");
+	sig = conn_u64(c, "signaled_replies");
 	rpcs = conn_u64(c, "rpcs");
 	for (r = 0; r < 5; r++) {
 		parked = conn_u64(c, "parked");
@@ -208,10 +210,13 @@ TEST_F(io, inline_and_chained_replies)
 	}
 	d_posts = conn_u64(c, "send_posts") - posts;
 	d_rpcs = conn_u64(c, "rpcs") - rpcs;
-	TH_LOG("%lld replies in %lld posts (5 rounds of %u)", d_rpcs,
-	       d_posts, n);
+	TH_LOG("%lld replies in %lld posts, their receive buffers back in %lld (5 rounds of %u)",
+	       d_rpcs, d_posts, conn_u64(c, "recv_posts") - recvs, n);
 	EXPECT_EQ(5LL * n, d_rpcs);
 	EXPECT_LT(d_posts, d_rpcs);
+	/* Receives go back in batches too; one reply per post is signaled. */
+	EXPECT_LT(conn_u64(c, "recv_posts") - recvs, d_rpcs);
+	EXPECT_EQ(d_posts, conn_u64(c, "signaled_replies") - sig);
 }
 
 /*
