@@ -25,6 +25,7 @@
 #include "raw_client.h"
 
 #define KBASE	0x4c00000000000000ULL
+#define DMA_UNSYNCED	"/sys/kernel/debug/ordo/dma_unsynced"
 
 static int sh(const char *cmd)
 {
@@ -81,8 +82,12 @@ static int load(const char *params)
 /* Everything as vmrun set it up. */
 static int restore(void)
 {
-	int ret = rc_rxe_add();
+	int ret;
 
+	/* device_needing_dma_syncs_is_refused's knob, there if loaded. */
+	if (!access(DMA_UNSYNCED, W_OK))
+		rc_write_file(DMA_UNSYNCED, "0");
+	ret = rc_rxe_add();
 	if (ret)
 		return ret;
 	if (!module_loaded() && load(""))
@@ -272,8 +277,6 @@ TEST_F_TIMEOUT(life, bound_listener_outlives_its_device, 300)
 	EXPECT_EQ(0, rc_call(&c, ORDO_WIRE_OP_INFO, NULL, 0));
 	rc_close(&c);
 }
-
-#define DMA_UNSYNCED	"/sys/kernel/debug/ordo/dma_unsynced"
 
 /* "dmesg" from the line containing @mark on contains @what. */
 static bool logged_since(const char *mark, const char *what)
