@@ -395,7 +395,8 @@ static int settled(long *mrs, long *entries)
 	return ret;
 }
 
-TEST_F_TIMEOUT(regs, pool_growth_is_read_from_the_table, 900)
+/* 3600 s: a bound for a hang; the debug kernel under load took 15 min. */
+TEST_F_TIMEOUT(regs, pool_growth_is_read_from_the_table, 3600)
 {
 	static struct grower g[READERS];
 	uint8_t v[ORDO_VALUE_SIZE_MAX];
@@ -552,7 +553,8 @@ static int get_all(struct ordo *o, uint32_t vs, uint64_t (*key)(uint64_t),
 	return 0;
 }
 
-TEST_F_TIMEOUT(regs, failed_registrations_back_off, 900)
+/* 3600 s: a bound for a hang; the debug kernel under load overran 900 s. */
+TEST_F_TIMEOUT(regs, failed_registrations_back_off, 3600)
 {
 	uint8_t v[ORDO_VALUE_SIZE_MAX];
 	struct ordo_counters c0, c1, c2;
