@@ -576,6 +576,10 @@ static void bench_lookup(const struct ordo_model *m, const struct snap *a,
 
 	for (i = 0; i < n; i++)
 		keys[i] = a->keys[rnd() % a->nkeys];
+	/*
+	 * The fences in one dense array, as a client searching them would
+	 * hold them (snap_find() strides over whole leaf records).
+	 */
 	for (j = 0; j < a->n; j++) {
 		lows[j] = a->lv[j].low;
 		leaf[j] = a->lv[j].leaf;
