@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.." || exit 1
 n=${1:-1000000}
 printf '{"bench": "kernel_model", "keys": %s, "datasets": [\n' "$n"
 sep=
-for d in linear noised uniform lognormal maplike; do
+for d in linear noised uniform lognormal maplike osm fb timeseries books; do
 	rmmod ordo && insmod kmod/ordo.ko || exit 1
 	out=$(build/bench/kernel_model "$d" "$n") || exit 1
 	printf '%s%s\n' "$sep" "$out"
