@@ -195,8 +195,9 @@ static void on_wc(struct ordo *o, const struct ibv_wc *wc)
 
 /*
  * Reap completions, sleeping up to @ms for the first.  A CM event on an
- * established connection (disconnect, device removal) ends it.  Returns
- * completions handled, or -ECONNRESET when the connection is dead.
+ * established connection (disconnect, device removal) ends it, after the
+ * completions already queued are handled.  Returns completions handled, or
+ * -ECONNRESET when the connection is dead.
  */
 int rconn_poll(struct ordo *o, int ms)
 {
@@ -221,8 +222,17 @@ int rconn_poll(struct ordo *o, int ms)
 			return done;
 		if (!rdma_get_cm_event(r->ch, &ev)) {
 			rdma_ack_cm_event(ev);
+			/*
+			 * Replies that arrived before the disconnect, even
+			 * after the poll above, are the server's last words.
+			 */
+			while ((n = ibv_poll_cq(r->cq, 16, wc)) > 0) {
+				for (i = 0; i < n; i++)
+					on_wc(o, &wc[i]);
+				done += n;
+			}
 			r->dead = true;
-			return -ECONNRESET;
+			return done ? done : -ECONNRESET;
 		}
 		if (ibv_req_notify_cq(r->cq, 0)) {
 			r->dead = true;

@@ -111,6 +111,10 @@ struct ordo_conn_set {
 enum ordo_conn_state {
 	ORDO_CONN_CONNECTING,	/* accepted, waiting for ESTABLISHED */
 	ORDO_CONN_LIVE,		/* requests are executed */
+	ORDO_CONN_HANGUP,	/* a request cannot be answered: replies
+				 * posted before it are delivered, then it
+				 * closes
+				 */
 	ORDO_CONN_CLOSING,	/* teardown queued or running */
 };
 

@@ -35,6 +35,7 @@ static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *a,
 	static const char * const names[] = {
 		[ORDO_CONN_CONNECTING] = "connecting",
 		[ORDO_CONN_LIVE] = "live",
+		[ORDO_CONN_HANGUP] = "hanging-up",
 		[ORDO_CONN_CLOSING] = "closing",
 	};
 

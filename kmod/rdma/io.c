@@ -68,8 +68,10 @@ static u32 ordo_io_sq_room(struct ordo_rdma_conn *c)
 /*
  * A signaled send completion carrying count @seq arrived: every request
  * posted up to it is done, and so are the reply buffers it covers.
+ * Returns true when a connection hanging up has no reply left in flight:
+ * the caller closes it.
  */
-static void ordo_io_sq_complete(struct ordo_rdma_conn *c, u32 seq)
+static bool ordo_io_sq_complete(struct ordo_rdma_conn *c, u32 seq)
 {
 	struct ordo_rdma_tx *tx, *next;
 
@@ -84,6 +86,28 @@ static void ordo_io_sq_complete(struct ordo_rdma_conn *c, u32 seq)
 	/* Nothing of ours in the send queue: the registrar may post. */
 	if (c->sq_done == c->sq_posted && !c->probing)
 		ordo_reg_port_idle(&c->port);
+	return c->state == ORDO_CONN_HANGUP && c->sq_done == c->sq_posted;
+}
+
+/*
+ * A request that cannot be answered arrived (shorter than a header): no
+ * request is executed any more, and the connection closes once the replies
+ * posted before it are delivered.  Closing at once would move the queue
+ * pair to the error state and flush replies the device has not sent yet.
+ * A client that never acknowledges them makes them fail (transport retries
+ * run out) or is found by the keepalive; either closes it.
+ */
+static void ordo_io_hang_up(struct ordo_rdma_conn *c)
+{
+	bool now;
+
+	spin_lock_bh(&c->lock);
+	if (c->state == ORDO_CONN_LIVE)
+		c->state = ORDO_CONN_HANGUP;
+	now = c->sq_done == c->sq_posted;
+	spin_unlock_bh(&c->lock);
+	if (now)
+		ordo_conn_close(c);
 }
 
 /* Queue the I/O work if requests wait and may run; c->lock held. */
@@ -143,7 +167,7 @@ void ordo_io_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	rx->len = wc->byte_len;
 	WRITE_ONCE(c->last_heard, jiffies);
 	spin_lock_bh(&c->lock);
-	if (c->state == ORDO_CONN_CLOSING) {
+	if (c->state == ORDO_CONN_CLOSING || c->state == ORDO_CONN_HANGUP) {
 		spin_unlock_bh(&c->lock);
 		ordo_io_rx_recycle(c, rx);
 		return;
@@ -167,6 +191,7 @@ static void ordo_io_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ordo_rdma_tx *tx = container_of(wc->wr_cqe, struct ordo_rdma_tx,
 					       cqe);
 	struct ordo_rdma_conn *c = wc->qp->qp_context;
+	bool close;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
@@ -178,10 +203,12 @@ static void ordo_io_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	/* The client's side acknowledged the reply. */
 	WRITE_ONCE(c->last_heard, jiffies);
 	spin_lock_bh(&c->lock);
-	ordo_io_sq_complete(c, tx->seq);
+	close = ordo_io_sq_complete(c, tx->seq);
 	/* Parked requests go on. */
 	ordo_io_queue(c);
 	spin_unlock_bh(&c->lock);
+	if (close)
+		ordo_conn_close(c);
 }
 
 static void ordo_io_probe_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -189,6 +216,7 @@ static void ordo_io_probe_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ordo_rdma_conn *c = container_of(wc->wr_cqe,
 						struct ordo_rdma_conn,
 						probe_cqe);
+	bool close;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
@@ -200,9 +228,11 @@ static void ordo_io_probe_done(struct ib_cq *cq, struct ib_wc *wc)
 	WRITE_ONCE(c->last_heard, jiffies);
 	spin_lock_bh(&c->lock);
 	c->probing = false;
-	ordo_io_sq_complete(c, c->probe_seq);
+	close = ordo_io_sq_complete(c, c->probe_seq);
 	ordo_io_queue(c);
 	spin_unlock_bh(&c->lock);
+	if (close)
+		ordo_conn_close(c);
 }
 
 /*
@@ -332,8 +362,12 @@ static void ordo_io_work(struct work_struct *work)
 		ret = ordo_io_exec(c, rx, tx, &b);
 	}
 	/* Replies built before a garbled request still go out, in order. */
-	if (ordo_io_flush(c, &b) || ret) {
+	if (ordo_io_flush(c, &b)) {
 		ordo_conn_close(c);
+		return;
+	}
+	if (ret) {
+		ordo_io_hang_up(c);
 		return;
 	}
 	if (!budget) {
@@ -370,8 +404,8 @@ void ordo_io_established(struct ordo_rdma_conn *c)
  * the client's side acknowledges without its software taking part.  A
  * connection is gone when it has been silent for @timeout and a probe has
  * been unanswered for a third of it (so a late scan never condemns one
- * without a fair chance to answer); one still connecting when it has been
- * silent for @timeout.
+ * without a fair chance to answer); one still connecting, or hanging up
+ * with replies undelivered, when it has been silent for @timeout.
  *
  * Return: true if @c is gone; the caller closes it.
  */
@@ -391,6 +425,7 @@ bool ordo_io_keepalive(struct ordo_rdma_conn *c, unsigned long now,
 	spin_lock_bh(&c->lock);
 	switch (c->state) {
 	case ORDO_CONN_CONNECTING:
+	case ORDO_CONN_HANGUP:
 		gone = time_after_eq(now, last + timeout);
 		break;
 	case ORDO_CONN_LIVE:
