@@ -185,7 +185,7 @@ static void clients(void)
 	struct rc_opts live = { .addr = SRV_IP, .src = LIVE_IP };
 	struct rc_opts cut = { .addr = SRV_IP, .src = CUT_IP };
 	struct ordo_opts opts = { .size = sizeof(opts), .mode = ORDO_MODE_RPC };
-	long long conns, closed, probes, t0, dropped, took;
+	long long conns, closed, probes, t0, t_cut, dropped, took, took_cut;
 	long long tmo = ka_timeout() * 1000LL, polls = tmo / 50 * 20;
 	struct rc_conn a, b, extra;
 	struct rc_res before, after;
@@ -224,17 +224,19 @@ static void clients(void)
 	CHECK(!sh("nft 'add rule " NFT_TABLE " input ip saddr " CUT_IP " udp dport 4791 counter drop; "
 		  "add rule " NFT_TABLE " input ip daddr " CUT_IP " udp dport 4791 counter drop'"));
 	/*
-	 * In place before the server's first probe (a third of the timeout
-	 * of silence): a probe answered before the cut would restart it.
+	 * Silence starts at the last request (t0) if the cut was in place
+	 * before the server's first probe (a third of the timeout of
+	 * silence); on a loaded machine nft itself may take longer, and a
+	 * probe answered before the cut restarts it, at the latest at t_cut.
 	 */
-	took = rc_now_ms() - t0;
-	LOG("cut %lld ms after the last request", took);
-	CHECK(took < tmo / 3);
+	t_cut = rc_now_ms();
+	LOG("cut %lld ms after the last request", t_cut - t0);
 	/* The server's verdict first: the documented bound is on it. */
 	for (i = 0; i < polls &&
 	     rc_sysfs_u64("stats/keepalive_closed") == closed; i++)
 		usleep(50000);
 	took = rc_now_ms() - t0;
+	took_cut = rc_now_ms() - t_cut;
 	for (i = 0; i < polls && (conn_present(cut_id) ||
 				  rc_sysfs_u64("stats/connections") >= conns); i++)
 		usleep(50000);
@@ -242,12 +244,13 @@ static void clients(void)
 	    took, rc_now_ms() - t0, tmo);
 	CHECK(!conn_present(cut_id));
 	/*
-	 * Not before the timeout (less a sixth: the client's last word
-	 * reached the server a moment before t0), and by 1.1 times it
-	 * (wire.rst, Liveness) plus a third for a late sweep and polling.
+	 * Not before the timeout after the last request (less a sixth: the
+	 * client's last word reached the server a moment before t0), and by
+	 * 1.1 times it (wire.rst, Liveness) after the last thing the server
+	 * can have heard, plus a third for a late sweep and polling.
 	 */
 	CHECK(took >= tmo - tmo / 6);
-	CHECK(took <= tmo * 11 / 10 + tmo / 3);
+	CHECK(took_cut <= tmo * 11 / 10 + tmo / 3);
 	CHECK(rc_sysfs_u64("stats/connections") == conns - 1);
 	CHECK(rc_sysfs_u64("stats/keepalive_closed") == closed + 1);
 	/*
