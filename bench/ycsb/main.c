@@ -56,7 +56,8 @@ static void usage(void)
 "                  [--key-dist linear|noised|uniform|lognormal|maplike|\n"
 "                              osm|fb|timeseries|books]\n"
 "                  [--mode M | --compare M,M,...] [--run W:DIST:M,M,...]...\n"
-"                  [--threads T] [--depth D] [--seconds S] [--warmup S]\n"
+"                  [--threads T] [--depth D] [--seconds S] [--min-ops N]\n"
+"                  [--warmup S]\n"
 "                  [--value-size B] [--seed S] [--redis HOST:PORT]\n"
 "                  [--walk-cache BYTES] [--no-load] [--cleanup] [--quiet]\n"
 "                  [--progress]\n"
@@ -228,6 +229,28 @@ static void open_gate(struct run *r)
 	pthread_mutex_unlock(&r->lock);
 }
 
+/* Operations completed so far in the timed phase, all workers. */
+static uint64_t timed_ops(struct run *r)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < r->cfg->threads; i++)
+		n += __atomic_load_n(&r->w[i].ops_done, __ATOMIC_RELAXED);
+	return n;
+}
+
+/* Every worker left the run (each on an error): nothing more will come. */
+static bool workers_gone(struct run *r)
+{
+	bool gone;
+
+	pthread_mutex_lock(&r->lock);
+	gone = r->exited >= r->cfg->threads;
+	pthread_mutex_unlock(&r->lock);
+	return gone;
+}
+
 static void collect(struct run *r, uint64_t t0, uint64_t t1)
 {
 	struct result *s = &r->res;
@@ -353,6 +376,8 @@ static int run_one(struct run *r)
 	r->t_timed = t0;
 	open_gate(r);
 	sleep_s(cfg.seconds);
+	while (cfg.min_ops && timed_ops(r) < cfg.min_ops && !workers_gone(r))
+		sleep_s(0.01);
 	__atomic_store_n(&r->phase, PH_STOP, __ATOMIC_RELEASE);
 	wait_gate(r);
 	t1 = now_ns();
@@ -479,6 +504,7 @@ int main(int argc, char **argv)
 		{ "threads", required_argument, NULL, 't' },
 		{ "depth", required_argument, NULL, 'D' },
 		{ "seconds", required_argument, NULL, 'S' },
+		{ "min-ops", required_argument, NULL, 'O' },
 		{ "warmup", required_argument, NULL, 'W' },
 		{ "value-size", required_argument, NULL, 'v' },
 		{ "seed", required_argument, NULL, 'e' },
@@ -523,6 +549,7 @@ int main(int argc, char **argv)
 		case 't': cfg.threads = parse_u64(optarg, 1, 64); break;
 		case 'D': cfg.depth = parse_u64(optarg, 1, 256); break;
 		case 'S': cfg.seconds = parse_secs(optarg, 0.1); break;
+		case 'O': cfg.min_ops = parse_u64(optarg, 0, UINT64_MAX); break;
 		case 'W': cfg.warmup = parse_secs(optarg, 0); break;
 		case 'v': cfg.value_size = parse_u64(optarg, 1, 65536); break;
 		case 'e': cfg.seed = parse_u64(optarg, 0, UINT64_MAX); break;

@@ -85,7 +85,9 @@ static void op_finish(struct worker *w, struct bop *op, bool more)
 	}
 	if (timed) {
 		hist_add(&w->hist, now_ns() - op->t0);
-		w->ops_done++;
+		/* The main thread reads it to honour --min-ops. */
+		__atomic_store_n(&w->ops_done, w->ops_done + 1,
+				 __ATOMIC_RELAXED);
 		if (op->kind == OP_READ || op->kind == OP_RMW)
 			w->reads++;
 		if (op->kind == OP_SCAN && op->result > 0)

@@ -190,6 +190,7 @@ struct bench_cfg {
 	uint32_t threads;
 	uint32_t depth;
 	double seconds;
+	uint64_t min_ops;		/* timed operations at least; 0: none */
 	double warmup;
 	uint64_t walk_cache;		/* bytes; 0: libordo's default */
 	bool no_load;
