@@ -4,7 +4,8 @@
  * lookups, and parsing of region bytes.  Clients build this file without the
  * trainer; the trainer computes its error bounds with the same functions.
  * Every byte parsed here may be hostile: all counts and offsets are checked
- * before use and a model that lies about its error bounds is refused.
+ * before use, and a slope whose product can pass 2^64 or an error bound
+ * that does not hold at every fence is refused.
  */
 #include "compat.h"
 #include "model.h"
@@ -63,6 +64,26 @@ u64 ordo_model_fmix(u64 h)
 u64 ordo_sub_pos(const struct ordo_sub *s, u64 dx)
 {
 	return mul_u64_u64_shr(dx, s->mant, s->shift);
+}
+
+/**
+ * ordo_sub_fits() - does a sub-model's F stay below 2^64 on its domain?
+ * @s: sub-model
+ * @span: the domain's end minus its pivot
+ *
+ * F is the low 64 bits of a 128-bit product shifted right; once the
+ * product shifted right passes 2^64 the low bits wrap and F stops being
+ * monotone, so no bound measured at the fences would hold between them.
+ * The product grows with the key, so a fit at the domain's end covers
+ * every key of the domain.
+ *
+ * Return: true if ((span * mant) >> shift) < 2^64.
+ */
+bool ordo_sub_fits(const struct ordo_sub *s, u64 span)
+{
+	u64 hi = mul_u64_u64_shr(span, s->mant, 64);
+
+	return s->shift >= 64 || !(hi >> s->shift);
 }
 
 /**
@@ -688,9 +709,10 @@ int ordo_model_desc_decode(const void *desc, struct ordo_sub *s)
 }
 
 /*
- * Fences must increase, start at the pivot and stay in the domain, and the
- * stored bounds must hold at every fence and at the domain's end: then a
- * lookup in this slice always finds the leaf whose fences hold the key.
+ * F must not wrap inside the domain, fences must increase, start at the
+ * pivot and stay in the domain, and the stored bounds must hold at every
+ * fence and at the domain's end: F being monotone, a lookup in this slice
+ * then always finds the leaf whose fences hold the key.
  */
 static int slice_check(const struct ordo_sub *s, u64 pivot, u64 end,
 		       bool last, const u8 *e)
@@ -700,6 +722,8 @@ static int slice_check(const struct ordo_sub *s, u64 pivot, u64 end,
 	u64 prev = pivot;
 	u32 j;
 
+	if (!ordo_sub_fits(s, end - pivot))
+		return -EINVAL;
 	for (j = 0; j <= s->ntt; j++, e += ORDO_TT_ENTRY_SIZE) {
 		u64 low = j < s->ntt ? ld_le64(e) : end;
 		u64 pos, want = (u64)j << ORDO_MODEL_POS_SHIFT;

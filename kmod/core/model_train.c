@@ -213,6 +213,9 @@ static void sub_bounds(struct ordo_sub *s, const struct ordo_leaf_info *lv,
 	u64 x0 = lv[0].low, over = 0, under = 0;
 	u32 j;
 
+	/* Readers refuse a slope whose product wraps: take the chord. */
+	if (!ordo_sub_fits(s, end - x0))
+		chord_slope(s, n, end - x0);
 	for (j = 0; j <= n; j++) {
 		u64 x = j < n ? lv[j].low : end;
 		u64 want = (u64)j << ORDO_MODEL_POS_SHIFT, pos;

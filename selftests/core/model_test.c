@@ -939,13 +939,8 @@ static void put64(u8 *b, size_t off, u64 w)
  * The test vector of Documentation/model.rst ("Checksums"), byte for
  * byte: its two sums are what the code computes, and the image loads.
  */
-static void test_doc_vector(void)
+static void doc_image(u8 *img)
 {
-	static u8 img[272];
-	struct ordo_model *m = NULL;
-	struct ordo_pred p;
-	int err;
-
 	put64(img, 0, 0x008000014c444d4fULL);
 	put64(img, 8, 0x0000001000000020ULL);
 	put64(img, 16, 1);
@@ -961,6 +956,16 @@ static void test_doc_vector(void)
 	put64(img, 216, 0xffffffff00000000ULL);	/* gen 0, errors 0xffff */
 	put64(img, 192, 0xb344edfbc6da5167ULL);	/* sum */
 	put64(img, 264, 0x0000000100000001ULL);	/* leaf 1, inca_cnt 1 */
+}
+
+static void test_doc_vector(void)
+{
+	static u8 img[272];
+	struct ordo_model *m = NULL;
+	struct ordo_pred p;
+	int err;
+
+	doc_image(img);
 	CHECK(ordo_model_top_checksum(img, img + 128, 1) ==
 	      0x5ce297ce19f3a738ULL, "top_sum %llx",
 	      (unsigned long long)ordo_model_top_checksum(img, img + 128, 1));
@@ -981,6 +986,45 @@ static void test_doc_vector(void)
 	if (!err)
 		ordo_model_free(m);
 	tap("doc_test_vector");
+}
+
+/*
+ * A slope whose product passes 2^64 at the domain's end wraps back into
+ * the bounds there, so every fence passes, yet F runs far ahead between
+ * the fences: the bounds are a lie and the descriptor is refused.  Built
+ * on the test vector's image (one sub-model, one leaf, domain [0, 2^64)).
+ */
+static void test_wrapping_slope(void)
+{
+	const u64 mant = (1ULL << 55) + (1ULL << 23);
+	struct ordo_model *m = NULL;
+	struct ordo_sub s = { .mant = mant, .shift = 55, .ntt = 1 };
+	static u8 img[272];
+	u64 end, want = 1ULL << ORDO_MODEL_POS_SHIFT;
+	int err;
+
+	doc_image(img);
+	end = ordo_sub_pos(&s, U64_MAX);
+	CHECK(end < want && !ordo_sub_fits(&s, U64_MAX), "end %llx",
+	      (unsigned long long)end);
+	s.under = ((want - end) >> 24) + 1;
+	CHECK(ordo_sub_pos(&s, 1ULL << 63) > want, "F(2^63) in bounds");
+	put64(img, 200, mant | (55ULL << ORDO_MODEL_MANT_BITS));
+	put64(img, 216, (u64)s.under << 48);	/* gen 0, over 0 */
+	put64(img, 192, ordo_sub_checksum(1, 0, 0, img + 192, img + 256, 1));
+	err = ordo_model_from_image(&m, img, sizeof(img));
+	CHECK(err == -EINVAL, "wrapping slope: %d", err);
+	ordo_model_free(m);
+	/* The edge: F(2^64 - 1) = 2^64 - 1 fits, one step steeper wraps. */
+	s.mant = 1ULL << 55;
+	CHECK(ordo_sub_fits(&s, U64_MAX), "2^55 fits");
+	s.mant++;
+	CHECK(!ordo_sub_fits(&s, U64_MAX) && ordo_sub_fits(&s, U64_MAX >> 1),
+	      "2^55 + 1 wraps only in the top half");
+	s.shift = 64;
+	s.mant = ORDO_MODEL_MANT_MASK;
+	CHECK(ordo_sub_fits(&s, U64_MAX), "a shift of 64 or more never wraps");
+	tap("a slope whose product wraps inside its domain is refused");
 }
 
 static void test_garbage(void)
@@ -1439,7 +1483,7 @@ static double now(void)
 
 int main(void)
 {
-	printf("1..18\n");
+	printf("1..19\n");
 	RUN(test_tiny);
 	RUN(test_edges);
 	RUN(test_distributions);
@@ -1450,6 +1494,7 @@ int main(void)
 	RUN(test_enospc);
 	RUN(test_stale);
 	RUN(test_doc_vector);
+	RUN(test_wrapping_slope);
 	RUN(test_garbage);
 	RUN(test_truncated);
 	RUN(test_bitflip);
