@@ -25,6 +25,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kthread.h>
+#include <linux/random.h>
 #include <linux/sort.h>
 #include <linux/timekeeping.h>
 
@@ -174,7 +175,8 @@ static int ordo_full_train(struct ordo_trainer *tr, u32 target_subs)
 	struct ordo_leaf_set set;
 	struct ordo_region rg;
 	u32 key_cap = min_t(u64, U32_MAX, READ_ONCE(tr->info.keys) + 1024);
-	u64 start = ktime_get_ns(), epoch = old ? old->epoch + 1 : 1;
+	u64 start = ktime_get_ns();
+	u64 epoch = old ? old->epoch + 1 : tr->first_epoch;
 	u32 old_nsub = old ? old->nsub : 0;
 	int ret;
 
@@ -430,6 +432,12 @@ int ordo_trainer_start(struct ordo_dev *od)
 	tr->params.leaf_slots = od->tree.geo.leaf_slots;
 	tr->params.leaves_per_sub = max(1U, ordo_model_leaves_per_sub);
 	tr->params.expand_err_x = max(2U, ordo_model_expand_err_x);
+	/*
+	 * A client that outlives a module reload must not meet its cached
+	 * epoch again with other contents: start from a random one (below
+	 * 2^63, so that parsers of signed 64-bit numbers read it too).
+	 */
+	tr->first_epoch = (get_random_u64() >> 1) ?: 1;
 	ret = ordo_model_mem_init(&tr->mem, od->tree.pool.chunk_size,
 				  (u64)max(1U, ordo_model_max_mb) << 20);
 	if (ret)

@@ -47,6 +47,7 @@ struct ordo_model_mem {
  * @params: training parameters (module parameters applied)
  * @mem: the model region
  * @hooks: tree callbacks (leaf split, leaf retired)
+ * @first_epoch: epoch of the first model of this load, random, < 2^63
  * @full_due: a full training is needed (queue overflow, failed patch)
  * @last_full: jiffies of the last full training
  * @inflight: work the thread has taken on but not published yet
@@ -70,6 +71,7 @@ struct ordo_trainer {
 	struct ordo_model_params params;
 	struct ordo_model_mem mem;
 	struct ordo_tree_hooks hooks;
+	u64 first_epoch;
 	bool full_due;
 	unsigned long last_full;
 	u32 inflight;

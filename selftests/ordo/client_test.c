@@ -443,7 +443,8 @@ TEST_F_TIMEOUT(client, model_only_follows_new_epochs, 900)
 /*
  * The server goes away mid-run (rmmod): the next GET fails within the
  * handle's bound, never hangs; after insmod the same handle reconnects to
- * the new store (a new server_id: nothing of the old cache is used).
+ * the new store (a new server_id: nothing of the old cache is used).  The
+ * new store's first model has a random epoch, not the old one's.
  */
 TEST_F_TIMEOUT(client, rdma_server_restart, 900)
 {
@@ -455,6 +456,7 @@ TEST_F_TIMEOUT(client, rdma_server_restart, 900)
 	};
 	struct ordo_counters c;
 	char params[256], cmd[512];
+	uint64_t v_old, v_new;
 	struct ordo *o, *l;
 	long long t0, dt;
 	int ret, i;
@@ -462,6 +464,7 @@ TEST_F_TIMEOUT(client, rdma_server_restart, 900)
 	if (!rc_available())
 		SKIP(return, "no RDMA");
 	load_store(_metadata);
+	v_old = t_sysfs_u64("model/version");
 	o = ordo_open_opts(URI_RDMA, &op);
 	ASSERT_NE(NULL, o);
 	ASSERT_EQ(0, ordo_get(o, key_of(1), val, sizeof(val)));
@@ -489,6 +492,13 @@ TEST_F_TIMEOUT(client, rdma_server_restart, 900)
 	ASSERT_NE(NULL, l);
 	t_fill(val, ordo_value_size(l), 42, 9);
 	ASSERT_EQ(0, ordo_put(l, 42, val, ordo_value_size(l)));
+	ASSERT_EQ(0, ordo_retrain(l, &v_new));
+	TH_LOG("model epoch %llu before the reload, %llu after",
+	       (unsigned long long)v_old, (unsigned long long)v_new);
+	/* Counting from 1 again would be below 2^20 (random: p = 2^-43). */
+	EXPECT_NE(v_old, v_new);
+	EXPECT_LT(1ULL << 20, v_new);
+	EXPECT_GT(1ULL << 63, v_new);
 	ordo_close(l);
 	/* Bounded retries while the listener comes up. */
 	for (i = 0; i < 100; i++) {

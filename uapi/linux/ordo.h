@@ -138,7 +138,8 @@ struct ordo_batch {
 
 /**
  * struct ordo_model_info - the learned model (ORDO_IOC_MODEL_INFO)
- * @version: epoch of the published model; 0 while there is none
+ * @version: epoch of the published model; 0 while there is none (see
+ *	struct ordo_model_hdr: random after each load, then counting up)
  * @keys: keys the last full training saw
  * @sub_models: sub-models of the published model
  * @tt_entries: translation-table entries in use (one per leaf)

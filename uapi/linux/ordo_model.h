@@ -84,7 +84,10 @@
  * @desc_size: %ORDO_MODEL_DESC_SIZE.
  * @tt_entry_size: %ORDO_TT_ENTRY_SIZE.
  * @epoch: generation of the whole model; a full (re)training writes a new
- *	epoch, per-sub-model patches keep it.  Never 0.
+ *	epoch (the previous one plus one), per-sub-model patches keep it.
+ *	Never 0.  The first model after each module load starts from a
+ *	random epoch below 2^63, so a client that outlives a reload does not
+ *	meet the epoch it cached with other contents.
  * @region_size: bytes of the region covered by this layout.
  * @piv_off: byte offset of the pivot array (%ORDO_MODEL_HDR_SIZE).
  * @desc_off: byte offset of the descriptor array, %ORDO_MODEL_ALIGN aligned.
