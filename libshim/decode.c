@@ -656,14 +656,6 @@ int shim_scan_take(const struct ordo_geo *geo, struct shim_scan *s,
 	return 0;
 }
 
-/* The key span of sub-model @i: to the next pivot, or to 2^64 - 1. */
-static uint64_t sub_span(const struct ordo_model *m, uint32_t i)
-{
-	uint64_t end = i + 1 < m->nsub ? m->pivots[i + 1] : UINT64_MAX;
-
-	return end - m->pivots[i];
-}
-
 /**
  * shim_dec_model_only() - a model-only cache from the model's top level
  * @lay: the layout of the header read first
@@ -705,13 +697,8 @@ int shim_dec_model_only(const struct ordo_model_layout *lay,
 				   (uint64_t)ORDO_MODEL_DESC_SIZE * i;
 		uint64_t off, n;
 
-		/*
-		 * Unchecked by a sum: the leaf's checks decide.  A slope that
-		 * wraps is refused as a whole load would refuse it.
-		 */
+		/* Unchecked by a sum: the leaf's checks decide. */
 		ret = ordo_model_desc_decode(d, &m->subs[i]);
-		if (!ret && !ordo_sub_fits(&m->subs[i], sub_span(m, i)))
-			ret = -EINVAL;
 		if (!ret)
 			ret = ordo_model_desc_slice(lay, d, &off, &n);
 		if (ret)

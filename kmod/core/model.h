@@ -296,7 +296,6 @@ u64 ordo_model_mix(u64 h, u64 w);
 u64 ordo_model_fmix(u64 h);
 u64 ordo_model_pos(const struct ordo_model *m, u32 sub, u64 key);
 u64 ordo_sub_pos(const struct ordo_sub *s, u64 dx);
-bool ordo_sub_fits(const struct ordo_sub *s, u64 span);
 void ordo_sub_window(const struct ordo_sub *s, u64 pos, u32 *lo, u32 *hi);
 u32 ordo_model_sub_of(const struct ordo_model *m, u64 key);
 bool ordo_model_sub_domain(const struct ordo_model *m, u32 sub, u64 *lo,

@@ -4,8 +4,8 @@
  * lookups, and parsing of region bytes.  Clients build this file without the
  * trainer; the trainer computes its error bounds with the same functions.
  * Every byte parsed here may be hostile: all counts and offsets are checked
- * before use, and a slope whose product can pass 2^64 or an error bound
- * that does not hold at every fence is refused.
+ * before use, and an error bound that does not hold at every fence is
+ * refused (F being monotone for any slope, that bounds every key).
  */
 #include "compat.h"
 #include "model.h"
@@ -57,33 +57,23 @@ u64 ordo_model_fmix(u64 h)
  * @s: sub-model
  * @dx: key minus the sub-model's pivot
  *
- * The one prediction formula of ordo: monotone in @dx, integer only.
+ * The one prediction formula of ordo: the exact ((dx * mant) >> shift),
+ * saturated at ntt << 32 (the end of the slice).  Monotone in @dx for any
+ * slope, integer only.  Saturation lets a line fit the real fences of the
+ * last sub-model: its domain runs to 2^64 - 1, far past the last fence,
+ * and keys appended there land at the end of the slice.
  *
  * Return: logical leaf in units of 2^-32.
  */
 u64 ordo_sub_pos(const struct ordo_sub *s, u64 dx)
 {
-	return mul_u64_u64_shr(dx, s->mant, s->shift);
-}
+	u64 cap = (u64)s->ntt << ORDO_MODEL_POS_SHIFT;
+	u64 hi = mul_u64_u64_shr(dx, s->mant, 64);
 
-/**
- * ordo_sub_fits() - does a sub-model's F stay below 2^64 on its domain?
- * @s: sub-model
- * @span: the domain's end minus its pivot
- *
- * F is the low 64 bits of a 128-bit product shifted right; once the
- * product shifted right passes 2^64 the low bits wrap and F stops being
- * monotone, so no bound measured at the fences would hold between them.
- * The product grows with the key, so a fit at the domain's end covers
- * every key of the domain.
- *
- * Return: true if ((span * mant) >> shift) < 2^64.
- */
-bool ordo_sub_fits(const struct ordo_sub *s, u64 span)
-{
-	u64 hi = mul_u64_u64_shr(span, s->mant, 64);
-
-	return s->shift >= 64 || !(hi >> s->shift);
+	/* The product shifted right would not fit 64 bits: past the cap. */
+	if (s->shift < 64 && hi >> s->shift)
+		return cap;
+	return min(mul_u64_u64_shr(dx, s->mant, s->shift), cap);
 }
 
 /**
@@ -362,8 +352,9 @@ static int tt_compact(struct ordo_model *m, u32 skip, u32 need)
  * @n: entries the new slice needs
  * @cap: slots to reserve if the slice must move, >= @n
  *
- * Keeps the slice in place when @n fits its slots, else hands out fresh
- * slots; old slots are never reused within an epoch.  Client copies
+ * Keeps the slice in place when @n fits its slots or the slice is the
+ * last one handed out (it grows into the free slots after it), else hands
+ * out fresh slots; old slots are never reused within an epoch.  Client copies
  * (%ORDO_MODEL_F_COMPACT) repack instead of failing.  The caller writes
  * the entries at m->tt[m->subs[sub].tt] and sets ntt.
  *
@@ -378,6 +369,13 @@ int ordo_model_tt_reserve(struct ordo_model *m, u32 sub, u32 n, u32 cap)
 		return -EINVAL;
 	if (s->tt != ORDO_SUB_NO_TT && n <= s->cap)
 		return 0;
+	/* The slice last handed out grows in place (appends land there). */
+	if (s->tt != ORDO_SUB_NO_TT && s->tt + s->cap == m->tt_used &&
+	    (u64)s->tt + cap <= m->tt_cap) {
+		s->cap = cap;
+		m->tt_used = s->tt + cap;
+		return 0;
+	}
 	if ((u64)m->tt_used + cap > m->tt_cap) {
 		if (!(m->flags & ORDO_MODEL_F_COMPACT))
 			return -ENOSPC;
@@ -709,10 +707,10 @@ int ordo_model_desc_decode(const void *desc, struct ordo_sub *s)
 }
 
 /*
- * F must not wrap inside the domain, fences must increase, start at the
- * pivot and stay in the domain, and the stored bounds must hold at every
- * fence and at the domain's end: F being monotone, a lookup in this slice
- * then always finds the leaf whose fences hold the key.
+ * Fences must increase, start at the pivot and stay in the domain, and the
+ * stored bounds must hold at every fence and at the domain's end: F being
+ * monotone, a lookup in this slice always finds the leaf whose fences hold
+ * the key.
  */
 static int slice_check(const struct ordo_sub *s, u64 pivot, u64 end,
 		       bool last, const u8 *e)
@@ -722,8 +720,6 @@ static int slice_check(const struct ordo_sub *s, u64 pivot, u64 end,
 	u64 prev = pivot;
 	u32 j;
 
-	if (!ordo_sub_fits(s, end - pivot))
-		return -EINVAL;
 	for (j = 0; j <= s->ntt; j++, e += ORDO_TT_ENTRY_SIZE) {
 		u64 low = j < s->ntt ? ld_le64(e) : end;
 		u64 pos, want = (u64)j << ORDO_MODEL_POS_SHIFT;

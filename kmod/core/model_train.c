@@ -34,7 +34,7 @@ void ordo_model_params_default(struct ordo_model_params *p)
 	p->max_sub_leaves = 4096;
 	p->eps = 1024;
 	p->tt_slack_pct = 25;
-	p->tt_spare_pct = 25;
+	p->tt_spare_pct = 50;
 	p->expand_err_x = 4;
 }
 
@@ -116,13 +116,23 @@ static void cone_init(struct cone *c)
 	c->hi_d = 0;
 }
 
-/* Narrow the cone to lines within @eps of (dx, y); false if none is left. */
-static bool cone_add(struct cone *c, u64 dx, u64 y, u64 eps)
+/*
+ * Narrow the cone to lines within @eps of (dx, y); false if none is left.
+ * With @floor only the lower side binds (a slice's end point).
+ */
+static bool cone_add(struct cone *c, u64 dx, u64 y, u64 eps, bool floor)
 {
 	u64 hn = y + eps, ln = y > eps ? y - eps : 0;
 
 	if (c->hi_d && frac_lt(c->hi_n, c->hi_d, ln, dx))
 		return false;
+	if (floor) {
+		if (frac_lt(c->lo_n, c->lo_d, ln, dx)) {
+			c->lo_n = ln;
+			c->lo_d = dx;
+		}
+		return true;
+	}
 	if (frac_lt(hn, dx, c->lo_n, c->lo_d))
 		return false;
 	if (frac_lt(c->lo_n, c->lo_d, ln, dx)) {
@@ -172,8 +182,16 @@ static void cone_slope(const struct cone *c, struct ordo_sub *s)
 
 	s->mant = 0;
 	s->shift = 0;
-	if (!c->hi_d)
+	if (!c->hi_d) {
+		/* Only a floor (one leaf): the line that meets it. */
+		if (c->lo_n) {
+			sh = frac_shift(c->lo_n, c->lo_d);
+			s->mant = frac_fix(c->lo_n, c->lo_d, sh) &
+				  ORDO_MODEL_MANT_MASK;
+			s->shift = sh;
+		}
 		return;
+	}
 	sh = frac_shift(c->hi_n, c->hi_d);
 	mh = frac_fix(c->hi_n, c->hi_d, sh);
 	ml = frac_fix(c->lo_n, c->lo_d, sh);
@@ -181,7 +199,7 @@ static void cone_slope(const struct cone *c, struct ordo_sub *s)
 	s->shift = sh;
 }
 
-/* The chord from the first fence to the domain end. */
+/* The chord through (0, 0) and (@dx, @n leaves). */
 static void chord_slope(struct ordo_sub *s, u32 n, u64 dx)
 {
 	u64 y = (u64)n << ORDO_MODEL_POS_SHIFT;
@@ -213,9 +231,6 @@ static void sub_bounds(struct ordo_sub *s, const struct ordo_leaf_info *lv,
 	u64 x0 = lv[0].low, over = 0, under = 0;
 	u32 j;
 
-	/* Readers refuse a slope whose product wraps: take the chord. */
-	if (!ordo_sub_fits(s, end - x0))
-		chord_slope(s, n, end - x0);
 	for (j = 0; j <= n; j++) {
 		u64 x = j < n ? lv[j].low : end;
 		u64 want = (u64)j << ORDO_MODEL_POS_SHIFT, pos;
@@ -234,27 +249,39 @@ static void sub_bounds(struct ordo_sub *s, const struct ordo_leaf_info *lv,
 
 /*
  * Leaves [a, b) become one sub-model: the longest run (at most @cap leaves,
- * 0: no cap) whose fences and end point (the next fence, or @end after the
- * last leaf) fit one cone of half-width @eps around a line through lv[a].
+ * 0: no cap) whose fences fit one cone of half-width @eps around a line
+ * through lv[a], and whose end point (the next fence, or @end after the
+ * last leaf) lies no more than @eps above the line: F saturates at the end
+ * of the slice, so a line that runs past it costs nothing there.  The last
+ * sub-model thus fits its real fences however far @end lies.  Retraining
+ * the same leaves with the same @end replays the same steps.
  */
 static u32 seg_end(const struct ordo_leaf_info *lv, u32 a, u32 n, u64 end,
 		   u64 eps, u32 cap, struct cone *c)
 {
 	u64 x0 = lv[a].low;
 	u32 b = a + 1, e, lim = cap && cap < n - a ? a + cap : n;
+	struct cone in, fin;
 
+	cone_init(&in);
 	cone_init(c);
 	for (e = a + 1; e <= lim; e++) {
 		u64 x = e < n ? lv[e].low : end;
+		u64 y = (u64)(e - a) << ORDO_MODEL_POS_SHIFT;
 
 		if (x == x0) {
 			b = e;	/* a single leaf at U64_MAX */
 			break;
 		}
-		if (!cone_add(c, x - x0, (u64)(e - a) << ORDO_MODEL_POS_SHIFT,
-			      eps))
+		/* Point e as the run's end: only a floor. */
+		fin = in;
+		if (!cone_add(&fin, x - x0, y, eps, true))
 			break;
 		b = e;
+		*c = fin;
+		/* Point e as a fence inside a longer run. */
+		if (e == lim || !cone_add(&in, x - x0, y, eps, false))
+			break;
 	}
 	return b;
 }
@@ -416,6 +443,35 @@ int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
 	return 0;
 }
 
+/*
+ * The narrowest cone over a whole domain: at @eps when it fits (a domain
+ * that did not change replays its training), else at the smallest larger
+ * bound of the ladder that fits.  False if none does (then n > 1).
+ */
+static bool fit_domain(const struct ordo_leaf_info *lv, u32 n, u64 end,
+		       u32 eps, struct cone *c)
+{
+	u32 lo = 0, hi = ARRAY_SIZE(eps_ladder), mid;
+
+	if (seg_end(lv, 0, n, end, (u64)eps << ERR_TO_POS, 0, c) == n)
+		return true;
+	while (lo < hi && eps_ladder[lo] <= eps)
+		lo++;
+	/* The first index in [lo, hi) whose bound fits, or hi. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (seg_end(lv, 0, n, end, (u64)eps_ladder[mid] << ERR_TO_POS,
+			    0, c) == n)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (lo == ARRAY_SIZE(eps_ladder))
+		return false;
+	return seg_end(lv, 0, n, end, (u64)eps_ladder[lo] << ERR_TO_POS, 0,
+		       c) == n;
+}
+
 /**
  * ordo_model_retrain_sub() - retrain one sub-model after its leaves changed
  * @m: the trainer's model
@@ -424,8 +480,9 @@ int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
  *	domain (splits never move a fence across a domain boundary)
  * @p: parameters (TT slack)
  *
- * Fits one line over the domain (the cone at the model's eps, or the chord
- * when the cone breaks), measures the bounds and rewrites the TT slice, in
+ * Fits one line over the domain (the cone at the model's eps, else at the
+ * smallest larger bound that fits, else the chord from the first to the
+ * last fence), measures the bounds and rewrites the TT slice, in
  * place when it fits its slots.  Retraining an unchanged domain reproduces
  * the sub-model bit for bit (its generation aside).  On error the model is
  * unchanged.  Publish with ordo_region_patch().
@@ -456,10 +513,11 @@ int ordo_model_retrain_sub(struct ordo_model *m, u32 sub,
 		return -ENOSPC;
 	end = last ? U64_MAX : hi;
 	memset(&t, 0, sizeof(t));
-	if (seg_end(lv, 0, n, end, (u64)m->eps << ERR_TO_POS, 0, &c) == n)
+	t.ntt = n;	/* F saturates at the slice's end */
+	if (fit_domain(lv, n, end, m->eps, &c))
 		cone_slope(&c, &t);
-	else
-		chord_slope(&t, n, end - lo);
+	else	/* first to last fence: @end may be far away */
+		chord_slope(&t, n - 1, lv[n - 1].low - lo);
 	sub_bounds(&t, lv, n, end);
 	s = &m->subs[sub];
 	old = s->ntt;

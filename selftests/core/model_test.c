@@ -254,14 +254,14 @@ static u32 tt_index(const struct ordo_model *m, u32 sub, u64 low)
 	return lo < s->ntt && t[lo].low == low ? lo : U32_MAX;
 }
 
+static u64 ref_sat(u64 dx, u64 mant, u32 shift, u32 ntt);
+
 /* Independent spelling of F for the bit-identity check. */
 static u64 ref_pos(const struct ordo_model *m, u32 sub, u64 key)
 {
 	const struct ordo_sub *s = &m->subs[sub];
-	unsigned __int128 p = (unsigned __int128)(key - m->pivots[sub]) *
-			      s->mant;
 
-	return (u64)(p >> s->shift);
+	return ref_sat(key - m->pivots[sub], s->mant, s->shift, s->ntt);
 }
 
 static void check_key(const struct ordo_model *m, const struct sim *s,
@@ -887,22 +887,41 @@ static void test_stale(void)
 
 /* ---- hostile bytes ------------------------------------------------------ */
 
-/* A model is usable if every lookup stays inside its TT. */
+/*
+ * A model that loads is usable and true to itself: every lookup stays
+ * inside its TT and names the entry whose fences (its own low, the next
+ * entry's low) hold the key -- its error bounds did not lie.  Keys: both
+ * ends, random ones, and each fence and the key just below it.
+ */
 static void check_sane(const struct ordo_model *m)
 {
-	u32 i;
+	u32 i, sub = 0, j = 0;
 
-	for (i = 0; i < 200; i++) {
+	for (i = 0; i < 400; i++) {
+		const struct ordo_sub *s;
 		struct ordo_pred p;
 		u64 key = i < 2 ? (i ? U64_MAX : 0) : rnd();
 
+		if (i >= 200 && sub < m->nsub) {	/* walk the fences */
+			s = &m->subs[sub];
+			key = m->tt[s->tt + j].low - (i & 1);
+			if (i & 1 && ++j >= s->ntt) {
+				j = 0;
+				sub++;
+			}
+		}
 		if (ordo_model_lookup(m, key, &p))
 			continue;
-		CHECK(p.sub < m->nsub && p.lln < m->subs[p.sub].ntt &&
+		s = &m->subs[p.sub];
+		CHECK(p.sub < m->nsub && p.lln < s->ntt &&
 		      p.win_lo <= p.lln && p.lln <= p.win_hi &&
-		      p.ent == &m->tt[m->subs[p.sub].tt + p.lln] &&
-		      m->subs[p.sub].tt + m->subs[p.sub].ntt <= m->tt_cap,
+		      p.ent == &m->tt[s->tt + p.lln] &&
+		      s->tt + s->ntt <= m->tt_cap,
 		      "lookup out of range");
+		CHECK(p.ent->low <= key && (p.lln + 1 == s->ntt ||
+					    p.ent[1].low > key),
+		      "key %llx: its entry is not in the window",
+		      (unsigned long long)key);
 	}
 }
 
@@ -941,7 +960,7 @@ static void put64(u8 *b, size_t off, u64 w)
  */
 static void doc_image(u8 *img)
 {
-	put64(img, 0, 0x008000014c444d4fULL);
+	put64(img, 0, 0x008000024c444d4fULL);
 	put64(img, 8, 0x0000001000000020ULL);
 	put64(img, 16, 1);
 	put64(img, 24, 0x110);
@@ -950,7 +969,7 @@ static void doc_image(u8 *img)
 	put64(img, 48, 0x100);
 	put64(img, 56, 0x0000000100000001ULL);
 	put64(img, 64, 0x0000001000000001ULL);
-	put64(img, 120, 0x5ce297ce19f3a738ULL);
+	put64(img, 120, 0xbe3aa338ea87ec42ULL);
 	put64(img, 200, 0);			/* slope */
 	put64(img, 208, 0x0000000100000000ULL);	/* tt_start 0, ntt 1 */
 	put64(img, 216, 0xffffffff00000000ULL);	/* gen 0, errors 0xffff */
@@ -967,7 +986,7 @@ static void test_doc_vector(void)
 
 	doc_image(img);
 	CHECK(ordo_model_top_checksum(img, img + 128, 1) ==
-	      0x5ce297ce19f3a738ULL, "top_sum %llx",
+	      0xbe3aa338ea87ec42ULL, "top_sum %llx",
 	      (unsigned long long)ordo_model_top_checksum(img, img + 128, 1));
 	CHECK(ordo_sub_checksum(1, 0, 0, img + 192, img + 256, 1) ==
 	      0xb344edfbc6da5167ULL, "sum %llx",
@@ -988,43 +1007,67 @@ static void test_doc_vector(void)
 	tap("doc_test_vector");
 }
 
+/* F of Documentation/model.rst, with a 128-bit product and a compare. */
+static u64 ref_sat(u64 dx, u64 mant, u32 shift, u32 ntt)
+{
+	unsigned __int128 v = ((unsigned __int128)dx * mant) >> shift;
+	u64 cap = (u64)ntt << ORDO_MODEL_POS_SHIFT;
+
+	return v > cap ? cap : (u64)v;
+}
+
 /*
- * A slope whose product passes 2^64 at the domain's end wraps back into
- * the bounds there, so every fence passes, yet F runs far ahead between
- * the fences: the bounds are a lie and the descriptor is refused.  Built
- * on the test vector's image (one sub-model, one leaf, domain [0, 2^64)).
+ * F is the exact product shifted right, saturated at the slice's end: it
+ * never wraps, so it is monotone for any slope.  Random slopes (steep ones
+ * included) against the reference at sorted keys; then the test vector's
+ * image with a slope whose product passes 2^64 (a wrapping F would put the
+ * end back inside its bounds and run far ahead between the fences): it
+ * loads, and every key is predicted truly.
  */
-static void test_wrapping_slope(void)
+static void test_saturation(void)
 {
 	const u64 mant = (1ULL << 55) + (1ULL << 23);
 	struct ordo_model *m = NULL;
-	struct ordo_sub s = { .mant = mant, .shift = 55, .ntt = 1 };
 	static u8 img[272];
-	u64 end, want = 1ULL << ORDO_MODEL_POS_SHIFT;
+	u32 i, k;
 	int err;
 
+	for (i = 0; i < 20000; i++) {
+		struct ordo_sub s = {
+			.mant = rnd() & (ORDO_MODEL_MANT_MASK >> (rnd() % 56)),
+			.shift = rnd() % (ORDO_MODEL_SHIFT_MAX + 1),
+			.ntt = 1 + rnd() % ORDO_MODEL_MAX_SUB_LEAVES,
+		};
+		u64 prev = 0, dx = 0;
+
+		for (k = 0; k < 16; k++) {
+			u64 f;
+
+			dx += rnd() >> (rnd() % 64) >> 4;
+			f = ordo_sub_pos(&s, dx);
+			CHECK(f == ref_sat(dx, s.mant, s.shift, s.ntt) &&
+			      f >= prev, "F(%llx) mant %llx shift %u",
+			      (unsigned long long)dx,
+			      (unsigned long long)s.mant, s.shift);
+			prev = f;
+		}
+	}
 	doc_image(img);
-	end = ordo_sub_pos(&s, U64_MAX);
-	CHECK(end < want && !ordo_sub_fits(&s, U64_MAX), "end %llx",
-	      (unsigned long long)end);
-	s.under = ((want - end) >> 24) + 1;
-	CHECK(ordo_sub_pos(&s, 1ULL << 63) > want, "F(2^63) in bounds");
 	put64(img, 200, mant | (55ULL << ORDO_MODEL_MANT_BITS));
-	put64(img, 216, (u64)s.under << 48);	/* gen 0, over 0 */
+	put64(img, 216, 0);	/* gen 0, over 0, under 0 */
 	put64(img, 192, ordo_sub_checksum(1, 0, 0, img + 192, img + 256, 1));
 	err = ordo_model_from_image(&m, img, sizeof(img));
-	CHECK(err == -EINVAL, "wrapping slope: %d", err);
-	ordo_model_free(m);
-	/* The edge: F(2^64 - 1) = 2^64 - 1 fits, one step steeper wraps. */
-	s.mant = 1ULL << 55;
-	CHECK(ordo_sub_fits(&s, U64_MAX), "2^55 fits");
-	s.mant++;
-	CHECK(!ordo_sub_fits(&s, U64_MAX) && ordo_sub_fits(&s, U64_MAX >> 1),
-	      "2^55 + 1 wraps only in the top half");
-	s.shift = 64;
-	s.mant = ORDO_MODEL_MANT_MASK;
-	CHECK(ordo_sub_fits(&s, U64_MAX), "a shift of 64 or more never wraps");
-	tap("a slope whose product wraps inside its domain is refused");
+	CHECK(!err, "steep slope: %d", err);
+	if (m) {
+		struct ordo_sub *s = &m->subs[0];
+
+		CHECK(ordo_sub_pos(s, U64_MAX) == 1ULL << 32 &&
+		      ordo_sub_pos(s, 1ULL << 63) == 1ULL << 32,
+		      "F saturates at ntt << 32");
+		check_sane(m);
+		ordo_model_free(m);
+	}
+	tap("F saturates at the slice's end: monotone for any slope");
 }
 
 static void test_garbage(void)
@@ -1494,7 +1537,7 @@ int main(void)
 	RUN(test_enospc);
 	RUN(test_stale);
 	RUN(test_doc_vector);
-	RUN(test_wrapping_slope);
+	RUN(test_saturation);
 	RUN(test_garbage);
 	RUN(test_truncated);
 	RUN(test_bitflip);

@@ -38,7 +38,7 @@
 
 /* "OMDL" read as a little-endian 32-bit word. */
 #define ORDO_MODEL_MAGIC		0x4c444d4f
-#define ORDO_MODEL_VERSION		1
+#define ORDO_MODEL_VERSION		2
 
 #define ORDO_MODEL_HDR_SIZE		128
 #define ORDO_MODEL_DESC_SIZE		32
@@ -146,7 +146,8 @@ struct ordo_model_hdr {
  *	accepts them only if the checksum matches, whatever order the bytes
  *	were read in.
  * @slope: mantissa (bits 0-55) and shift (bits 56-63, at most
- *	%ORDO_MODEL_SHIFT_MAX) of F(k) = ((k - pivot) * mant) >> shift.
+ *	%ORDO_MODEL_SHIFT_MAX) of F(k) = min(((k - pivot) * mant) >> shift,
+ *	@ntt << 32), the product and shift exact in 128 bits.
  * @tt_start: index of the first TT entry of the slice.
  * @ntt: leaves in the slice (>= 1); logical leaf j is tt[tt_start + j].
  * @gen: bumped by each patch of this sub-model within an epoch.
