@@ -43,6 +43,16 @@ static void *xcalloc(size_t n, size_t sz)
 	return p;
 }
 
+static void *xrealloc(void *p, size_t sz)
+{
+	p = realloc(p, sz);
+	if (!p) {
+		fprintf(stderr, "model_bench: out of memory\n");
+		exit(3);
+	}
+	return p;
+}
+
 static u64 rs;
 
 static u64 rnd(void)
@@ -617,6 +627,32 @@ static void bench_lookup(const struct ordo_model *m, const struct snap *a,
 	free(leaf);
 }
 
+struct region {
+	void **chunks;
+	struct ordo_region rg;
+};
+
+static void region_alloc(struct region *r, u64 size)
+{
+	u32 i, shift = 21;	/* ORDO_CHUNK_SIZE_DEFAULT */
+
+	r->rg.nchunks = (size >> shift) + 1;
+	r->rg.chunk_shift = shift;
+	r->chunks = xcalloc(r->rg.nchunks, sizeof(void *));
+	for (i = 0; i < r->rg.nchunks; i++)
+		r->chunks[i] = xcalloc(1, 1ULL << shift);
+	r->rg.chunks = r->chunks;
+}
+
+static void region_free(struct region *r)
+{
+	u32 i;
+
+	for (i = 0; i < r->rg.nchunks; i++)
+		free(r->chunks[i]);
+	free(r->chunks);
+}
+
 /*
  * The module's trainer policy (kmod/model/trainer.c) over an append
  * stream: each split's separator is retrained at once (a trainer that
@@ -630,7 +666,28 @@ struct policy {
 	u64 full_error;		/* a retraining failed */
 	u64 full_resize;	/* expand, shrink or rebuild */
 	double patch_s, full_s;
+	u64 *patch_ns;		/* each patch: snapshot, retrain, publish */
+	u64 npatch_ns;
+	double patch_us_p50, patch_us_p99;
+	struct region rg;	/* the published region of the current model */
+	bool has_rg;
 };
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The @q quantile of @n samples, sorting them in place. */
+static double quantile(u64 *v, u64 n, double q)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v[(u64)((n - 1) * q)];
+}
 
 static struct ordo_model *policy_full(const struct sim *s,
 				      struct ordo_model *old,
@@ -638,10 +695,11 @@ static struct ordo_model *policy_full(const struct sim *s,
 				      u32 target, struct policy *pc)
 {
 	struct ordo_model_params q = *prm;
+	struct ordo_model_stats st;
 	struct ordo_model *m;
 	struct ordo_leaf_set set;
 	struct snap a;
-	double t = now();
+	double t = now(), ta;
 
 	q.target_subs = target;
 	snap_take(s, &a);
@@ -650,6 +708,20 @@ static struct ordo_model *policy_full(const struct sim *s,
 		fprintf(stderr, "model_bench: policy: full training failed\n");
 		exit(3);
 	}
+	/* The module reuses its region's chunks: allocation is not timed. */
+	ta = now();
+	if (pc->has_rg)
+		region_free(&pc->rg);
+	region_alloc(&pc->rg, ordo_region_bytes(m));
+	pc->has_rg = true;
+	t += now() - ta;
+	if (ordo_region_write(&pc->rg.rg, m)) {
+		fprintf(stderr, "model_bench: policy: region write failed\n");
+		exit(3);
+	}
+	/* As the module: evaluate at most 2^20 stored keys. */
+	ordo_model_eval(m, &set, a.nkeys > (1 << 20) ?
+			(u32)((a.nkeys + (1 << 20) - 1) >> 20) : 1, &st);
 	snap_free(&a);
 	ordo_model_free(old);
 	pc->full_s += now() - t;
@@ -673,8 +745,17 @@ static struct ordo_model *policy_split(const struct sim *s,
 	snap_ranks(s, sim_rank(s, lo), has_hi ? sim_rank(s, hi) : s->n, &d);
 	set = snap_set(&d, 0, d.n);
 	err = ordo_model_retrain_sub(m, sub, &set, prm);
+	if (!err && ordo_region_patch(&pc->rg.rg, m, sub)) {
+		fprintf(stderr, "model_bench: policy: region patch failed\n");
+		exit(3);
+	}
 	snap_free(&d);
-	pc->patch_s += now() - t;
+	t = now() - t;
+	pc->patch_s += t;
+	if (!(pc->npatch_ns & (pc->npatch_ns + 1)))	/* 0, 1, 3, 7, ... */
+		pc->patch_ns = xrealloc(pc->patch_ns,
+					2 * (pc->npatch_ns + 1) * sizeof(u64));
+	pc->patch_ns[pc->npatch_ns++] = (u64)(t * 1e9);
 	if (err) {
 		pc->full_error++;
 		return policy_full(s, m, prm, 0, pc);
@@ -724,6 +805,10 @@ static void run_appends(enum ordo_dist d, u64 bulk, u64 appends,
 		pc->splits++;
 		m = policy_split(&s, m, &prm, s.u[s.lv[s.nleaves].rlo], pc);
 	}
+	pc->patch_us_p50 = quantile(pc->patch_ns, pc->npatch_ns, 0.5) / 1e3;
+	pc->patch_us_p99 = quantile(pc->patch_ns, pc->npatch_ns, 0.99) / 1e3;
+	free(pc->patch_ns);
+	region_free(&pc->rg);
 	ordo_model_free(m);
 	sim_free(&s);
 	free(perm);
@@ -764,32 +849,6 @@ static double client_load(const struct ordo_model *m,
 	ordo_model_free(c);
 	free(img);
 	return t;
-}
-
-struct region {
-	void **chunks;
-	struct ordo_region rg;
-};
-
-static void region_alloc(struct region *r, u64 size)
-{
-	u32 i, shift = 21;	/* ORDO_CHUNK_SIZE_DEFAULT */
-
-	r->rg.nchunks = (size >> shift) + 1;
-	r->rg.chunk_shift = shift;
-	r->chunks = xcalloc(r->rg.nchunks, sizeof(void *));
-	for (i = 0; i < r->rg.nchunks; i++)
-		r->chunks[i] = xcalloc(1, 1ULL << shift);
-	r->rg.chunks = r->chunks;
-}
-
-static void region_free(struct region *r)
-{
-	u32 i;
-
-	for (i = 0; i < r->rg.nchunks; i++)
-		free(r->chunks[i]);
-	free(r->chunks);
 }
 
 static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
@@ -983,7 +1042,8 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 		"        \"full_trains\": %llu, \"full_trains_after_error\": "
 		"%llu, \"full_trains_resize\": %llu,\n"
 		"        \"full_trains_per_1m_appends\": %.1f, "
-		"\"patch_us_avg\": %.3f, \"full_train_ms_avg\": %.3f},\n",
+		"\"patch_us_avg\": %.3f, \"patch_us_p50\": %.3f, "
+		"\"patch_us_p99\": %.3f, \"full_train_ms_avg\": %.3f},\n",
 		(unsigned long long)o->append_bulk,
 		(unsigned long long)o->appends, (unsigned long long)pc.splits,
 		(unsigned long long)pc.patches,
@@ -993,6 +1053,7 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 		o->appends ? (pc.full_error + pc.full_resize) * 1e6 /
 			     o->appends : 0,
 		pc.splits ? pc.patch_s * 1e6 / pc.splits : 0,
+		pc.patch_us_p50, pc.patch_us_p99,
 		pc.full_error + pc.full_resize ?
 			pc.full_s * 1e3 / (pc.full_error + pc.full_resize) : 0);
 	fprintf(out, "      \"publication\": {\"region_write_s\": %.6f, "
