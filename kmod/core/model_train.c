@@ -419,7 +419,6 @@ int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
 	m->leaf_slots = p->leaf_slots;
 	m->eps = eps;
 	m->nleaves = n;
-	m->trained_leaves = n;
 	for (a = 0, i = 0; i < nsub; i++) {
 		struct ordo_sub *s = &m->subs[i];
 		u32 b = seg_end(lv, a, n, U64_MAX, epsf, cap, &c);
@@ -618,7 +617,6 @@ void ordo_model_health(const struct ordo_model *m,
 	memset(h, 0, sizeof(*h));
 	h->nsub = m->nsub;
 	h->nleaves = m->nleaves;
-	h->trained_leaves = m->trained_leaves;
 	h->tt_cap = m->tt_cap;
 	h->tt_used = m->tt_used;
 	h->eps = m->eps;
@@ -642,10 +640,9 @@ void ordo_model_health(const struct ordo_model *m,
  * @h: figures from ordo_model_health()
  * @p: parameters the model was trained with
  *
- * True when splits have grown the average sub-model to twice the target
- * and the leaves to twice those trained, a sub-model to twice the cap, or
- * an error window beyond expand_err_x times the trained one (or past any
- * bound).
+ * True when splits have grown the average sub-model to twice the target,
+ * a sub-model to twice the cap, or an error window beyond expand_err_x
+ * times the trained one (or past any bound).
  *
  * Return: the verdict.
  */
@@ -658,14 +655,8 @@ bool ordo_model_needs_expand(const struct ordo_model_health *h,
 		return true;
 	if (p->expand_err_x && h->max_err > p->expand_err_x * trained)
 		return true;
-	/*
-	 * Growth to twice the target adds sub-models; growth, because easy
-	 * data may train to fewer sub-models than the target, and a new
-	 * training would find the same few (and be asked again).
-	 */
 	if (p->leaves_per_sub &&
-	    h->nleaves > 2ULL * max_t(u64, (u64)p->leaves_per_sub * h->nsub,
-				      h->trained_leaves))
+	    h->nleaves > 2ULL * p->leaves_per_sub * h->nsub)
 		return true;
 	return p->max_sub_leaves &&
 	       h->max_sub_leaves > 2ULL * p->max_sub_leaves;
