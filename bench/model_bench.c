@@ -506,21 +506,20 @@ struct opts {
 
 static struct metrics mt_a, mt_b, mt_p;
 
-static double pct(const u64 *v, u32 n, double q)
+static int cmp_u64(const void *a, const void *b)
 {
-	u64 *c = xcalloc(n, sizeof(u64)), r;
-	u32 i, j;
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
 
-	memcpy(c, v, n * sizeof(u64));
-	for (i = 1; i < n; i++) {	/* small n: insertion sort */
-		r = c[i];
-		for (j = i; j && c[j - 1] > r; j--)
-			c[j] = c[j - 1];
-		c[j] = r;
-	}
-	r = c[(u32)((n - 1) * q)];
-	free(c);
-	return r;
+	return x < y ? -1 : x > y;
+}
+
+/* The @q quantile of @n samples, sorting them in place. */
+static double quantile(u64 *v, u64 n, double q)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v[(u64)((n - 1) * q)];
 }
 
 /*
@@ -565,8 +564,8 @@ static void bench_retrain200(const struct snap *a, double *keys_per_sub,
 		n = 1;
 	*keys_per_sub = (double)keys / n;
 	*us_avg = sum / n / 1000.0;
-	*us_p50 = pct(ns, n, 0.5) / 1000.0;
-	*us_p99 = pct(ns, n, 0.99) / 1000.0;
+	*us_p50 = quantile(ns, n, 0.5) / 1000.0;
+	*us_p99 = quantile(ns, n, 0.99) / 1000.0;
 	free(ns);
 	ordo_model_free(m);
 }
@@ -672,22 +671,6 @@ struct policy {
 	struct region rg;	/* the published region of the current model */
 	bool has_rg;
 };
-
-static int cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The @q quantile of @n samples, sorting them in place. */
-static double quantile(u64 *v, u64 n, double q)
-{
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof(*v), cmp_u64);
-	return v[(u64)((n - 1) * q)];
-}
 
 static struct ordo_model *policy_full(const struct sim *s,
 				      struct ordo_model *old,
