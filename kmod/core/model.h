@@ -132,6 +132,7 @@ struct ordo_sub {
  * @tt_cap: entries in @tt.
  * @tt_used: entries handed out; slots beyond it are free.
  * @nleaves: live TT entries (sum of ntt).
+ * @trained_leaves: leaves at the full training (0 in a client copy).
  * @pivots: nsub sorted pivots, pivots[0] == 0.
  * @subs: nsub sub-models.
  * @tt: the TT entries; the trainer's copy mirrors the region's indices.
@@ -146,6 +147,7 @@ struct ordo_model {
 	u32 tt_cap;
 	u32 tt_used;
 	u32 nleaves;
+	u32 trained_leaves;
 	u64 *pivots;
 	struct ordo_sub *subs;
 	struct ordo_tt *tt;
@@ -171,6 +173,7 @@ struct ordo_pred {
  * struct ordo_model_health - structural figures for resize decisions
  * @nsub: sub-models.
  * @nleaves: live TT entries.
+ * @trained_leaves: leaves at the full training.
  * @tt_cap: TT capacity.
  * @tt_used: TT entries handed out.
  * @max_sub_leaves: leaves of the largest sub-model.
@@ -181,6 +184,7 @@ struct ordo_pred {
 struct ordo_model_health {
 	u32 nsub;
 	u32 nleaves;
+	u32 trained_leaves;
 	u32 tt_cap;
 	u32 tt_used;
 	u32 max_sub_leaves;

@@ -419,6 +419,7 @@ int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
 	m->leaf_slots = p->leaf_slots;
 	m->eps = eps;
 	m->nleaves = n;
+	m->trained_leaves = n;
 	for (a = 0, i = 0; i < nsub; i++) {
 		struct ordo_sub *s = &m->subs[i];
 		u32 b = seg_end(lv, a, n, U64_MAX, epsf, cap, &c);
@@ -617,6 +618,7 @@ void ordo_model_health(const struct ordo_model *m,
 	memset(h, 0, sizeof(*h));
 	h->nsub = m->nsub;
 	h->nleaves = m->nleaves;
+	h->trained_leaves = m->trained_leaves;
 	h->tt_cap = m->tt_cap;
 	h->tt_used = m->tt_used;
 	h->eps = m->eps;
@@ -640,9 +642,10 @@ void ordo_model_health(const struct ordo_model *m,
  * @h: figures from ordo_model_health()
  * @p: parameters the model was trained with
  *
- * True when splits have grown the average sub-model to twice the target,
- * a sub-model to twice the cap, or an error window beyond expand_err_x
- * times the trained one (or past any bound).
+ * True when splits have grown the average sub-model to twice the target
+ * and the leaves to twice those trained, a sub-model to twice the cap, or
+ * an error window beyond expand_err_x times the trained one (or past any
+ * bound).
  *
  * Return: the verdict.
  */
@@ -655,8 +658,14 @@ bool ordo_model_needs_expand(const struct ordo_model_health *h,
 		return true;
 	if (p->expand_err_x && h->max_err > p->expand_err_x * trained)
 		return true;
+	/*
+	 * Growth to twice the target adds sub-models; growth, because easy
+	 * data may train to fewer sub-models than the target, and a new
+	 * training would find the same few (and be asked again).
+	 */
 	if (p->leaves_per_sub &&
-	    h->nleaves > 2ULL * p->leaves_per_sub * h->nsub)
+	    h->nleaves > 2ULL * max_t(u64, (u64)p->leaves_per_sub * h->nsub,
+				      h->trained_leaves))
 		return true;
 	return p->max_sub_leaves &&
 	       h->max_sub_leaves > 2ULL * p->max_sub_leaves;
@@ -706,14 +715,16 @@ bool ordo_model_needs_rebuild(const struct ordo_model_health *h,
  * Pass the result as ordo_model_params.target_subs.
  *
  * Return: at least double the count when expanding, the count that meets
- * leaves_per_sub when shrinking, else the current count.
+ * leaves_per_sub when shrinking, else the larger of the two (a rebuild
+ * after growth keeps pace with the leaves, which the expansion rule
+ * counts from this training on).
  */
 u32 ordo_model_resize_target(const struct ordo_model_health *h,
 			     const struct ordo_model_params *p)
 {
 	u64 want = p->leaves_per_sub ?
 		   DIV_ROUND_UP((u64)h->nleaves, p->leaves_per_sub) : 0;
-	u64 t = h->nsub;
+	u64 t = max_t(u64, h->nsub, want);
 
 	if (ordo_model_needs_expand(h, p))
 		t = max_t(u64, 2ULL * h->nsub, want);

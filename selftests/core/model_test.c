@@ -740,6 +740,70 @@ static void test_retrain(void)
 	tap("per-sub-model retrain + patch after splits keeps every key");
 }
 
+/*
+ * Appends (time stamps, auto-increment ids) land past the last fence.  Each
+ * split retrains the last sub-model alone, as the trainer does; its window
+ * stays within the trained one, so the trainer's policy never asks for a
+ * full training (format version 1 fitted that sub-model through U64_MAX
+ * and asked for one every ~200 keys), and every key stays in its window.
+ */
+static void test_appends(void)
+{
+	const u32 bulk = 20000, appends = 12000;
+	u64 *keys = malloc(sizeof(u64) * (bulk + appends));
+	struct ordo_model_params p;
+	struct ordo_model_health h;
+	struct ordo_model *m;
+	u32 i, sp, splits = 0, full = 0;
+	u64 max_err = 0;
+	struct sim s;
+
+	/*
+	 * Ids with gaps of 1 to 5, all in key order (a time series from its
+	 * start): the leaves of the bulk and of the appends are alike.
+	 */
+	for (i = 0; i < bulk + appends; i++)
+		keys[i] = 1000000 + 3ULL * i + rnd() % 3;
+	sim_init(&s, 16);
+	for (i = 0; i < bulk; i++)
+		sim_insert(&s, keys[i], &sp);
+	ordo_model_params_default(&p);
+	p.tt_spare_pct = 200;	/* room for the appended leaves */
+	m = train(&s, &p, 5);
+	for (i = bulk; m && i < bulk + appends; i++) {
+		u64 key = keys[i];
+		struct ordo_leaf_set set;
+		u32 sub;
+		int err;
+
+		if (!sim_insert(&s, key, &sp))
+			continue;
+		splits++;
+		sub = ordo_model_sub_of(m, s.lv[sp + 1].low);
+		set = sim_domain(&s, m, sub);
+		err = ordo_model_retrain_sub(m, sub, &set, &p);
+		CHECK(!err, "retrain after split %u: %d", splits, err);
+		ordo_model_health(m, &h);
+		max_err = max_t(u64, max_err, h.max_err);
+		full += ordo_model_needs_rebuild(&h, &p);
+	}
+	CHECK(splits > 1000, "only %u splits", splits);
+	CHECK(!full, "%u of %u splits called for a full training (window "
+	      "%llu/256 leaves at most, eps %u)", full, splits,
+	      (unsigned long long)max_err, m ? m->eps : 0);
+	if (m) {
+		check_counts = false;
+		check_model(m, &s, 1000);
+		check_counts = true;
+	}
+	printf("# appends: %u splits, widest window %.2f leaves, %u full "
+	       "trainings needed\n", splits, max_err / 256.0, full);
+	ordo_model_free(m);
+	sim_free(&s);
+	free(keys);
+	tap("appends retrain the last sub-model alone, no full training");
+}
+
 static void test_retrain_identity(void)
 {
 	struct ordo_model_params p;
@@ -1461,6 +1525,14 @@ static void test_thresholds(void)
 	h.tt_used = 100000 * 7 / 8 + 1;
 	CHECK(ordo_model_needs_rebuild(&h, &p) &&
 	      !ordo_model_needs_expand(&h, &p), "spare exhausted");
+	/* A rebuild after growth short of expansion keeps pace with it. */
+	h.trained_leaves = 51200;
+	h.nleaves = 76800;
+	CHECK(ordo_model_needs_rebuild(&h, &p) &&
+	      !ordo_model_needs_expand(&h, &p) &&
+	      ordo_model_resize_target(&h, &p) == 150, "rebuild target %u",
+	      ordo_model_resize_target(&h, &p));
+	h.nleaves = 51200;
 
 	/* Expansion: a complete new model with another count, same input. */
 	sim_init(&s, 16);
@@ -1526,7 +1598,7 @@ static double now(void)
 
 int main(void)
 {
-	printf("1..19\n");
+	printf("1..20\n");
 	RUN(test_tiny);
 	RUN(test_edges);
 	RUN(test_distributions);
@@ -1534,6 +1606,7 @@ int main(void)
 	RUN(test_determinism);
 	RUN(test_retrain);
 	RUN(test_retrain_identity);
+	RUN(test_appends);
 	RUN(test_enospc);
 	RUN(test_stale);
 	RUN(test_doc_vector);
