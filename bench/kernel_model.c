@@ -44,17 +44,25 @@ static void die(const char *what, int err)
 static int read_model(const uint8_t *region, struct ordo_model **m)
 {
 	struct ordo_model_layout lay;
+	uint64_t live, epoch, len;
 	int i, ret = -EAGAIN;
 
+	/* The anchor names the live image; copy both and load. */
 	for (i = 0; i < 100 && ret; i++) {
 		uint8_t *img;
 
-		ret = ordo_model_parse_hdr(region, ORDO_MODEL_HDR_SIZE, &lay);
-		if (ret || lay.region_size > MODEL_LEN)
+		ret = ordo_model_parse_anchor(region, ORDO_MODEL_ANCHOR_SIZE,
+					      &live, &epoch);
+		if (ret || live > MODEL_LEN - ORDO_MODEL_HDR_SIZE)
 			continue;
-		img = malloc(lay.region_size);
-		memcpy(img, region, lay.region_size);
-		ret = ordo_model_from_image(m, img, lay.region_size);
+		ret = ordo_model_parse_hdr(region + live, ORDO_MODEL_HDR_SIZE,
+					   &lay);
+		len = live + lay.region_size;
+		if (ret || len > MODEL_LEN)
+			continue;
+		img = malloc(len);
+		memcpy(img, region, len);
+		ret = ordo_model_from_region(m, img, len);
 		free(img);
 	}
 	return ret;

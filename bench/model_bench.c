@@ -631,12 +631,27 @@ struct region {
 	struct ordo_region rg;
 };
 
+/* The module grows the live image in place: more chunks at its end. */
+static void region_fit(struct region *r, u64 size)
+{
+	u32 i, n = (size >> r->rg.chunk_shift) + 1;
+
+	if (n <= r->rg.nchunks)
+		return;
+	r->chunks = xrealloc(r->chunks, n * sizeof(void *));
+	for (i = r->rg.nchunks; i < n; i++)
+		r->chunks[i] = xcalloc(1, 1ULL << r->rg.chunk_shift);
+	r->rg.nchunks = n;
+	r->rg.chunks = r->chunks;
+}
+
 static void region_alloc(struct region *r, u64 size)
 {
 	u32 i, shift = 21;	/* ORDO_CHUNK_SIZE_DEFAULT */
 
 	r->rg.nchunks = (size >> shift) + 1;
 	r->rg.chunk_shift = shift;
+	r->rg.base = 0;
 	r->chunks = xcalloc(r->rg.nchunks, sizeof(void *));
 	for (i = 0; i < r->rg.nchunks; i++)
 		r->chunks[i] = xcalloc(1, 1ULL << shift);
@@ -664,6 +679,8 @@ struct policy {
 	u64 patches;
 	u64 full_error;		/* a retraining failed */
 	u64 full_resize;	/* expand, shrink or rebuild */
+	u64 tt_grows;		/* TT area grown in place instead */
+	u64 tail_cuts;		/* the tail cut, sub-models appended */
 	double patch_s, full_s;
 	u64 *patch_ns;		/* each patch: snapshot, retrain, publish */
 	u64 npatch_ns;
@@ -716,11 +733,12 @@ static struct ordo_model *policy_split(const struct sim *s,
 				       const struct ordo_model_params *prm,
 				       u64 sep, struct policy *pc)
 {
-	u32 sub = ordo_model_sub_of(m, sep);
+	u32 sub = ordo_model_sub_of(m, sep), nsub = m->nsub;
 	struct ordo_model_health h;
 	struct ordo_leaf_set set;
 	struct snap d;
 	u64 lo, hi;
+	u32 extra;
 	bool has_hi = ordo_model_sub_domain(m, sub, &lo, &hi);
 	double t = now();
 	int err;
@@ -728,6 +746,8 @@ static struct ordo_model *policy_split(const struct sim *s,
 	snap_ranks(s, sim_rank(s, lo), has_hi ? sim_rank(s, hi) : s->n, &d);
 	set = snap_set(&d, 0, d.n);
 	err = ordo_model_retrain_sub(m, sub, &set, prm);
+	if (!err)	/* a tail cut may have grown the image */
+		region_fit(&pc->rg, ordo_region_bytes(m));
 	if (!err && ordo_region_patch(&pc->rg.rg, m, sub)) {
 		fprintf(stderr, "model_bench: policy: region patch failed\n");
 		exit(3);
@@ -744,7 +764,18 @@ static struct ordo_model *policy_split(const struct sim *s,
 		return policy_full(s, m, prm, 0, pc);
 	}
 	pc->patches++;
+	pc->tail_cuts += m->nsub > nsub;
 	ordo_model_health(m, &h);
+	extra = ordo_model_tt_room_due(&h, prm);
+	if (extra && !ordo_model_tt_grow(m, extra)) {
+		region_fit(&pc->rg, ordo_region_bytes(m));
+		if (ordo_region_grow(&pc->rg.rg, m)) {
+			fprintf(stderr, "model_bench: policy: grow failed\n");
+			exit(3);
+		}
+		pc->tt_grows++;
+		return m;
+	}
 	if (ordo_model_needs_expand(&h, prm) ||
 	    ordo_model_needs_shrink(&h, prm) ||
 	    ordo_model_needs_rebuild(&h, prm)) {
@@ -849,7 +880,7 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 	struct policy pc;
 	u64 lk_probes;
 	u64 valid = 0, moved = 0, fallback = 0, probes = 0, bad = 0;
-	u32 nsweep = 0, dirty_n = 0, *byno;
+	u32 nsweep = 0, dirty_n = 0, n, *byno;
 	u8 *dirty;
 	static const u32 sweep[] = { 4096, 512, 64, 16, 4, 2 };
 	struct { u32 lps, nsub, eps; double pct, win, one; } sw[6];
@@ -957,7 +988,7 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 
 		dirty[ordo_model_sub_of(m, s.u[s.lv[r].rlo])] = 1;
 	}
-	for (i = 0; i < m->nsub; i++) {
+	for (i = 0, n = m->nsub; i < n; i++) {	/* the tail may grow */
 		struct ordo_leaf_set set;
 		int err;
 
@@ -1024,7 +1055,8 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 		"\"splits\": %llu, \"patches\": %llu,\n"
 		"        \"full_trains\": %llu, \"full_trains_after_error\": "
 		"%llu, \"full_trains_resize\": %llu,\n"
-		"        \"full_trains_per_1m_appends\": %.1f, "
+		"        \"tail_cuts\": %llu, \"tt_grows\": %llu, "
+		"\"full_trains_per_1m_appends\": %.1f, "
 		"\"patch_us_avg\": %.3f, \"patch_us_p50\": %.3f, "
 		"\"patch_us_p99\": %.3f, \"full_train_ms_avg\": %.3f},\n",
 		(unsigned long long)o->append_bulk,
@@ -1033,6 +1065,8 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 		(unsigned long long)(pc.full_error + pc.full_resize),
 		(unsigned long long)pc.full_error,
 		(unsigned long long)pc.full_resize,
+		(unsigned long long)pc.tail_cuts,
+		(unsigned long long)pc.tt_grows,
 		o->appends ? (pc.full_error + pc.full_resize) * 1e6 /
 			     o->appends : 0,
 		pc.splits ? pc.patch_s * 1e6 / pc.splits : 0,

@@ -75,17 +75,40 @@ static uint64_t model_bytes(const struct shim_cache *c)
 	return b;
 }
 
-/* Read the header; -ENODATA if no model is published. */
-static int read_layout(struct ordo *o, struct ordo_model_layout *lay)
+/**
+ * shim_model_layout() - where the published image is, and its header
+ * @o: handle
+ * @lay: out: the image's layout, its region offset in @lay->base
+ *
+ * Reads the anchor, then the header it names, which must carry the
+ * anchor's epoch (else a publication is in progress: both are read again).
+ *
+ * Return: 0; -ENODATA if no model is published; -EAGAIN; a read's error.
+ */
+int shim_model_layout(struct ordo *o, struct ordo_model_layout *lay)
 {
-	uint8_t hdr[ORDO_MODEL_HDR_SIZE];
-	int ret = o->be->bulk(o, SHIM_MODEL, 0, hdr, sizeof(hdr));
+	uint8_t buf[ORDO_MODEL_HDR_SIZE];
+	uint64_t live, epoch;
+	int ret, tries;
 
-	if (ret)
-		return ret;
-	if (ordo_model_parse_hdr(hdr, sizeof(hdr), lay))
-		return -ENODATA;
-	return 0;
+	for (tries = 0; tries < LOAD_TRIES; tries++) {
+		ret = o->be->bulk(o, SHIM_MODEL, 0, buf, ORDO_MODEL_ANCHOR_SIZE);
+		if (ret)
+			return ret;
+		if (ordo_model_parse_anchor(buf, ORDO_MODEL_ANCHOR_SIZE, &live,
+					    &epoch))
+			return -ENODATA;
+		ret = o->be->bulk(o, SHIM_MODEL, live, buf, sizeof(buf));
+		if (ret)
+			return ret;
+		if (!ordo_model_parse_hdr(buf, sizeof(buf), lay) &&
+		    lay->epoch == epoch) {
+			lay->base = live;
+			return 0;
+		}
+		o->cnt.retries++;
+	}
+	return -EAGAIN;
 }
 
 /*
@@ -102,14 +125,14 @@ static int load_model(struct ordo *o, bool learned, struct ordo_model **mp,
 	int ret, tries;
 
 	for (tries = 0; tries < LOAD_TRIES; tries++) {
-		ret = read_layout(o, &lay);
+		ret = shim_model_layout(o, &lay);
 		if (ret)
 			return ret;
 		len = learned ? lay.region_size : lay.model_size;
 		img = malloc(len);
 		if (!img)
 			return -ENOMEM;
-		ret = o->be->bulk(o, SHIM_MODEL, 0, img, len);
+		ret = o->be->bulk(o, SHIM_MODEL, lay.base, img, len);
 		if (!ret && learned)
 			ret = ordo_model_from_image(mp, img, len);
 		else if (!ret)
@@ -249,6 +272,18 @@ void shim_cache_put(struct ordo *o)
 bool shim_cache_ready(struct ordo *o)
 {
 	return o->cache && o->cache->m;
+}
+
+/* Tail extensions of the cached top level within its epoch. */
+static uint32_t shim_cache_top_gen(struct ordo *o)
+{
+	uint32_t g = 0;
+
+	pthread_rwlock_rdlock(&o->cache->lock);
+	if (o->cache->m)
+		g = o->cache->m->top_gen;
+	pthread_rwlock_unlock(&o->cache->lock);
+	return g;
 }
 
 uint64_t shim_cache_epoch(struct ordo *o)
@@ -407,7 +442,8 @@ static int install_sub(struct ordo *o, uint64_t epoch, uint32_t sub,
 					  len - ORDO_MODEL_DESC_SIZE);
 		if (!ret)
 			c->stale[sub] = 0;
-	} else if (c->m && c->m->epoch != epoch) {
+	} else if (c->m && (c->m->epoch != epoch || sub >= c->m->nsub)) {
+		/* Another epoch, or sub-models appended behind the tail. */
 		c->reload = true;
 	}
 	pthread_rwlock_unlock(&c->lock);
@@ -446,17 +482,18 @@ static int refresh_one(struct ordo *o, uint32_t sub)
 	uint8_t *buf;
 	int ret;
 
-	ret = read_layout(o, &lay);
+	ret = shim_model_layout(o, &lay);
 	if (ret)
 		return ret;
-	if (lay.epoch != shim_cache_epoch(o) || sub >= lay.nsub) {
+	if (lay.epoch != shim_cache_epoch(o) ||
+	    lay.top_gen != shim_cache_top_gen(o) || sub >= lay.nsub) {
 		o->cache->reload = true;
 		return -ESTALE;
 	}
 	buf = malloc(ORDO_MODEL_DESC_SIZE);
 	if (!buf)
 		return -ENOMEM;
-	ret = o->be->bulk(o, SHIM_MODEL, lay.desc_off +
+	ret = o->be->bulk(o, SHIM_MODEL, lay.base + lay.desc_off +
 			  (uint64_t)ORDO_MODEL_DESC_SIZE * sub, buf,
 			  ORDO_MODEL_DESC_SIZE);
 	if (!ret)

@@ -659,7 +659,7 @@ int shim_scan_take(const struct ordo_geo *geo, struct shim_scan *s,
 /**
  * shim_dec_model_only() - a model-only cache from the model's top level
  * @lay: the layout of the header read first
- * @img: the region's bytes [0, @len): header, pivots and descriptors
+ * @img: the image's bytes [0, @len): header, pivots and descriptors
  * @len: bytes at @img, @lay->model_size
  * @mp: out: the model, sub-models without TT slices
  * @starts: out: each sub-model's first TT entry in the region
@@ -703,7 +703,8 @@ int shim_dec_model_only(const struct ordo_model_layout *lay,
 			ret = ordo_model_desc_slice(lay, d, &off, &n);
 		if (ret)
 			break;
-		(*starts)[i] = (off - lay->tt_off) / ORDO_TT_ENTRY_SIZE;
+		(*starts)[i] = (off - lay->base - lay->tt_off) /
+			       ORDO_TT_ENTRY_SIZE;
 		m->subs[i].tt = ORDO_SUB_NO_TT;
 	}
 	if (!*starts)
@@ -714,7 +715,7 @@ int shim_dec_model_only(const struct ordo_model_layout *lay,
 		*starts = NULL;
 		return ret;
 	}
-	*tt_off = lay->tt_off;
+	*tt_off = lay->base + lay->tt_off;
 	*mp = m;
 	return 0;
 }

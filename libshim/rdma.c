@@ -609,20 +609,17 @@ static int rdma_info(struct ordo *o, struct ordo_info *info)
 	return shim_dec_info(r->sync + HDR, r->sync_len - HDR, info);
 }
 
-/* Over RDMA the model's figures are what its region header carries. */
+/* Over RDMA the model's figures are what its image header carries. */
 static int rdma_model_info(struct ordo *o, struct ordo_model_info *info)
 {
 	struct ordo_model_layout lay;
-	uint8_t hdr[ORDO_MODEL_HDR_SIZE];
-	int ret = rdma_bulk(o, SHIM_MODEL, 0, hdr, sizeof(hdr));
+	int ret = shim_model_layout(o, &lay);
 
 	memset(info, 0, sizeof(*info));
 	if (ret == -ERANGE || ret == -ENODATA)
 		return 0;	/* no model published yet */
 	if (ret)
 		return ret;
-	if (ordo_model_parse_hdr(hdr, sizeof(hdr), &lay))
-		return 0;
 	info->version = lay.epoch;
 	info->keys = lay.nkeys;
 	info->sub_models = lay.nsub;

@@ -250,6 +250,7 @@ int ordo_rdma_open(struct ordo *o, const char *uri);
 int shim_cache_get(struct ordo *o, uint64_t server_id, const char *where);
 void shim_cache_put(struct ordo *o);
 int shim_cache_load(struct ordo *o);
+int shim_model_layout(struct ordo *o, struct ordo_model_layout *lay);
 int shim_cache_lookup(struct ordo *o, uint64_t key, struct ordo_pred *p,
 		      struct ordo_tt *ent);
 int shim_cache_next(struct ordo *o, uint32_t *sub, uint32_t *lln,

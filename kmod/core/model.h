@@ -126,6 +126,8 @@ struct ordo_sub {
  * @epoch: generation of the model.
  * @nkeys: keys at training.
  * @nsub: sub-models.
+ * @nsub_cap: room for sub-models (@pivots, @subs; the image's nsub_cap).
+ * @top_gen: tail extensions within the epoch (the image's top_gen).
  * @leaf_slots: slots per leaf.
  * @eps: training error target, 1/256 leaf.
  * @flags: ORDO_MODEL_F_* bits.
@@ -133,14 +135,16 @@ struct ordo_sub {
  * @tt_used: entries handed out; slots beyond it are free.
  * @nleaves: live TT entries (sum of ntt).
  * @trained_leaves: leaves at the full training (0 in a client copy).
- * @pivots: nsub sorted pivots, pivots[0] == 0.
- * @subs: nsub sub-models.
+ * @pivots: nsub sorted pivots, pivots[0] == 0 (room for nsub_cap).
+ * @subs: nsub sub-models (room for nsub_cap).
  * @tt: the TT entries; the trainer's copy mirrors the region's indices.
  */
 struct ordo_model {
 	u64 epoch;
 	u64 nkeys;
 	u32 nsub;
+	u32 nsub_cap;
+	u32 top_gen;
 	u32 leaf_slots;
 	u32 eps;
 	u32 flags;
@@ -234,20 +238,27 @@ struct ordo_model_stats {
  * @chunks: @nchunks chunk pointers, each 1 << @chunk_shift bytes.
  * @nchunks: number of chunks.
  * @chunk_shift: log2 of the chunk size, at least 6.
+ * @base: region offset of the image written or patched (the anchor's
+ *	@live once published), a multiple of %ORDO_MODEL_ALIGN.
  */
 struct ordo_region {
 	void * const *chunks;
 	u32 nchunks;
 	u32 chunk_shift;
+	u64 base;
 };
 
 /**
- * struct ordo_model_layout - a validated region header
+ * struct ordo_model_layout - a validated image header
+ * @base: region offset of the image (0 for an image read on its own);
+ *	set by the caller, ordo_model_parse_hdr() leaves it 0.
  * @epoch: model epoch.
- * @region_size: bytes the layout covers.
- * @piv_off: offset of the pivots.
- * @desc_off: offset of the descriptors.
- * @tt_off: offset of the TT area.
+ * @region_size: bytes of the image.
+ * @piv_off: offset of the pivots in the image.
+ * @desc_off: offset of the descriptors in the image.
+ * @tt_off: offset of the TT area in the image.
+ * @nsub_cap: room for sub-models.
+ * @top_gen: tail extensions within the epoch.
  * @top_size: bytes of header plus pivots (one read, checksummed).
  * @model_size: bytes of header, pivots and descriptors (one read).
  * @nkeys: keys at training.
@@ -258,6 +269,7 @@ struct ordo_region {
  * @eps: training error target.
  */
 struct ordo_model_layout {
+	u64 base;
 	u64 epoch;
 	u64 region_size;
 	u64 piv_off;
@@ -267,6 +279,8 @@ struct ordo_model_layout {
 	u64 model_size;
 	u64 nkeys;
 	u32 nsub;
+	u32 nsub_cap;
+	u32 top_gen;
 	u32 tt_cap;
 	u32 nleaves;
 	u32 leaf_slots;
@@ -310,6 +324,7 @@ int ordo_model_next(const struct ordo_model *m, u32 *sub, u32 *lln);
 const struct ordo_tt *ordo_model_tt(const struct ordo_model *m, u32 sub,
 				    u32 lln);
 struct ordo_model *ordo_model_alloc(u32 nsub, u32 tt_cap);
+struct ordo_model *ordo_model_alloc_cap(u32 nsub, u32 nsub_cap, u32 tt_cap);
 void ordo_model_free(struct ordo_model *m);
 u64 ordo_model_bytes(u32 nsub);
 u64 ordo_sub_sum_head(u64 epoch, u32 sub, u64 pivot, const void *desc);
@@ -320,6 +335,8 @@ u64 ordo_model_top_sum_head(const void *hdr);
 u64 ordo_model_top_checksum(const void *hdr, const void *pivots, u32 nsub);
 void ordo_sub_to_desc(const struct ordo_sub *s, struct ordo_model_desc *d);
 void ordo_tt_to_entry(const struct ordo_tt *t, struct ordo_tt_entry *e);
+int ordo_model_parse_anchor(const void *buf, size_t len, u64 *live,
+			    u64 *epoch);
 int ordo_model_parse_hdr(const void *buf, size_t len,
 			 struct ordo_model_layout *lay);
 int ordo_model_desc_decode(const void *desc, struct ordo_sub *s);
@@ -330,7 +347,10 @@ int ordo_model_load_sub(struct ordo_model *m, u32 sub, const void *desc,
 			const void *slice, size_t slice_len);
 int ordo_model_from_image(struct ordo_model **mp, const void *buf,
 			  size_t len);
+int ordo_model_from_region(struct ordo_model **mp, const void *buf,
+			   size_t len);
 int ordo_model_tt_reserve(struct ordo_model *m, u32 sub, u32 n, u32 cap);
+int ordo_model_tt_grow(struct ordo_model *m, u32 extra);
 
 /* model_train.c: training, retraining, evaluation, resize thresholds */
 void ordo_model_params_default(struct ordo_model_params *p);
@@ -338,6 +358,7 @@ int ordo_leaf_set_check(const struct ordo_leaf_set *set, u64 lo, u64 hi,
 			bool last);
 int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
 		     const struct ordo_model_params *p, u64 epoch);
+u64 ordo_model_image_floor(u32 nleaves, const struct ordo_model_params *p);
 int ordo_model_retrain_sub(struct ordo_model *m, u32 sub,
 			   const struct ordo_leaf_set *set,
 			   const struct ordo_model_params *p);
@@ -352,6 +373,8 @@ bool ordo_model_needs_shrink(const struct ordo_model_health *h,
 			     const struct ordo_model_params *p);
 bool ordo_model_needs_rebuild(const struct ordo_model_health *h,
 			      const struct ordo_model_params *p);
+u32 ordo_model_tt_room_due(const struct ordo_model_health *h,
+			   const struct ordo_model_params *p);
 u32 ordo_model_resize_target(const struct ordo_model_health *h,
 			     const struct ordo_model_params *p);
 
@@ -361,6 +384,10 @@ int ordo_region_write(const struct ordo_region *rg,
 		      const struct ordo_model *m);
 int ordo_region_patch(const struct ordo_region *rg,
 		      const struct ordo_model *m, u32 sub);
+int ordo_region_grow(const struct ordo_region *rg,
+		     const struct ordo_model *m);
+u64 ordo_region_place(u64 live, u64 live_bytes, u64 bytes);
+int ordo_region_publish(const struct ordo_region *rg, u64 epoch);
 int ordo_model_export_sub(const struct ordo_model *m, u32 sub, void *buf,
 			  size_t *len);
 

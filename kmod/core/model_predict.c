@@ -250,36 +250,51 @@ const struct ordo_tt *ordo_model_tt(const struct ordo_model *m, u32 sub,
 }
 
 /**
- * ordo_model_alloc() - allocate an empty model
- * @nsub: sub-models, 1..%ORDO_MODEL_MAX_SUBS
+ * ordo_model_alloc_cap() - allocate an empty model with room to grow
+ * @nsub: sub-models, 1..@nsub_cap
+ * @nsub_cap: room for sub-models, at most %ORDO_MODEL_MAX_SUBS
  * @tt_cap: TT entries, at most %ORDO_MODEL_MAX_TT
  *
  * Every sub-model starts without a TT slice.
  *
  * Return: the model or NULL.
  */
-struct ordo_model *ordo_model_alloc(u32 nsub, u32 tt_cap)
+struct ordo_model *ordo_model_alloc_cap(u32 nsub, u32 nsub_cap, u32 tt_cap)
 {
 	struct ordo_model *m;
 	u32 i;
 
-	if (!nsub || nsub > ORDO_MODEL_MAX_SUBS || tt_cap > ORDO_MODEL_MAX_TT)
+	if (!nsub || nsub > nsub_cap || nsub_cap > ORDO_MODEL_MAX_SUBS ||
+	    tt_cap > ORDO_MODEL_MAX_TT)
 		return NULL;
 	m = ordo_malloc(sizeof(*m));
 	if (!m)
 		return NULL;
 	m->nsub = nsub;
+	m->nsub_cap = nsub_cap;
 	m->tt_cap = tt_cap;
-	m->pivots = ordo_malloc(sizeof(*m->pivots) * nsub);
-	m->subs = ordo_malloc(sizeof(*m->subs) * nsub);
+	m->pivots = ordo_malloc(sizeof(*m->pivots) * nsub_cap);
+	m->subs = ordo_malloc(sizeof(*m->subs) * nsub_cap);
 	m->tt = ordo_malloc(sizeof(*m->tt) * (tt_cap ? tt_cap : 1));
 	if (!m->pivots || !m->subs || !m->tt) {
 		ordo_model_free(m);
 		return NULL;
 	}
-	for (i = 0; i < nsub; i++)
+	for (i = 0; i < nsub_cap; i++)
 		m->subs[i].tt = ORDO_SUB_NO_TT;
 	return m;
+}
+
+/**
+ * ordo_model_alloc() - allocate an empty model of exactly @nsub sub-models
+ * @nsub: sub-models, 1..%ORDO_MODEL_MAX_SUBS
+ * @tt_cap: TT entries, at most %ORDO_MODEL_MAX_TT
+ *
+ * Return: the model (no TT slices), or NULL.
+ */
+struct ordo_model *ordo_model_alloc(u32 nsub, u32 tt_cap)
+{
+	return ordo_model_alloc_cap(nsub, nsub, tt_cap);
 }
 
 /**
@@ -386,6 +401,34 @@ int ordo_model_tt_reserve(struct ordo_model *m, u32 sub, u32 n, u32 cap)
 	s->tt = m->tt_used;
 	s->cap = cap;
 	m->tt_used += cap;
+	return 0;
+}
+
+/**
+ * ordo_model_tt_grow() - more TT room within the epoch
+ * @m: the trainer's model
+ * @extra: spare entries to add at the end of the TT area
+ *
+ * The image grows by as much at its end (ordo_region_bytes()); publish
+ * the new size with ordo_region_grow().  Bumps top_gen.
+ *
+ * Return: 0, -ENOSPC past %ORDO_MODEL_MAX_TT, -ENOMEM.
+ */
+int ordo_model_tt_grow(struct ordo_model *m, u32 extra)
+{
+	u64 cap = (u64)m->tt_cap + extra;
+	struct ordo_tt *nt;
+
+	if (cap > ORDO_MODEL_MAX_TT)
+		return -ENOSPC;
+	nt = ordo_malloc(sizeof(*nt) * cap);
+	if (!nt)
+		return -ENOMEM;
+	memcpy(nt, m->tt, sizeof(*nt) * m->tt_used);
+	ordo_free(m->tt);
+	m->tt = nt;
+	m->tt_cap = cap;
+	m->top_gen++;
 	return 0;
 }
 
@@ -518,8 +561,45 @@ u64 ordo_model_top_checksum(const void *hdr, const void *pivots, u32 nsub)
 }
 
 /**
- * ordo_model_parse_hdr() - validate a region header
+ * ordo_model_parse_anchor() - validate the region's anchor
  * @buf: bytes from offset 0 of the region
+ * @len: bytes available, at least %ORDO_MODEL_ANCHOR_SIZE
+ * @live: region offset of the published image
+ * @epoch: its epoch; a header at @live must carry it
+ *
+ * Return: 0; -ENODATA when no model is published; -EINVAL (malformed).
+ */
+int ordo_model_parse_anchor(const void *buf, size_t len, u64 *live,
+			    u64 *epoch)
+{
+	struct ordo_model_anchor a;
+	u32 i;
+
+	BUILD_BUG_ON(sizeof(a) != ORDO_MODEL_ANCHOR_SIZE);
+	if (!buf || len < sizeof(a))
+		return -EINVAL;
+	memcpy(&a, buf, sizeof(a));
+	if (le32_to_cpu(a.magic) != ORDO_MODEL_ANCHOR_MAGIC ||
+	    le16_to_cpu(a.version) != ORDO_MODEL_VERSION ||
+	    le16_to_cpu(a.anchor_size) != ORDO_MODEL_ANCHOR_SIZE ||
+	    a.flags || a.reserved0)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(a.reserved); i++)
+		if (a.reserved[i])
+			return -EINVAL;
+	*live = le64_to_cpu(a.live);
+	*epoch = le64_to_cpu(a.epoch);
+	if (!*live && !*epoch)
+		return -ENODATA;
+	if (*live < ORDO_MODEL_ANCHOR_SIZE || *live % ORDO_MODEL_ALIGN ||
+	    !*epoch)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * ordo_model_parse_hdr() - validate an image header
+ * @buf: bytes from offset 0 of the image
  * @len: bytes available, at least %ORDO_MODEL_HDR_SIZE
  * @lay: the layout, filled on success
  *
@@ -532,7 +612,7 @@ int ordo_model_parse_hdr(const void *buf, size_t len,
 			 struct ordo_model_layout *lay)
 {
 	struct ordo_model_hdr h;
-	u32 nsub, tt_cap, nleaves, slots, i;
+	u32 nsub, nsub_cap, tt_cap, nleaves, slots, i;
 
 	BUILD_BUG_ON(sizeof(struct ordo_model_hdr) != ORDO_MODEL_HDR_SIZE);
 	BUILD_BUG_ON(sizeof(struct ordo_model_desc) != ORDO_MODEL_DESC_SIZE);
@@ -541,6 +621,7 @@ int ordo_model_parse_hdr(const void *buf, size_t len,
 		return -EINVAL;
 	memcpy(&h, buf, sizeof(h));
 	nsub = le32_to_cpu(h.nsub);
+	nsub_cap = le32_to_cpu(h.nsub_cap);
 	tt_cap = le32_to_cpu(h.tt_cap);
 	nleaves = le32_to_cpu(h.nleaves);
 	slots = le32_to_cpu(h.leaf_slots);
@@ -554,23 +635,28 @@ int ordo_model_parse_hdr(const void *buf, size_t len,
 	for (i = 0; i < ARRAY_SIZE(h.reserved); i++)
 		if (h.reserved[i])
 			return -EINVAL;
-	if (!nsub || nsub > ORDO_MODEL_MAX_SUBS || tt_cap > ORDO_MODEL_MAX_TT ||
-	    nleaves < nsub || nleaves > tt_cap || !slots)
+	if (!nsub || nsub > nsub_cap || nsub_cap > ORDO_MODEL_MAX_SUBS ||
+	    tt_cap > ORDO_MODEL_MAX_TT || nleaves < nsub || nleaves > tt_cap ||
+	    !slots)
 		return -EINVAL;
 	if (le64_to_cpu(h.piv_off) != ORDO_MODEL_HDR_SIZE ||
-	    le64_to_cpu(h.desc_off) != ordo_model_desc_off(nsub) ||
-	    le64_to_cpu(h.tt_off) != ordo_model_tt_off(nsub) ||
-	    le64_to_cpu(h.region_size) != ordo_model_region_size(nsub, tt_cap))
+	    le64_to_cpu(h.desc_off) != ordo_model_desc_off(nsub_cap) ||
+	    le64_to_cpu(h.tt_off) != ordo_model_tt_off(nsub_cap) ||
+	    le64_to_cpu(h.region_size) !=
+	    ordo_model_region_size(nsub_cap, tt_cap))
 		return -EINVAL;
+	lay->base = 0;
 	lay->epoch = le64_to_cpu(h.epoch);
 	lay->region_size = le64_to_cpu(h.region_size);
 	lay->piv_off = ORDO_MODEL_HDR_SIZE;
-	lay->desc_off = ordo_model_desc_off(nsub);
-	lay->tt_off = ordo_model_tt_off(nsub);
+	lay->desc_off = ordo_model_desc_off(nsub_cap);
+	lay->tt_off = ordo_model_tt_off(nsub_cap);
 	lay->top_size = ORDO_MODEL_HDR_SIZE + 8ULL * nsub;
 	lay->model_size = lay->desc_off + (u64)ORDO_MODEL_DESC_SIZE * nsub;
 	lay->nkeys = le64_to_cpu(h.nkeys);
 	lay->nsub = nsub;
+	lay->nsub_cap = nsub_cap;
+	lay->top_gen = le32_to_cpu(h.top_gen);
 	lay->tt_cap = tt_cap;
 	lay->nleaves = nleaves;
 	lay->leaf_slots = slots;
@@ -582,7 +668,7 @@ int ordo_model_parse_hdr(const void *buf, size_t len,
  * ordo_model_desc_slice() - where a descriptor's TT slice lies
  * @lay: validated layout
  * @desc: encoded descriptor, not yet trusted
- * @off: region byte offset of the slice
+ * @off: region byte offset of the slice (@lay->base included)
  * @len: bytes of the slice
  *
  * Return: 0, or -EINVAL if the slice would leave the TT area.
@@ -599,7 +685,7 @@ int ordo_model_desc_slice(const struct ordo_model_layout *lay,
 	if (!n || n > ORDO_MODEL_MAX_SUB_LEAVES || start > lay->tt_cap ||
 	    n > lay->tt_cap - start)
 		return -EINVAL;
-	*off = lay->tt_off + (u64)ORDO_TT_ENTRY_SIZE * start;
+	*off = lay->base + lay->tt_off + (u64)ORDO_TT_ENTRY_SIZE * start;
 	*len = (u64)ORDO_TT_ENTRY_SIZE * n;
 	return 0;
 }
@@ -607,7 +693,7 @@ int ordo_model_desc_slice(const struct ordo_model_layout *lay,
 /**
  * ordo_model_load_top() - start a client copy from the top level
  * @mp: the new model (sub-models without TT slices)
- * @buf: region bytes from offset 0: header and pivots at least
+ * @buf: image bytes from its offset 0: header and pivots at least
  * @len: bytes in @buf
  *
  * Return: 0; -EINVAL for a malformed layout or pivots; -EBADMSG when the
@@ -646,6 +732,7 @@ int ordo_model_load_top(struct ordo_model **mp, const void *buf, size_t len)
 	if (!m)
 		return -ENOMEM;
 	m->epoch = lay.epoch;
+	m->top_gen = lay.top_gen;
 	m->nkeys = lay.nkeys;
 	m->leaf_slots = lay.leaf_slots;
 	m->eps = lay.eps;
@@ -805,9 +892,9 @@ int ordo_model_load_sub(struct ordo_model *m, u32 sub, const void *desc,
 }
 
 /**
- * ordo_model_from_image() - build a client copy from a whole region image
+ * ordo_model_from_image() - build a client copy from a whole image
  * @mp: the new model, every sub-model loaded
- * @buf: region bytes from offset 0
+ * @buf: image bytes from its offset 0
  * @len: bytes in @buf
  *
  * Return: as ordo_model_load_top() and ordo_model_load_sub().
@@ -845,4 +932,36 @@ int ordo_model_from_image(struct ordo_model **mp, const void *buf,
 	}
 	*mp = m;
 	return 0;
+}
+
+/**
+ * ordo_model_from_region() - build a client copy from a whole region
+ * @mp: the new model, every sub-model loaded
+ * @buf: region bytes from offset 0 (the anchor and the live image)
+ * @len: bytes in @buf
+ *
+ * Return: as ordo_model_from_image(); -ENODATA when no model is
+ * published; -EBADMSG when the image at the anchor's offset has another
+ * epoch (a publication in progress: read again).
+ */
+int ordo_model_from_region(struct ordo_model **mp, const void *buf,
+			   size_t len)
+{
+	struct ordo_model_layout lay;
+	const u8 *b = buf;
+	u64 live, epoch;
+	int err;
+
+	*mp = NULL;
+	err = ordo_model_parse_anchor(buf, len, &live, &epoch);
+	if (err)
+		return err;
+	if (live > len)
+		return -EINVAL;
+	err = ordo_model_parse_hdr(b + live, len - live, &lay);
+	if (err)
+		return err;
+	if (lay.epoch != epoch)
+		return -EBADMSG;
+	return ordo_model_from_image(mp, b + live, len - live);
 }

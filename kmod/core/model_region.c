@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ordo learned model, publication: writing a model into the model region
- * (an array of chunks readable by clients while it changes) and encoding
- * one sub-model for an RPC reply.  Readers validate with the checksums in
- * the header and descriptors, so the order in which they fetch bytes does
- * not matter; writers only make sure that what a descriptor names is
- * written before the descriptor.
+ * ordo learned model, publication: writing a model image into the model
+ * region (an array of chunks readable by clients while it changes), moving
+ * the region's anchor to it, and encoding one sub-model for an RPC reply.
+ * Readers validate with the checksums in the header and descriptors, so
+ * the order in which they fetch bytes does not matter; writers only make
+ * sure that what a descriptor (or the anchor) names is written before it.
  */
 #include "compat.h"
 #include "model.h"
@@ -13,12 +13,16 @@
 /* Entries or pivots encoded per batch on the stack. */
 #define BATCH	16
 
+/* Is there room for @len bytes of image at @rg->base? */
 static int rg_check(const struct ordo_region *rg, u64 len)
 {
+	u64 size;
+
 	if (!rg || !rg->chunks || rg->chunk_shift < 6 ||
-	    rg->chunk_shift > 40)
+	    rg->chunk_shift > 40 || rg->base % ORDO_MODEL_ALIGN)
 		return -EINVAL;
-	if (len > ((u64)rg->nchunks << rg->chunk_shift))
+	size = (u64)rg->nchunks << rg->chunk_shift;
+	if (rg->base > size || len > size - rg->base)
 		return -ENOSPC;
 	return 0;
 }
@@ -98,15 +102,30 @@ static void rg_put_slice(const struct ordo_region *rg, u64 tt_off,
 	}
 }
 
+/* One sub-model: its slice, then (ordered) its descriptor. */
+static void rg_put_sub(const struct ordo_region *rg,
+		       const struct ordo_model *m, u32 sub)
+{
+	const struct ordo_sub *s = &m->subs[sub];
+	struct ordo_model_desc d;
+
+	rg_put_slice(rg, rg->base + ordo_model_tt_off(m->nsub_cap), m, s);
+	ordo_sub_to_desc(s, &d);
+	/* The slice is in place before the descriptor that names it. */
+	smp_wmb();
+	rg_put_desc(rg, rg->base + ordo_model_desc_off(m->nsub_cap) +
+		    (u64)ORDO_MODEL_DESC_SIZE * sub, &d);
+}
+
 /**
- * ordo_region_bytes() - region size a model needs
+ * ordo_region_bytes() - image size of a model
  * @m: model
  *
- * Return: bytes from offset 0 to the end of the TT area.
+ * Return: bytes from the image's header to the end of its TT area.
  */
 u64 ordo_region_bytes(const struct ordo_model *m)
 {
-	return ordo_model_region_size(m->nsub, m->tt_cap);
+	return ordo_model_region_size(m->nsub_cap, m->tt_cap);
 }
 
 static void hdr_fill(const struct ordo_model *m, struct ordo_model_hdr *h)
@@ -123,9 +142,11 @@ static void hdr_fill(const struct ordo_model *m, struct ordo_model_hdr *h)
 	h->epoch = cpu_to_le64(m->epoch);
 	h->region_size = cpu_to_le64(ordo_region_bytes(m));
 	h->piv_off = cpu_to_le64(ORDO_MODEL_HDR_SIZE);
-	h->desc_off = cpu_to_le64(ordo_model_desc_off(m->nsub));
-	h->tt_off = cpu_to_le64(ordo_model_tt_off(m->nsub));
+	h->desc_off = cpu_to_le64(ordo_model_desc_off(m->nsub_cap));
+	h->tt_off = cpu_to_le64(ordo_model_tt_off(m->nsub_cap));
 	h->nsub = cpu_to_le32(m->nsub);
+	h->nsub_cap = cpu_to_le32(m->nsub_cap);
+	h->top_gen = cpu_to_le32(m->top_gen);
 	h->tt_cap = cpu_to_le32(m->tt_cap);
 	h->nleaves = cpu_to_le32(m->nleaves);
 	h->leaf_slots = cpu_to_le32(m->leaf_slots);
@@ -138,13 +159,14 @@ static void hdr_fill(const struct ordo_model *m, struct ordo_model_hdr *h)
 }
 
 /**
- * ordo_region_write() - publish a whole model (a new epoch)
- * @rg: the region's chunks, at least ordo_region_bytes() long
+ * ordo_region_write() - write a whole model (a new epoch) as an image
+ * @rg: the region's chunks, with ordo_region_bytes() of room at @rg->base
  * @m: a model from ordo_model_train()
  *
- * Writes pivots, descriptors and slices, then the header.  Clients still
- * holding another epoch fail the checksums of what they read next and
- * refetch the header.  The bytes of unused TT slots are left as they are.
+ * Writes pivots, descriptors and slices, then the header, at @rg->base,
+ * which must not overlap the live image: ordo_region_publish() then
+ * makes it the live one.  (Base 0 writes a bare image, no anchor.)  The
+ * bytes of unused TT slots are left as they are.
  *
  * Return: 0, -EINVAL or -ENOSPC (region too small).
  */
@@ -152,9 +174,10 @@ int ordo_region_write(const struct ordo_region *rg,
 		      const struct ordo_model *m)
 {
 	u64 piv_end = ORDO_MODEL_HDR_SIZE + 8ULL * m->nsub;
-	u64 desc_off = ordo_model_desc_off(m->nsub);
+	u64 desc_off = ordo_model_desc_off(m->nsub_cap);
 	u64 desc_end = desc_off + (u64)ORDO_MODEL_DESC_SIZE * m->nsub;
-	u64 tt_off = ordo_model_tt_off(m->nsub);
+	u64 tt_off = ordo_model_tt_off(m->nsub_cap);
+	u64 b = rg ? rg->base : 0;
 	struct ordo_model_hdr h;
 	__le64 piv[BATCH];
 	u32 i, k, x;
@@ -174,37 +197,100 @@ int ordo_region_write(const struct ordo_region *rg,
 		k = min_t(u32, BATCH, m->nsub - i);
 		for (x = 0; x < k; x++)
 			piv[x] = cpu_to_le64(m->pivots[i + x]);
-		rg_copy(rg, ORDO_MODEL_HDR_SIZE + 8ULL * i, piv,
+		rg_copy(rg, b + ORDO_MODEL_HDR_SIZE + 8ULL * i, piv,
 			sizeof(piv[0]) * k);
 	}
-	rg_copy(rg, piv_end, NULL, desc_off - piv_end);
+	rg_copy(rg, b + piv_end, NULL, desc_off - piv_end);
 	for (i = 0; i < m->nsub; i++) {
 		struct ordo_model_desc d;
 
-		rg_put_slice(rg, tt_off, m, &m->subs[i]);
+		rg_put_slice(rg, b + tt_off, m, &m->subs[i]);
 		ordo_sub_to_desc(&m->subs[i], &d);
-		rg_put_desc(rg, desc_off + (u64)ORDO_MODEL_DESC_SIZE * i, &d);
+		rg_put_desc(rg, b + desc_off + (u64)ORDO_MODEL_DESC_SIZE * i,
+			    &d);
 		if (!(i & 1023))
 			ordo_cond_resched();
 	}
-	rg_copy(rg, desc_end, NULL, tt_off - desc_end);
+	rg_copy(rg, b + desc_end, NULL, tt_off - desc_end);
 	hdr_fill(m, &h);
 	/* Everything the header describes is in place before the header. */
 	smp_wmb();
-	rg_copy(rg, 0, &h, sizeof(h));
+	rg_copy(rg, b, &h, sizeof(h));
+	return 0;
+}
+
+/*
+ * ordo_region_extend() - publish sub-models appended behind the tail
+ * @rg: the region; @rg->base is the image of @m's epoch
+ * @m: the model after ordo_model_retrain_sub() cut the last sub-model
+ *	@sub into @sub and the new sub-models @old_nsub..nsub - 1
+ * @sub: the sub-model that was the last
+ * @old_nsub: sub-models the image has now
+ *
+ * Writes the new sub-models (slices, descriptors, pivots) where no reader
+ * of the current top level looks (beyond its nsub, or its tt_cap when the
+ * TT area grew with the cut), then the narrowed @sub as a patch, then the
+ * header with the new count, TT size and top_gen.  A reader of the old top
+ * level meets @sub narrowed: keys past its new end land on its last leaf,
+ * whose fences tell the reader it is stale.
+ *
+ * Return: as ordo_region_patch().
+ */
+static int ordo_region_extend(const struct ordo_region *rg,
+			      const struct ordo_model *m, u32 sub,
+			      u32 old_nsub)
+{
+	struct ordo_model_hdr h;
+	__le64 piv;
+	u32 i;
+	int err;
+
+	if (sub >= old_nsub || old_nsub >= m->nsub || m->nsub > m->nsub_cap)
+		return -EINVAL;
+	for (i = 0; i < m->nsub; i++) {
+		const struct ordo_sub *s = &m->subs[i];
+
+		if (i != sub && i < old_nsub)
+			continue;
+		if (s->tt == ORDO_SUB_NO_TT || s->ntt > m->tt_cap ||
+		    s->tt > m->tt_cap - s->ntt)
+			return -EINVAL;
+	}
+	err = rg_check(rg, ordo_region_bytes(m));
+	if (err)
+		return err;
+	rg_read(rg, rg->base, &h, sizeof(h));
+	if (le64_to_cpu(h.epoch) != m->epoch ||
+	    le32_to_cpu(h.nsub) != old_nsub ||
+	    le32_to_cpu(h.nsub_cap) != m->nsub_cap ||
+	    le32_to_cpu(h.tt_cap) > m->tt_cap)
+		return -ESTALE;
+	for (i = old_nsub; i < m->nsub; i++) {
+		rg_put_sub(rg, m, i);
+		piv = cpu_to_le64(m->pivots[i]);
+		rg_copy(rg, rg->base + ORDO_MODEL_HDR_SIZE + 8ULL * i, &piv,
+			sizeof(piv));
+	}
+	rg_put_sub(rg, m, sub);
+	hdr_fill(m, &h);
+	/* The new sub-models and pivots are in place before the header. */
+	smp_wmb();
+	rg_copy(rg, rg->base, &h, sizeof(h));
 	return 0;
 }
 
 /**
  * ordo_region_patch() - publish one retrained sub-model
- * @rg: the region holding @m's epoch
+ * @rg: the region; @rg->base is the image of @m's epoch
  * @m: the model after ordo_model_retrain_sub()
  * @sub: sub-model index
  *
  * Writes the slice (in place or in fresh slots, as the model placed it),
  * then the descriptor.  A reader racing with this pairs an old descriptor
  * with new entries or the reverse, or reads either one torn; the
- * descriptor's checksum covers both, so it retries.
+ * descriptor's checksum covers both, so it retries.  When retraining cut
+ * the last sub-model and appended new ones, publishes those too and then
+ * the header (ordo_region_extend()).
  *
  * Return: 0, -EINVAL, -ENOSPC or -ESTALE (the region holds another epoch
  * or layout).
@@ -214,7 +300,6 @@ int ordo_region_patch(const struct ordo_region *rg,
 {
 	const struct ordo_sub *s;
 	struct ordo_model_hdr h;
-	struct ordo_model_desc d;
 	int err;
 
 	if (sub >= m->nsub)
@@ -226,20 +311,125 @@ int ordo_region_patch(const struct ordo_region *rg,
 	err = rg_check(rg, sizeof(h));
 	if (err)
 		return err;
-	rg_read(rg, 0, &h, sizeof(h));
+	rg_read(rg, rg->base, &h, sizeof(h));
 	if (le64_to_cpu(h.epoch) != m->epoch ||
-	    le32_to_cpu(h.nsub) != m->nsub ||
+	    le32_to_cpu(h.nsub_cap) != m->nsub_cap ||
+	    le32_to_cpu(h.tt_cap) > m->tt_cap)
+		return -ESTALE;
+	if (le32_to_cpu(h.nsub) < m->nsub &&
+	    sub == le32_to_cpu(h.nsub) - 1)
+		return ordo_region_extend(rg, m, sub, le32_to_cpu(h.nsub));
+	if (le32_to_cpu(h.nsub) != m->nsub ||
 	    le32_to_cpu(h.tt_cap) != m->tt_cap)
 		return -ESTALE;
 	err = rg_check(rg, ordo_region_bytes(m));
 	if (err)
 		return err;
-	rg_put_slice(rg, ordo_model_tt_off(m->nsub), m, s);
-	ordo_sub_to_desc(s, &d);
-	/* The slice is in place before the descriptor that names it. */
+	rg_put_sub(rg, m, sub);
+	return 0;
+}
+
+/**
+ * ordo_region_grow() - publish a TT area that grew within the epoch
+ * @rg: the region; @rg->base is the image of @m's epoch, with room for
+ *	ordo_region_bytes() of @m
+ * @m: the model after ordo_model_tt_grow()
+ *
+ * Rewrites the header with the new tt_cap, region_size and top_gen; the
+ * new entries are unused until a later patch hands them out, and that
+ * patch's descriptor is written after this header.
+ *
+ * Return: 0, -EINVAL, -ENOSPC or -ESTALE (another epoch or layout).
+ */
+int ordo_region_grow(const struct ordo_region *rg,
+		     const struct ordo_model *m)
+{
+	struct ordo_model_hdr h;
+	int err;
+
+	err = rg_check(rg, ordo_region_bytes(m));
+	if (err)
+		return err;
+	rg_read(rg, rg->base, &h, sizeof(h));
+	if (le64_to_cpu(h.epoch) != m->epoch ||
+	    le32_to_cpu(h.nsub) != m->nsub ||
+	    le32_to_cpu(h.nsub_cap) != m->nsub_cap ||
+	    le32_to_cpu(h.tt_cap) > m->tt_cap)
+		return -ESTALE;
+	hdr_fill(m, &h);
+	/* Slots past the old tt_cap are named only after this header. */
 	smp_wmb();
-	rg_put_desc(rg, ordo_model_desc_off(m->nsub) +
-		    (u64)ORDO_MODEL_DESC_SIZE * sub, &d);
+	rg_copy(rg, rg->base, &h, sizeof(h));
+	return 0;
+}
+
+/**
+ * ordo_region_place() - where the next image goes
+ * @live: region offset of the live image, 0 if none
+ * @live_bytes: its size
+ * @bytes: size of the next image
+ *
+ * The next image must not overlap the live one, which its readers keep
+ * using until the anchor moves.  It goes right after the anchor when it
+ * fits before the live image, else right after the live image; so the
+ * region never holds more than two images' worth beyond the larger of
+ * the two placements, and alternate trainings reuse the same space.
+ *
+ * Return: the region offset for the next image.
+ */
+u64 ordo_region_place(u64 live, u64 live_bytes, u64 bytes)
+{
+	u64 first = ORDO_MODEL_ANCHOR_SIZE;
+
+	if (!live || first + bytes <= live)
+		return first;
+	return (live + live_bytes + ORDO_MODEL_ALIGN - 1) &
+	       ~(u64)(ORDO_MODEL_ALIGN - 1);
+}
+
+/**
+ * ordo_region_publish() - make the image at @rg->base the live one
+ * @rg: the region; an image of @epoch fully written at @rg->base
+ * @epoch: that image's epoch
+ *
+ * Writes the anchor: its constant fields, then the epoch, then (the one
+ * store that switches readers over) the image's offset.  Readers of the
+ * previous image keep valid bytes until the next ordo_region_write().
+ *
+ * Return: 0, -EINVAL or -ENOSPC.
+ */
+int ordo_region_publish(const struct ordo_region *rg, u64 epoch)
+{
+	struct ordo_model_anchor a;
+	u64 w[ORDO_MODEL_ANCHOR_SIZE / 8], *dst;
+	u32 i, live = offsetof(struct ordo_model_anchor, live) / 8;
+	int err;
+
+	err = rg_check(rg, ORDO_MODEL_HDR_SIZE);
+	if (err)
+		return err;
+	if (!epoch || rg->base < ORDO_MODEL_ANCHOR_SIZE)
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.magic = cpu_to_le32(ORDO_MODEL_ANCHOR_MAGIC);
+	a.version = cpu_to_le16(ORDO_MODEL_VERSION);
+	a.anchor_size = cpu_to_le16(ORDO_MODEL_ANCHOR_SIZE);
+	a.live = cpu_to_le64(rg->base);
+	a.epoch = cpu_to_le64(epoch);
+	memcpy(w, &a, sizeof(w));
+	/* The anchor lies in chunk 0 (chunks are at least 64 bytes). */
+	dst = rg_ptr(rg, 0);
+	/* The image is in place before the anchor names it. */
+	smp_wmb();
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		if (i != live)
+			WRITE_ONCE(dst[i], w[i]);
+	/*
+	 * The epoch first: a reader that pairs it with the old offset fails
+	 * the epoch check and reads again.
+	 */
+	smp_wmb();
+	WRITE_ONCE(dst[live], w[live]);
 	return 0;
 }
 

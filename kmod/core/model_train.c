@@ -328,6 +328,13 @@ static u32 pick_eps(const struct ordo_leaf_info *lv, u32 n,
 	return eps_ladder[lo];
 }
 
+static u32 sub_leaves_cap(const struct ordo_model_params *p)
+{
+	return p->max_sub_leaves ?
+	       min_t(u32, p->max_sub_leaves, ORDO_MODEL_MAX_SUB_LEAVES) :
+	       ORDO_MODEL_MAX_SUB_LEAVES;
+}
+
 static u32 slack_slots(u32 n, const struct ordo_model_params *p)
 {
 	u64 slots = n + DIV_ROUND_UP((u64)n * p->tt_slack_pct, 100);
@@ -368,6 +375,33 @@ static void sub_seal(struct ordo_model *m, u32 sub)
 	s->sum = ordo_model_fmix(h);
 }
 
+/* TT entries of a fresh model: slack per slice, then the spare room. */
+static u64 tt_cap_for(u32 n, u32 nsub, const struct ordo_model_params *p)
+{
+	return (u64)n + DIV_ROUND_UP((u64)n * p->tt_slack_pct, 100) + nsub +
+	       DIV_ROUND_UP((u64)n * p->tt_spare_pct, 100);
+}
+
+/**
+ * ordo_model_image_floor() - the smallest image a training can produce
+ * @nleaves: leaves of the tree
+ * @p: training parameters
+ *
+ * A training over @nleaves leaves writes at least this many bytes (one
+ * sub-model; more add 40 bytes each), so a caller can tell before it
+ * snapshots and trains that the region has no room.
+ *
+ * Return: bytes, or U64_MAX when no model can describe that many leaves.
+ */
+u64 ordo_model_image_floor(u32 nleaves, const struct ordo_model_params *p)
+{
+	u64 tt_cap = tt_cap_for(max(nleaves, 1U), 1, p);
+
+	if (tt_cap > ORDO_MODEL_MAX_TT)
+		return U64_MAX;
+	return ordo_model_region_size(1, tt_cap);
+}
+
 /**
  * ordo_model_train() - train a complete model over the whole leaf level
  * @mp: the new model
@@ -389,7 +423,7 @@ int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
 	const struct ordo_leaf_info *lv = set->leaves;
 	struct ordo_model *m;
 	struct cone c;
-	u32 n, cap, eps, nsub, a, i;
+	u32 n, cap, eps, nsub, nsub_cap, a, i;
 	u64 epsf, tt_cap, nkeys = 0;
 	int err;
 
@@ -400,19 +434,18 @@ int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
 	if (err)
 		return err;
 	n = set->nleaves;
-	cap = p->max_sub_leaves ?
-	      min_t(u32, p->max_sub_leaves, ORDO_MODEL_MAX_SUB_LEAVES) :
-	      ORDO_MODEL_MAX_SUB_LEAVES;
+	cap = sub_leaves_cap(p);
 	eps = pick_eps(lv, n, p, cap);
 	epsf = (u64)eps << ERR_TO_POS;
 	nsub = seg_count(lv, n, epsf, cap, ORDO_MODEL_MAX_SUBS);
 	if (nsub > ORDO_MODEL_MAX_SUBS)
 		return -ENOSPC;
-	tt_cap = (u64)n + DIV_ROUND_UP((u64)n * p->tt_slack_pct, 100) + nsub +
-		 DIV_ROUND_UP((u64)n * p->tt_spare_pct, 100);
+	tt_cap = tt_cap_for(n, nsub, p);
 	if (tt_cap > ORDO_MODEL_MAX_TT)
 		return -ENOSPC;
-	m = ordo_model_alloc(nsub, tt_cap);
+	/* Room to append sub-models behind the tail (appends, time series). */
+	nsub_cap = min_t(u64, nsub + max(nsub / 2, 64U), ORDO_MODEL_MAX_SUBS);
+	m = ordo_model_alloc_cap(nsub, nsub_cap, tt_cap);
 	if (!m)
 		return -ENOMEM;
 	m->epoch = epoch;
@@ -473,6 +506,96 @@ static bool fit_domain(const struct ordo_leaf_info *lv, u32 n, u64 end,
 		       c) == n;
 }
 
+/* Fit leaves [0, @n) of @lv, ending at @end, as retraining does. */
+static void fit_one(struct ordo_sub *t, const struct ordo_leaf_info *lv,
+		    u32 n, u64 end, u32 eps)
+{
+	struct cone c;
+
+	memset(t, 0, sizeof(*t));
+	t->ntt = n;	/* F saturates at the slice's end */
+	if (fit_domain(lv, n, end, eps, &c))
+		cone_slope(&c, t);
+	else	/* first to last fence: @end may be far away */
+		chord_slope(t, n - 1, lv[n - 1].low - lv[0].low);
+	sub_bounds(t, lv, n, end);
+}
+
+/*
+ * End of segment @k of the last sub-model's leaves from leaf @a: cut as a
+ * full training cuts (cone at the model's eps, at most @cap leaves), but
+ * the last segment the model has room for takes the rest.
+ */
+static u32 tail_seg_end(const struct ordo_model *m,
+			const struct ordo_leaf_info *lv, u32 a, u32 n,
+			u32 k, u32 cap)
+{
+	struct cone c;
+
+	if (k == m->nsub_cap - m->nsub)
+		return n;
+	return seg_end(lv, a, n, U64_MAX, (u64)m->eps << ERR_TO_POS, cap, &c);
+}
+
+/*
+ * Appends grow the last sub-model (@sub).  When one line at the model's
+ * eps within max_sub_leaves no longer covers its leaves, cut them as a
+ * full training would and append the new sub-models behind it: their
+ * pivots lie above every other, so no index changes; the TT area grows
+ * when the new slices need it.  Return: 0 when cut; -EAGAIN when the
+ * leaves stay one sub-model (one segment, or no room for more sub-models
+ * or their TT slots); nothing changes then.
+ */
+static int extend_tail(struct ordo_model *m, u32 sub,
+		       const struct ordo_leaf_info *lv, u32 n,
+		       const struct ordo_model_params *p)
+{
+	struct ordo_sub *s = &m->subs[sub];
+	u32 cap = sub_leaves_cap(p), a, b, k, old = s->ntt;
+	u64 need = 0;
+	int err;
+
+	if (m->nsub >= m->nsub_cap)
+		return -EAGAIN;
+	/* Count the segments and their TT slots first: all or nothing. */
+	for (a = 0, k = 0; a < n; a = b, k++) {
+		b = tail_seg_end(m, lv, a, n, k, cap);
+		if (k || b - a > s->cap)
+			need += max(b - a, slack_slots(b - a, p));
+	}
+	if (k == 1)
+		return -EAGAIN;
+	/* The TT area grows with the cut (the same header publishes both). */
+	if (need > m->tt_cap - m->tt_used &&
+	    ordo_model_tt_grow(m, max_t(u64, need - (m->tt_cap - m->tt_used),
+					DIV_ROUND_UP((u64)m->nleaves *
+						     p->tt_spare_pct, 100))))
+		return -EAGAIN;
+	for (a = 0, k = 0; a < n; a = b, k++) {
+		u32 idx = k ? m->nsub + k - 1 : sub;
+		struct ordo_sub t;
+
+		b = tail_seg_end(m, lv, a, n, k, cap);
+		fit_one(&t, lv + a, b - a, b < n ? lv[b].low : U64_MAX, m->eps);
+		err = ordo_model_tt_reserve(m, idx, t.ntt,
+					    max(t.ntt, slack_slots(t.ntt, p)));
+		if (err)	/* not after the count above */
+			return err;
+		t.tt = m->subs[idx].tt;
+		t.cap = m->subs[idx].cap;
+		t.gen = k ? 0 : s->gen + 1;
+		m->subs[idx] = t;
+		m->pivots[idx] = lv[a].low;
+		tt_fill(m->tt + t.tt, lv + a, t.ntt);
+	}
+	m->nsub += k - 1;
+	for (a = 0; a < k; a++)
+		sub_seal(m, a ? m->nsub - k + a : sub);
+	m->nleaves = m->nleaves - old + n;
+	m->top_gen++;
+	return 0;
+}
+
 /**
  * ordo_model_retrain_sub() - retrain one sub-model after its leaves changed
  * @m: the trainer's model
@@ -485,8 +608,12 @@ static bool fit_domain(const struct ordo_leaf_info *lv, u32 n, u64 end,
  * smallest larger bound that fits, else the chord from the first to the
  * last fence), measures the bounds and rewrites the TT slice, in
  * place when it fits its slots.  Retraining an unchanged domain reproduces
- * the sub-model bit for bit (its generation aside).  On error the model is
- * unchanged.  Publish with ordo_region_patch().
+ * the sub-model bit for bit (its generation aside).  The last sub-model,
+ * once one line at the model's eps within max_sub_leaves no longer covers
+ * it, is cut as a full training would cut it and the new sub-models are
+ * appended behind it (nsub grows, up to nsub_cap; top_gen counts it).  On
+ * error the model is unchanged.  Publish with ordo_region_patch(), or
+ * ordo_region_extend() when nsub grew.
  *
  * Return: 0; -ERANGE if @set does not tile the domain (train a new model);
  * -EINVAL; -ENOSPC when the TT has no room left (train a new model).
@@ -497,7 +624,6 @@ int ordo_model_retrain_sub(struct ordo_model *m, u32 sub,
 {
 	const struct ordo_leaf_info *lv = set->leaves;
 	struct ordo_sub *s, t;
-	struct cone c;
 	u64 lo, hi = 0, end;
 	u32 n, old;
 	bool last;
@@ -510,16 +636,15 @@ int ordo_model_retrain_sub(struct ordo_model *m, u32 sub,
 	if (err)
 		return err;
 	n = set->nleaves;
+	if (last) {
+		err = extend_tail(m, sub, lv, n, p);
+		if (err != -EAGAIN)
+			return err;
+	}
 	if (n > ORDO_MODEL_MAX_SUB_LEAVES)
 		return -ENOSPC;
 	end = last ? U64_MAX : hi;
-	memset(&t, 0, sizeof(t));
-	t.ntt = n;	/* F saturates at the slice's end */
-	if (fit_domain(lv, n, end, m->eps, &c))
-		cone_slope(&c, &t);
-	else	/* first to last fence: @end may be far away */
-		chord_slope(&t, n - 1, lv[n - 1].low - lo);
-	sub_bounds(&t, lv, n, end);
+	fit_one(&t, lv, n, end, m->eps);
 	s = &m->subs[sub];
 	old = s->ntt;
 	err = ordo_model_tt_reserve(m, sub, n, max(n, slack_slots(n, p)));
@@ -705,6 +830,31 @@ bool ordo_model_needs_rebuild(const struct ordo_model_health *h,
 {
 	return 8ULL * h->tt_used > 7ULL * h->tt_cap ||
 	       ordo_model_needs_expand(h, p) || ordo_model_needs_shrink(h, p);
+}
+
+/**
+ * ordo_model_tt_room_due() - should the TT area grow instead?
+ * @h: figures from ordo_model_health()
+ * @p: parameters the model was trained with
+ *
+ * When the TT area alone calls for a rebuild (seven eighths used; no
+ * expansion or shrink due), it can grow in place within the epoch by
+ * tt_spare_pct of the leaves in use (at least an eighth of the area),
+ * which costs a header write instead of a full training.
+ *
+ * Return: entries to add with ordo_model_tt_grow(), or 0.
+ */
+u32 ordo_model_tt_room_due(const struct ordo_model_health *h,
+			   const struct ordo_model_params *p)
+{
+	u64 extra;
+
+	if (8ULL * h->tt_used <= 7ULL * h->tt_cap ||
+	    ordo_model_needs_expand(h, p) || ordo_model_needs_shrink(h, p))
+		return 0;
+	extra = max_t(u64, DIV_ROUND_UP((u64)h->nleaves * p->tt_spare_pct,
+					100), h->tt_cap / 8 + 1);
+	return min_t(u64, extra, ORDO_MODEL_MAX_TT);
 }
 
 /**

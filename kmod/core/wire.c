@@ -350,7 +350,8 @@ int ordo_wire_model_check(const void *body, u32 blen,
 /**
  * ordo_wire_model_span() - what of the model region a MODEL_FETCH copies
  * @a: the checked request
- * @lay: the layout of the published model (ordo_model_parse_hdr())
+ * @lay: the layout of the published image (ordo_model_parse_hdr(), with
+ *	its region offset in @lay->base)
  * @room: bytes of reply data available
  * @src: out: TOP, TT: region offset to copy from
  * @n: out: TOP, TT: bytes to copy, at most @room, within the region
@@ -370,7 +371,7 @@ int ordo_wire_model_span(const struct ordo_wire_model_args *a,
 		*total = lay->model_size;
 		if (a->offset > *total)
 			return -EINVAL;
-		*src = a->offset;
+		*src = lay->base + a->offset;
 		*n = min_t(u64, *total - a->offset, room);
 		return 0;
 	case ORDO_WIRE_MODEL_SUB:
@@ -380,7 +381,7 @@ int ordo_wire_model_span(const struct ordo_wire_model_args *a,
 	*total = lay->tt_cap;
 	if (a->index > *total || a->count > *total - a->index)
 		return -EINVAL;
-	*src = lay->tt_off + (u64)ORDO_TT_ENTRY_SIZE * a->index;
+	*src = lay->base + lay->tt_off + (u64)ORDO_TT_ENTRY_SIZE * a->index;
 	*n = (u64)min_t(u32, a->count, room / ORDO_TT_ENTRY_SIZE) *
 	     ORDO_TT_ENTRY_SIZE;
 	return 0;

@@ -16,11 +16,14 @@
  *    splits; stale TT entries see the changed incarnations) and retrains
  *    the sub-models that named them.
  *
- * Publication never blocks readers: each sub-model's descriptor carries a
- * checksum over its slice and the model epoch, so a client that reads a
- * sub-model while it is being patched, or an old header with new entries,
- * detects it and reads again.  TT entries of older models keep naming real
- * leaves; a stale client detects changed leaves by incarnation and fences.
+ * Publication never blocks readers: a full training writes its image beside
+ * the live one and moves the region's anchor to it, so the live image
+ * stays whole for the training's length; each sub-model's descriptor
+ * carries a checksum over its slice and the model epoch, so a client that
+ * reads a sub-model while it is being patched, or a sub-model of an image
+ * already replaced and being overwritten, detects it and reads again.  TT
+ * entries of older models keep naming real leaves; a stale client detects
+ * changed leaves by incarnation and fences.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,9 +35,9 @@
 #include "ordo.h"
 #include "trainer.h"
 
-static unsigned int ordo_model_max_mb = 64;
+static unsigned int ordo_model_max_mb;
 module_param_named(model_max_mb, ordo_model_max_mb, uint, 0444);
-MODULE_PARM_DESC(model_max_mb, "Upper bound of the model region in MiB (default 64)");
+MODULE_PARM_DESC(model_max_mb, "Upper bound of the model region in MiB (default 0: half of max_memory_mb, at least 64)");
 
 static unsigned int ordo_model_leaves_per_sub = 512;
 module_param_named(model_leaves_per_sub, ordo_model_leaves_per_sub, uint, 0444);
@@ -44,8 +47,27 @@ static unsigned int ordo_model_expand_err_x = 4;
 module_param_named(model_expand_err_x, ordo_model_expand_err_x, uint, 0444);
 MODULE_PARM_DESC(model_expand_err_x, "Expand the model when a sub-model's error window grows this many times past the trained bound (default 4)");
 
+/*
+ * The region holds two images while a new one is published (about a
+ * tenth of the pool's bytes each), so by default it may grow to half the
+ * pool's limit: the store, not the model, runs out of room first.  The
+ * memory is allocated only as images need it.
+ */
+static u64 ordo_model_max_bytes(void)
+{
+	u64 mb = ordo_model_max_mb ?: max(64U, ordo_max_memory_mb / 2);
+
+	return mb << 20;
+}
+
 /* A full training that is due waits for a quiet store at most this long. */
 #define ORDO_FULL_EVERY	(5 * HZ)
+
+/*
+ * Sub-models retrained for an overflowed queue, at most; a wider range of
+ * dropped keys (a bulk load at random) is served by a full training.
+ */
+#define ORDO_OVERFLOW_SUBS	64
 
 /* Empty leaves retired per trainer round, at most. */
 #define ORDO_RETIRE_ROUND	4096
@@ -56,10 +78,16 @@ MODULE_PARM_DESC(model_expand_err_x, "Expand the model when a sub-model's error 
 static void ordo_queue_key(struct ordo_trainer *tr, u64 key)
 {
 	spin_lock(&tr->lock);
-	if (tr->nqueue < ORDO_TRAIN_QUEUE)
+	if (tr->nqueue < ORDO_TRAIN_QUEUE) {
 		tr->queue[tr->nqueue++] = key;
-	else
+	} else if (!tr->overflow) {
 		tr->overflow = true;
+		tr->ov_lo = key;
+		tr->ov_hi = key;
+	} else {
+		tr->ov_lo = min(tr->ov_lo, key);
+		tr->ov_hi = max(tr->ov_hi, key);
+	}
 	spin_unlock(&tr->lock);
 	wake_up(&tr->wq);
 }
@@ -119,21 +147,24 @@ static void ordo_retire_all(struct ordo_trainer *tr)
 	} while (retired == ORDO_RETIRE_ROUND);
 }
 
-/* Sizes of the model as published (after a training or a patch). */
+/*
+ * Sizes of the model as published (after a training or a patch); the
+ * region is mapped from its anchor to the end of the live image.
+ */
 static void ordo_info_sizes(struct ordo_model_info *info,
-			    const struct ordo_model *m)
+			    const struct ordo_model *m, u64 live)
 {
 	info->sub_models = m->nsub;
 	info->tt_entries = m->nleaves;
 	info->tt_capacity = m->tt_cap;
 	info->model_bytes = ordo_model_bytes(m->nsub);
 	info->tt_bytes = (u64)ORDO_TT_ENTRY_SIZE * m->nleaves;
-	info->region_bytes = ordo_region_bytes(m);
+	info->region_bytes = live + ordo_region_bytes(m);
 }
 
 /* Figures of a freshly trained model, from ordo_model_eval(). */
 static void ordo_info_eval(struct ordo_model_info *info,
-			   const struct ordo_model *m,
+			   const struct ordo_model *m, u64 live,
 			   const struct ordo_model_stats *st)
 {
 	u64 n = st->nkeys ?: 1;
@@ -141,7 +172,7 @@ static void ordo_info_eval(struct ordo_model_info *info,
 	info->version = m->epoch;
 	info->keys = m->nkeys;
 	info->eps = m->eps;
-	ordo_info_sizes(info, m);
+	ordo_info_sizes(info, m, live);
 	info->err_pos_avg_milli = div64_u64(st->err_pos_sum * 1000,
 					    n << ORDO_MODEL_ERR_SHIFT);
 	info->err_pos_max = DIV_ROUND_UP_ULL(st->err_pos_max,
@@ -172,8 +203,8 @@ static int ordo_full_train(struct ordo_trainer *tr, u32 target_subs)
 	struct ordo_model_params p = tr->params;
 	struct ordo_model_stats st;
 	struct ordo_model *m = NULL, *old = tr->model;
+	struct ordo_tree_stats ts;
 	struct ordo_leaf_set set;
-	struct ordo_region rg;
 	u32 key_cap = min_t(u64, U32_MAX, READ_ONCE(tr->info.keys) + 1024);
 	u64 start = ktime_get_ns();
 	u64 epoch = old ? old->epoch + 1 : tr->first_epoch;
@@ -182,14 +213,18 @@ static int ordo_full_train(struct ordo_trainer *tr, u32 target_subs)
 
 	p.target_subs = target_subs;
 	ordo_retire_all(tr);
+	/* No room even for the smallest image: skip the snapshot and all. */
+	ordo_tree_get_stats(t, &ts);
+	if (!ordo_model_mem_room(&tr->mem,
+				 ordo_model_image_floor(min_t(u64, ts.leaves,
+							      U32_MAX), &p)))
+		return -ENOSPC;
 	ret = ordo_snapshot_leaves(t, 0, 0, true, &set, &key_cap);
 	if (ret)
 		return ret;
 	ret = ordo_model_train(&m, &set, &p, epoch);
 	if (!ret)
-		ret = ordo_model_mem_fit(&tr->mem, ordo_region_bytes(m), &rg);
-	if (!ret)
-		ret = ordo_region_write(&rg, m);
+		ret = ordo_model_mem_publish(&tr->mem, m);
 	if (ret) {
 		ordo_model_free(m);
 		ordo_snapshot_free(&set);
@@ -201,7 +236,7 @@ static int ordo_full_train(struct ordo_trainer *tr, u32 target_subs)
 	ordo_snapshot_free(&set);
 
 	spin_lock(&tr->lock);
-	ordo_info_eval(&tr->info, m, &st);
+	ordo_info_eval(&tr->info, m, tr->mem.live, &st);
 	tr->info.full_trains++;
 	/* old is freed by now: compare against the size saved above. */
 	if (old && m->nsub > old_nsub && target_subs)
@@ -226,7 +261,6 @@ static int ordo_retrain_one(struct ordo_trainer *tr, u32 sub)
 {
 	struct ordo_model *m = tr->model;
 	struct ordo_leaf_set set;
-	struct ordo_region rg;
 	u32 key_cap = 1024;
 	u64 lo, hi = 0;
 	bool bounded;
@@ -240,9 +274,7 @@ static int ordo_retrain_one(struct ordo_trainer *tr, u32 sub)
 	ret = ordo_model_retrain_sub(m, sub, &set, &tr->params);
 	ordo_snapshot_free(&set);
 	if (!ret)
-		ret = ordo_model_mem_fit(&tr->mem, ordo_region_bytes(m), &rg);
-	if (!ret)
-		ret = ordo_region_patch(&rg, m, sub);
+		ret = ordo_model_mem_patch(&tr->mem, m, sub);
 	return ret;
 }
 
@@ -266,7 +298,30 @@ static int ordo_retrain_queued(struct ordo_trainer *tr, const u64 *keys, u32 n)
 	}
 	spin_lock(&tr->lock);
 	tr->info.retrains += nsubs - (ret ? 1 : 0);
-	ordo_info_sizes(&tr->info, tr->model);
+	ordo_info_sizes(&tr->info, tr->model, tr->mem.live);
+	spin_unlock(&tr->lock);
+	return ret;
+}
+
+/*
+ * The queue overflowed with keys in [@lo, @hi]: appends, say, all in the
+ * tail.  Retrain every sub-model of that range when they are few.
+ * Return: 0, or an error meaning "train a full model instead".
+ */
+static int ordo_retrain_range(struct ordo_trainer *tr, u64 lo, u64 hi)
+{
+	u32 a = ordo_model_sub_of(tr->model, lo);
+	u32 b = ordo_model_sub_of(tr->model, hi), sub;
+	int ret = 0;
+
+	if (b - a >= ORDO_OVERFLOW_SUBS)
+		return -E2BIG;
+	/* Retraining the last one may append more: they are fresh. */
+	for (sub = a; sub <= b && !ret; sub++)
+		ret = ordo_retrain_one(tr, sub);
+	spin_lock(&tr->lock);
+	tr->info.retrains += sub - a - (ret ? 1 : 0);
+	ordo_info_sizes(&tr->info, tr->model, tr->mem.live);
 	spin_unlock(&tr->lock);
 	return ret;
 }
@@ -291,15 +346,29 @@ static bool ordo_trainer_has_work(struct ordo_trainer *tr)
 	return work || kthread_should_stop();
 }
 
-/* Train a model of a new size when splits or retirements call for it. */
+/*
+ * Train a model of a new size when splits or retirements call for it; a
+ * TT area that only ran short grows in place instead, while the region
+ * has room.
+ */
 static void ordo_resize_if_due(struct ordo_trainer *tr)
 {
 	const struct ordo_model_params *p = &tr->params;
 	struct ordo_model_health h;
+	u32 extra;
 
 	ordo_model_health(tr->model, &h);
-	if (ordo_model_needs_expand(&h, p) || ordo_model_needs_shrink(&h, p) ||
-	    ordo_model_needs_rebuild(&h, p))
+	extra = ordo_model_tt_room_due(&h, p);
+	if (extra && !ordo_model_tt_grow(tr->model, extra) &&
+	    !ordo_model_mem_grow(&tr->mem, tr->model)) {
+		spin_lock(&tr->lock);
+		ordo_info_sizes(&tr->info, tr->model, tr->mem.live);
+		spin_unlock(&tr->lock);
+		return;
+	}
+	/* A failed growth leaves the model ahead of its image: retrain. */
+	if (extra || ordo_model_needs_expand(&h, p) ||
+	    ordo_model_needs_shrink(&h, p) || ordo_model_needs_rebuild(&h, p))
 		ordo_full_train(tr, ordo_model_resize_target(&h, p));
 }
 
@@ -310,7 +379,7 @@ static int ordo_trainer_main(void *data)
 	unsigned long last_change = jiffies;
 
 	while (!kthread_should_stop()) {
-		u64 requests, now_keys;
+		u64 requests, now_keys, ov_lo, ov_hi;
 		bool full, overflow, quiet;
 		u32 n;
 		int ret = 0;
@@ -323,6 +392,8 @@ static int ordo_trainer_main(void *data)
 		memcpy(keys, tr->queue, n * sizeof(*keys));
 		tr->nqueue = 0;
 		overflow = tr->overflow;
+		ov_lo = tr->ov_lo;
+		ov_hi = tr->ov_hi;
 		tr->overflow = false;
 		requests = tr->full_requests;
 		spin_unlock(&tr->lock);
@@ -334,10 +405,12 @@ static int ordo_trainer_main(void *data)
 		last_keys = now_keys;
 		quiet = time_after(jiffies, last_change + HZ);
 		/*
-		 * Too many splits to retrain one by one (a bulk load): train
-		 * afresh once the store is quiet, or every few seconds.
+		 * Too many splits to retrain one by one: retrain the range
+		 * they fell in when it is narrow (appends); else (a bulk load)
+		 * train afresh once the store is quiet, or every few seconds.
 		 */
-		if (overflow)
+		if (overflow && (!tr->model || tr->full_due ||
+				 ordo_retrain_range(tr, ov_lo, ov_hi)))
 			tr->full_due = true;
 		full = requests != tr->full_done;
 		if (tr->full_due &&
@@ -439,7 +512,7 @@ int ordo_trainer_start(struct ordo_dev *od)
 	 */
 	tr->first_epoch = (get_random_u64() >> 1) ?: 1;
 	ret = ordo_model_mem_init(&tr->mem, od->tree.pool.chunk_size,
-				  (u64)max(1U, ordo_model_max_mb) << 20);
+				  ordo_model_max_bytes());
 	if (ret)
 		goto err_free;
 	od->trainer = tr;

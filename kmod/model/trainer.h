@@ -9,6 +9,7 @@
 #define ORDO_MODEL_TRAINER_H
 
 #include <linux/mutex.h>
+#include <linux/seqlock.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/ordo.h>
@@ -29,12 +30,19 @@ struct task_struct;
  * @vaddr: kernel address of each allocated chunk, for ordo_region
  * @nr: chunks allocated (a prefix of @chunks)
  * @chunk_shift: log2 of the chunk size
+ * @live: region offset of the published image, 0 before the first
+ * @live_bytes: its size
+ * @seq: odd while the trainer changes the live image or the anchor, so
+ *	that RPCs copy consistent bytes (one-sided readers check sums)
  */
 struct ordo_model_mem {
 	struct ordo_chunks chunks;
 	void **vaddr;
 	u32 nr;
 	u32 chunk_shift;
+	u64 live;
+	u64 live_bytes;
+	seqcount_t seq;
 };
 
 /**
@@ -56,7 +64,9 @@ struct ordo_model_mem {
  * @lock: protects the fields below it
  * @queue: keys of splits and retirements not yet retrained
  * @nqueue: entries in @queue
- * @overflow: @queue overflowed: a full training is due
+ * @overflow: @queue overflowed: retrain [@ov_lo, @ov_hi] or train anew
+ * @ov_lo: smallest key that did not fit in @queue
+ * @ov_hi: largest key that did not fit in @queue
  * @full_requests: RETRAIN requests so far
  * @full_done: RETRAIN requests served (with @last_result)
  * @last_result: result of the latest requested full training
@@ -82,6 +92,8 @@ struct ordo_trainer {
 	u64 queue[ORDO_TRAIN_QUEUE];
 	u32 nqueue;
 	bool overflow;
+	u64 ov_lo;
+	u64 ov_hi;
 	u64 full_requests;
 	u64 full_done;
 	int last_result;
@@ -97,8 +109,14 @@ void ordo_trainer_info(struct ordo_dev *od, struct ordo_model_info *info);
 int ordo_model_mem_init(struct ordo_model_mem *mm, u64 chunk_size,
 			u64 max_bytes);
 void ordo_model_mem_destroy(struct ordo_model_mem *mm);
-int ordo_model_mem_fit(struct ordo_model_mem *mm, u64 bytes,
+int ordo_model_mem_fit(struct ordo_model_mem *mm, u64 base, u64 bytes,
 		       struct ordo_region *rg);
+bool ordo_model_mem_room(const struct ordo_model_mem *mm, u64 bytes);
+int ordo_model_mem_publish(struct ordo_model_mem *mm,
+			   const struct ordo_model *m);
+int ordo_model_mem_patch(struct ordo_model_mem *mm,
+			 const struct ordo_model *m, u32 sub);
+int ordo_model_mem_grow(struct ordo_model_mem *mm, const struct ordo_model *m);
 
 /* snapshot.c */
 int ordo_snapshot_leaves(struct ordo_tree *t, u64 lo, u64 hi, bool last,

@@ -22,6 +22,9 @@
 #include "tree_hint.h"
 #include "wire.h"
 
+/* Copies of model bytes that a patch or publication tore, at most. */
+#define ORDO_RPC_MODEL_TRIES	16
+
 /* What a handler needs: the connection and the reply being built. */
 struct ordo_rpc {
 	struct ordo_rdma_conn *c;
@@ -148,9 +151,9 @@ static int ordo_rpc_regions(struct ordo_rpc *r, const u8 *body, u32 blen)
 }
 
 /*
- * Copy @len bytes at @off of the model region.  The trainer writes it in
- * place while we copy; clients check what they get against the region's
- * checksums, exactly as after a one-sided READ.
+ * Copy @len bytes at @off of the model region.  The trainer may patch the
+ * live image or move the anchor while we copy: callers bracket their
+ * copies with ordo_rpc_model_begin() and ordo_rpc_model_torn().
  */
 static int ordo_rpc_model_copy(struct ordo_model_mem *mm, u64 off, void *dst,
 			       u32 len)
@@ -178,17 +181,36 @@ static int ordo_rpc_model_copy(struct ordo_model_mem *mm, u64 off, void *dst,
 	return 0;
 }
 
-/* The epoch in the region header now (0: no model). */
-static u64 ordo_rpc_model_epoch(struct ordo_model_mem *mm)
+static unsigned int ordo_rpc_model_begin(struct ordo_model_mem *mm)
 {
-	__le64 epoch;
+	return raw_read_seqcount(&mm->seq);
+}
 
-	/* Ordered after the bytes copied before. */
-	smp_rmb();
-	if (ordo_rpc_model_copy(mm, offsetof(struct ordo_model_hdr, epoch),
-				&epoch, sizeof(epoch)))
-		return 0;
-	return le64_to_cpu(epoch);
+/* Did the trainer change the live image or the anchor since @seq? */
+static bool ordo_rpc_model_torn(struct ordo_model_mem *mm, unsigned int seq)
+{
+	return (seq & 1) || read_seqcount_retry(&mm->seq, seq);
+}
+
+/*
+ * The published image: the anchor names it and its header must carry the
+ * anchor's epoch.  -ENOENT when there is none (or it is being replaced).
+ */
+static int ordo_rpc_model_layout(struct ordo_model_mem *mm,
+				 struct ordo_model_layout *lay)
+{
+	u8 buf[ORDO_MODEL_HDR_SIZE];
+	u64 live, epoch;
+
+	BUILD_BUG_ON(sizeof(buf) < ORDO_MODEL_ANCHOR_SIZE);
+	if (ordo_rpc_model_copy(mm, 0, buf, ORDO_MODEL_ANCHOR_SIZE) ||
+	    ordo_model_parse_anchor(buf, ORDO_MODEL_ANCHOR_SIZE, &live,
+				    &epoch) ||
+	    ordo_rpc_model_copy(mm, live, buf, sizeof(buf)) ||
+	    ordo_model_parse_hdr(buf, sizeof(buf), lay) || lay->epoch != epoch)
+		return -ENOENT;
+	lay->base = live;
+	return 0;
 }
 
 /*
@@ -204,7 +226,7 @@ static int ordo_rpc_model_sub(struct ordo_model_mem *mm,
 {
 	u64 soff, slen;
 
-	if (ordo_rpc_model_copy(mm, lay->desc_off +
+	if (ordo_rpc_model_copy(mm, lay->base + lay->desc_off +
 				(u64)ORDO_MODEL_DESC_SIZE * index,
 				data, ORDO_MODEL_DESC_SIZE) ||
 	    ordo_model_desc_slice(lay, data, &soff, &slen))
@@ -235,7 +257,8 @@ static int ordo_rpc_model_sub_of(struct ordo_model_mem *mm,
 	while (n > 1) {
 		u32 half = n / 2;
 
-		if (ordo_rpc_model_copy(mm, lay->piv_off + 8ULL * (base + half),
+		if (ordo_rpc_model_copy(mm, lay->base + lay->piv_off +
+					8ULL * (base + half),
 					&piv, sizeof(piv)))
 			return -ENOENT;
 		if (le64_to_cpu(piv) <= key)
@@ -252,14 +275,14 @@ static int ordo_rpc_model_part(struct ordo_rpc *r, struct ordo_model_mem *mm,
 			       struct ordo_wire_model_rep *rep)
 {
 	u32 room = r->room - sizeof(*rep);
-	u8 hdr[ORDO_MODEL_HDR_SIZE], *data = (u8 *)(rep + 1);
+	u8 *data = (u8 *)(rep + 1);
 	struct ordo_model_layout lay;
 	u64 src = 0, n = 0, total = 0;
+	unsigned int seq = ordo_rpc_model_begin(mm);
 	int ret;
 
-	if (ordo_rpc_model_copy(mm, 0, hdr, sizeof(hdr)) ||
-	    ordo_model_parse_hdr(hdr, sizeof(hdr), &lay))
-		return -ENOENT;
+	if (ordo_rpc_model_layout(mm, &lay))
+		return ordo_rpc_model_torn(mm, seq) ? -ESTALE : -ENOENT;
 	ret = ordo_wire_model_span(a, &lay, room, &src, &n, &total);
 	if (ret)
 		return ret;
@@ -270,13 +293,13 @@ static int ordo_rpc_model_part(struct ordo_rpc *r, struct ordo_model_mem *mm,
 	else
 		ret = ordo_rpc_model_copy(mm, src, data, n);
 	if (ret)
-		return -ENOENT;
+		return ordo_rpc_model_torn(mm, seq) ? -ESTALE : -ENOENT;
 	rep->epoch = cpu_to_le64(lay.epoch);
 	rep->total = cpu_to_le32(total);
 	rep->returned = cpu_to_le32(n);
 	r->len = sizeof(*rep) + n;
-	/* A new epoch was published meanwhile: the caller copies again. */
-	return ordo_rpc_model_epoch(mm) == lay.epoch ? 0 : -EAGAIN;
+	/* A patch or a new image meanwhile: the caller copies again. */
+	return ordo_rpc_model_torn(mm, seq) ? -EAGAIN : 0;
 }
 
 static int ordo_rpc_model_fetch(struct ordo_rpc *r, const u8 *body, u32 blen)
@@ -290,14 +313,14 @@ static int ordo_rpc_model_fetch(struct ordo_rpc *r, const u8 *body, u32 blen)
 		return ret;
 	if (!r->od->trainer)
 		return -EOPNOTSUPP;
-	for (tries = 0; tries < 4; tries++) {
+	for (tries = 0; tries < ORDO_RPC_MODEL_TRIES; tries++) {
 		ret = ordo_rpc_model_part(r, &r->od->trainer->mem, &a, rep);
-		if (ret != -EAGAIN)
+		if (ret != -EAGAIN && ret != -ESTALE)
 			return ret;
 		cond_resched();
 	}
-	/* Epochs follow each other this fast: the checksums will tell. */
-	return 0;
+	/* Patches follow each other this fast: the checksums will tell. */
+	return ret == -EAGAIN ? 0 : -ENOENT;
 }
 
 /*
@@ -312,14 +335,13 @@ static int ordo_rpc_lookup_model(struct ordo_model_mem *mm, u64 key,
 				 struct ordo_wire_lookup_rep *rep, u8 *data,
 				 u32 room)
 {
-	u8 hdr[ORDO_MODEL_HDR_SIZE];
+	unsigned int seq = ordo_rpc_model_begin(mm);
 	struct ordo_model_layout lay;
 	u64 n, total;
 	u32 sub;
 
-	if (ordo_rpc_model_copy(mm, 0, hdr, sizeof(hdr)) ||
-	    ordo_model_parse_hdr(hdr, sizeof(hdr), &lay))
-		return -ENOENT;
+	if (ordo_rpc_model_layout(mm, &lay))
+		return ordo_rpc_model_torn(mm, seq) ? -ESTALE : -ENOENT;
 	if (ordo_rpc_model_sub_of(mm, &lay, key, &sub) ||
 	    ordo_rpc_model_sub(mm, &lay, sub, data, room, &n, &total))
 		return -ESTALE;
@@ -327,7 +349,7 @@ static int ordo_rpc_lookup_model(struct ordo_model_mem *mm, u64 key,
 	rep->sub = cpu_to_le32(sub);
 	rep->model_len = cpu_to_le32(n);
 	rep->model_total = cpu_to_le32(total);
-	return ordo_rpc_model_epoch(mm) == lay.epoch ? 0 : -EAGAIN;
+	return ordo_rpc_model_torn(mm, seq) ? -EAGAIN : 0;
 }
 
 /*
@@ -367,7 +389,7 @@ static int ordo_rpc_lookup(struct ordo_rpc *r, const u8 *body, u32 blen)
 	room = ordo_wire_lookup_room(r->room, vlen);
 
 	if (r->od->trainer && !(a.flags & ORDO_WIRE_LOOKUP_NO_MODEL)) {
-		for (tries = 0; tries < 4; tries++) {
+		for (tries = 0; tries < ORDO_RPC_MODEL_TRIES; tries++) {
 			ret = ordo_rpc_lookup_model(&r->od->trainer->mem, a.key,
 						    rep, data, room);
 			if (ret != -EAGAIN && ret != -ESTALE)
@@ -375,7 +397,7 @@ static int ordo_rpc_lookup(struct ordo_rpc *r, const u8 *body, u32 blen)
 			cond_resched();
 		}
 		/*
-		 * -EAGAIN: epochs follow each other this fast, the checksums
+		 * -EAGAIN: patches follow each other this fast, the checksums
 		 * will tell.  Otherwise no model, or none copied whole.
 		 */
 		if (ret && ret != -EAGAIN) {

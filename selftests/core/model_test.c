@@ -510,6 +510,7 @@ static void chunks_init(struct chunks *ch, u64 size, u32 shift)
 	ch->rg.chunks = ch->c;
 	ch->rg.nchunks = n;
 	ch->rg.chunk_shift = shift;
+	ch->rg.base = 0;
 	ch->size = (u64)n << shift;
 	ch->flat = calloc(1, ch->size);
 }
@@ -672,8 +673,8 @@ static int retrain_after(struct sim *s, struct ordo_model *m,
 			 u32 n, struct chunks *ch)
 {
 	u8 *dirty = calloc(m->nsub, 1);
+	u32 i, sp, nsub = m->nsub;	/* retraining may append more */
 	int err = 0;
-	u32 i, sp;
 
 	for (i = 0; i < n; i++) {
 		u64 key = gen_key(d, rnd() % (8ULL * n));
@@ -681,7 +682,7 @@ static int retrain_after(struct sim *s, struct ordo_model *m,
 		if (sim_insert(s, key, &sp))
 			dirty[ordo_model_sub_of(m, s->lv[sp + 1].low)] = 1;
 	}
-	for (i = 0; i < m->nsub && !err; i++) {
+	for (i = 0; i < nsub && !err; i++) {
 		struct ordo_leaf_set set;
 
 		if (!dirty[i])
@@ -849,6 +850,122 @@ static void test_retrain_identity(void)
 	tap("retraining an unchanged domain reproduces it; foreign leaves refused");
 }
 
+/*
+ * A time series outgrows its last sub-model: after a bulk load, keys
+ * arrive in order with gaps that change scale, so one line at the model's
+ * eps stops fitting the tail and max_sub_leaves (small here) caps it.
+ * Retraining then cuts the tail and appends sub-models within the epoch,
+ * and the TT area, short of room, grows in place (top_gen counts both):
+ * no full training is called for, every key stays
+ * exact, the region (patched through ordo_region_patch()) loads as the
+ * trainer's model, and a client that kept the first top level still
+ * accepts the narrowed old-last sub-model and looks up inside its slice.
+ */
+static void test_tail_extension(void)
+{
+	const u32 bulk = 20000, appends = 14000;
+	struct ordo_model_params p;
+	struct ordo_model_health h;
+	struct ordo_model *m, *c, *old = NULL;
+	struct ordo_leaf_set set;
+	struct chunks ch;
+	struct sim s;
+	u32 i, sp, splits = 0, full = 0, nsub0 = 0, sub, extra, grows = 0;
+	u64 key = 1ULL << 40, max_err = 0, off, len;
+	int err;
+
+	sim_init(&s, 16);
+	for (i = 0; i < bulk; i++)
+		sim_insert(&s, rnd() % (1ULL << 40), &sp);
+	ordo_model_params_default(&p);
+	p.leaves_per_sub = 32;
+	p.max_sub_leaves = 64;
+	m = train(&s, &p, 7);
+	if (m) {
+		nsub0 = m->nsub;
+		/* Room for the image to grow, as the module's region has. */
+		chunks_init(&ch, 4 * ordo_region_bytes(m), 12);
+		CHECK(!ordo_region_write(&ch.rg, m), "write");
+		CHECK(!ordo_model_from_image(&old, chunks_flat(&ch), ch.size),
+		      "first image");
+	}
+	for (i = 0; m && i < appends; i++) {
+		/* Gaps of 1..8, 1..800 or 1..80000, changing every 1000. */
+		static const u64 scale[] = { 8, 800, 80000 };
+
+		key += 1 + rnd() % scale[(i / 1000) % 3];
+		if (!sim_insert(&s, key, &sp))
+			continue;
+		splits++;
+		sub = ordo_model_sub_of(m, s.lv[sp + 1].low);
+		set = sim_domain(&s, m, sub);
+		err = ordo_model_retrain_sub(m, sub, &set, &p);
+		if (!err)
+			err = ordo_region_patch(&ch.rg, m, sub);
+		CHECK(!err, "retrain after split %u: %d", splits, err);
+		ordo_model_health(m, &h);
+		max_err = max_t(u64, max_err, h.max_err);
+		/* As the trainer: a TT area short of room grows in place. */
+		extra = ordo_model_tt_room_due(&h, &p);
+		if (extra) {
+			CHECK(!ordo_model_tt_grow(m, extra) &&
+			      !ordo_region_grow(&ch.rg, m), "TT growth");
+			grows++;
+			ordo_model_health(m, &h);
+		}
+		full += ordo_model_needs_rebuild(&h, &p);
+	}
+	if (m) {
+		CHECK(m->nsub > nsub0 + 10 && m->top_gen > 5 &&
+		      m->nsub <= m->nsub_cap, "sub-models %u -> %u, top_gen %u",
+		      nsub0, m->nsub, m->top_gen);
+		CHECK(grows, "the TT area never grew");
+		CHECK(!full, "%u of %u splits called for a full training "
+		      "(window %llu/256 leaves at most)", full, splits,
+		      (unsigned long long)max_err);
+		check_counts = false;
+		check_model(m, &s, 1000);
+		check_counts = true;
+		err = ordo_model_from_image(&c, chunks_flat(&ch), ch.size);
+		CHECK(!err, "image after extensions: %d", err);
+		if (!err) {
+			CHECK(c->top_gen == m->top_gen, "top_gen");
+			check_same(m, c, &s);
+			ordo_model_free(c);
+		}
+	}
+	if (m && old) {
+		/* The old last sub-model, narrowed, against the old top. */
+		struct ordo_model_layout lay;
+		const u8 *d;
+
+		sub = nsub0 - 1;
+		ordo_model_parse_hdr(ch.flat, ch.size, &lay);
+		d = ch.flat + lay.desc_off + ORDO_MODEL_DESC_SIZE * sub;
+		CHECK(!ordo_model_desc_slice(&lay, d, &off, &len) &&
+		      !ordo_model_load_sub(old, sub, d, ch.flat + off, len),
+		      "narrowed sub-model refused by an old client");
+		for (i = 0; i < 10000; i++) {
+			struct ordo_pred pr;
+			u64 k = i & 1 ? rnd() : key - rnd() % (key >> 4);
+
+			err = ordo_model_lookup(old, k, &pr);
+			if (!err && pr.sub == sub)
+				CHECK(pr.lln < old->subs[sub].ntt, "outside");
+		}
+	}
+	printf("# tail: %u splits, sub-models %u -> %u, top_gen %u, %u TT "
+	       "growths, widest window %.2f leaves, %u full trainings "
+	       "needed\n", splits, nsub0, m ? m->nsub : 0, m ? m->top_gen : 0,
+	       grows, max_err / 256.0, full);
+	if (m)
+		chunks_free(&ch);
+	ordo_model_free(old);
+	ordo_model_free(m);
+	sim_free(&s);
+	tap("a growing tail is cut and extended within the epoch");
+}
+
 static void test_enospc(void)
 {
 	struct ordo_model_params p;
@@ -880,8 +997,9 @@ static void test_enospc(void)
 			CHECK(err == -ENOSPC, "err %d", err);
 			CHECK(m->tt_used == used && m->subs[sub].ntt == ntt,
 			      "model changed by a failed retrain");
+			/* The trainer trains anew on any failed retraining. */
 			ordo_model_health(m, &h);
-			CHECK(ordo_model_needs_rebuild(&h, &p), "no rebuild");
+			CHECK(h.tt_used == used, "health");
 		}
 	}
 	CHECK(err == -ENOSPC, "never ran out of TT space");
@@ -1006,7 +1124,7 @@ static struct ordo_model *small_model(struct sim *s, struct chunks *ch,
 	chunks_flat(ch);
 	*live_end = 0;
 	for (i = 0; i < m->nsub; i++)
-		*live_end = max(*live_end, ordo_model_tt_off(m->nsub) +
+		*live_end = max(*live_end, ordo_model_tt_off(m->nsub_cap) +
 				16ULL * (m->subs[i].tt + m->subs[i].ntt));
 	return m;
 }
@@ -1024,7 +1142,7 @@ static void put64(u8 *b, size_t off, u64 w)
  */
 static void doc_image(u8 *img)
 {
-	put64(img, 0, 0x008000024c444d4fULL);
+	put64(img, 0, 0x008000034c444d4fULL);
 	put64(img, 8, 0x0000001000000020ULL);
 	put64(img, 16, 1);
 	put64(img, 24, 0x110);
@@ -1033,7 +1151,8 @@ static void doc_image(u8 *img)
 	put64(img, 48, 0x100);
 	put64(img, 56, 0x0000000100000001ULL);
 	put64(img, 64, 0x0000001000000001ULL);
-	put64(img, 120, 0xbe3aa338ea87ec42ULL);
+	put64(img, 88, 1);			/* nsub_cap 1, top_gen 0 */
+	put64(img, 120, 0x03d5d5a5df633629ULL);
 	put64(img, 200, 0);			/* slope */
 	put64(img, 208, 0x0000000100000000ULL);	/* tt_start 0, ntt 1 */
 	put64(img, 216, 0xffffffff00000000ULL);	/* gen 0, errors 0xffff */
@@ -1043,14 +1162,14 @@ static void doc_image(u8 *img)
 
 static void test_doc_vector(void)
 {
-	static u8 img[272];
+	static u8 img[272], rgn[64 + 272];
 	struct ordo_model *m = NULL;
 	struct ordo_pred p;
 	int err;
 
 	doc_image(img);
 	CHECK(ordo_model_top_checksum(img, img + 128, 1) ==
-	      0xbe3aa338ea87ec42ULL, "top_sum %llx",
+	      0x03d5d5a5df633629ULL, "top_sum %llx",
 	      (unsigned long long)ordo_model_top_checksum(img, img + 128, 1));
 	CHECK(ordo_sub_checksum(1, 0, 0, img + 192, img + 256, 1) ==
 	      0xb344edfbc6da5167ULL, "sum %llx",
@@ -1063,6 +1182,27 @@ static void test_doc_vector(void)
 		      "lookup");
 		ordo_model_free(m);
 	}
+	/* The region of the same vector: the anchor, the image at 64. */
+	memset(rgn, 0, sizeof(rgn));
+	put64(rgn, 0, 0x0040000341444d4fULL);
+	put64(rgn, 16, 64);
+	put64(rgn, 24, 1);
+	memcpy(rgn + 64, img, sizeof(img));
+	err = ordo_model_from_region(&m, rgn, sizeof(rgn));
+	CHECK(!err, "from_region %d", err);
+	if (!err)
+		ordo_model_free(m);
+	put64(rgn, 24, 2);	/* the anchor's epoch is not the image's */
+	err = ordo_model_from_region(&m, rgn, sizeof(rgn));
+	CHECK(err == -EBADMSG, "epoch mismatch: %d", err);
+	put64(rgn, 16, 0);
+	put64(rgn, 24, 0);	/* nothing published */
+	err = ordo_model_from_region(&m, rgn, sizeof(rgn));
+	CHECK(err == -ENODATA, "no image: %d", err);
+	put64(rgn, 16, 96);	/* not 64-byte aligned */
+	put64(rgn, 24, 1);
+	err = ordo_model_from_region(&m, rgn, sizeof(rgn));
+	CHECK(err == -EINVAL, "misaligned: %d", err);
 	img[120] ^= 1;
 	err = ordo_model_from_image(&m, img, sizeof(img));
 	CHECK(err == -EBADMSG, "flipped top_sum: %d", err);
@@ -1159,6 +1299,8 @@ static void test_garbage(void)
 			h->desc_size = cpu_to_le32(ORDO_MODEL_DESC_SIZE);
 			h->tt_entry_size = cpu_to_le32(ORDO_TT_ENTRY_SIZE);
 			h->nsub = cpu_to_le32(nsub);
+			h->nsub_cap = cpu_to_le32(nsub);
+			h->top_gen = 0;
 			h->tt_cap = cpu_to_le32(nsub + rnd() % 100);
 			h->nleaves = h->nsub;
 			h->flags = 0;
@@ -1225,9 +1367,9 @@ static void test_bitflip(void)
 
 	m = small_model(&s, &ch, &live);
 	pad_lo = ORDO_MODEL_HDR_SIZE + 8ULL * m->nsub;
-	pad_hi = ordo_model_desc_off(m->nsub);
+	pad_hi = ordo_model_desc_off(m->nsub_cap);
 	pad2_lo = pad_hi + 32ULL * m->nsub;
-	pad2_hi = ordo_model_tt_off(m->nsub);
+	pad2_hi = ordo_model_tt_off(m->nsub_cap);
 	for (bit = 0; m && bit < live * 8; bit++) {
 		u64 byte = bit / 8;
 		bool unused = (byte >= pad_lo && byte < pad_hi) ||
@@ -1295,8 +1437,8 @@ static void test_lying_server(void)
 		u8 *e;
 
 		memcpy(img, ch.flat, ch.size);
-		d = (void *)(img + ordo_model_desc_off(m->nsub) + 32 * sub);
-		e = img + ordo_model_tt_off(m->nsub) +
+		d = (void *)(img + ordo_model_desc_off(m->nsub_cap) + 32 * sub);
+		e = img + ordo_model_tt_off(m->nsub_cap) +
 		    16ULL * le32_to_cpu(d->tt_start);
 		switch (rnd() % 7) {
 		case 0:
@@ -1342,6 +1484,101 @@ static void test_lying_server(void)
 }
 
 /*
+ * Double buffering: a full training writes its image where it does not
+ * overlap the live one and then moves the anchor.  The live image stays
+ * byte for byte the same through the write and the move, so a client
+ * holding it keeps loading valid sub-models; the region reads as the old
+ * model until the anchor moves and as the new one after.  Images of any
+ * sizes placed one after another never overlap their predecessor.
+ */
+static void test_double_buffer(void)
+{
+	static const u32 fills[] = { 3000, 12000, 2000, 2500, 40000, 500 };
+	struct ordo_model_params p;
+	struct ordo_model *m[ARRAY_SIZE(fills)], *c;
+	struct chunks ch;
+	struct sim s;
+	u64 live = 0, live_bytes = 0, total = 64, i, t;
+	u8 *before;
+	int err;
+
+	/* Placement alone: random sizes, never overlapping, aligned. */
+	for (t = 0; t < 100000; t++) {
+		u64 bytes = 128 + (rnd() % 100000) * 64 + (rnd() & 63);
+		u64 b = ordo_region_place(live, live_bytes, bytes);
+
+		CHECK(b >= ORDO_MODEL_ANCHOR_SIZE && b % ORDO_MODEL_ALIGN == 0 &&
+		      (!live || b + bytes <= live || b >= live + live_bytes),
+		      "place(%llu, %llu, %llu) = %llu",
+		      (unsigned long long)live, (unsigned long long)live_bytes,
+		      (unsigned long long)bytes, (unsigned long long)b);
+		live = b;
+		live_bytes = bytes;
+	}
+
+	sim_init(&s, 16);
+	ordo_model_params_default(&p);
+	p.leaves_per_sub = 8;
+	for (i = 0; i < ARRAY_SIZE(fills); i++) {
+		sim_fill(&s, D_SKEW, fills[i]);
+		m[i] = train(&s, &p, 100 + i);
+		total += ordo_region_bytes(m[i]) + 64;
+	}
+	chunks_init(&ch, total, 12);
+	before = malloc(ch.size);
+	live = live_bytes = 0;
+	for (i = 0; i < ARRAY_SIZE(fills); i++) {
+		u64 bytes = ordo_region_bytes(m[i]);
+
+		ch.rg.base = ordo_region_place(live, live_bytes, bytes);
+		memcpy(before, chunks_flat(&ch), ch.size);
+		CHECK(!ordo_region_write(&ch.rg, m[i]), "write %llu",
+		      (unsigned long long)i);
+		chunks_flat(&ch);
+		if (live) {
+			CHECK(!memcmp(before + live, ch.flat + live, live_bytes),
+			      "image %llu changed the live one",
+			      (unsigned long long)i);
+			err = ordo_model_from_region(&c, ch.flat, ch.size);
+			CHECK(!err && c->epoch == 100 + i - 1,
+			      "before the move: %d", err);
+			if (!err)
+				ordo_model_free(c);
+		}
+		CHECK(!ordo_region_publish(&ch.rg, m[i]->epoch), "publish");
+		chunks_flat(&ch);
+		if (live) {
+			CHECK(!memcmp(before + live, ch.flat + live, live_bytes),
+			      "the move changed the old image");
+			/* A client of the old image still loads it whole. */
+			err = ordo_model_from_image(&c, ch.flat + live,
+						    live_bytes);
+			CHECK(!err && c->epoch == 100 + i - 1,
+			      "old image after the move: %d", err);
+			if (!err)
+				ordo_model_free(c);
+		}
+		err = ordo_model_from_region(&c, ch.flat, ch.size);
+		CHECK(!err && c->epoch == 100 + i, "after the move: %d", err);
+		if (!err) {
+			check_same_n(m[i], c, &s, 1000);
+			ordo_model_free(c);
+		}
+		live = ch.rg.base;
+		live_bytes = bytes;
+	}
+	CHECK(ordo_region_publish(&ch.rg, 0) == -EINVAL, "epoch 0");
+	ch.rg.base = 0;
+	CHECK(ordo_region_publish(&ch.rg, 5) == -EINVAL, "over the anchor");
+	for (i = 0; i < ARRAY_SIZE(fills); i++)
+		ordo_model_free(m[i]);
+	free(before);
+	chunks_free(&ch);
+	sim_free(&s);
+	tap("double buffering: the live image is untouched until the anchor moves");
+}
+
+/*
  * A reader fetches the descriptor and the slice with separate reads, each
  * possibly torn, while a patch rewrites both: any mix is either one
  * consistent version or refused.
@@ -1384,7 +1621,7 @@ static void patch_race(u32 inserts)
 	err = ordo_model_load_top(&c, old, ch.size);
 	CHECK(!err, "load_top");
 	for (t = 0; !err && t < 20000; t++) {
-		u64 doff = ordo_model_desc_off(m->nsub) + 32ULL * sub;
+		u64 doff = ordo_model_desc_off(m->nsub_cap) + 32ULL * sub;
 		u8 desc[32], *slice;
 		struct ordo_model_layout lay;
 		u64 off, n, j;
@@ -1598,7 +1835,7 @@ static double now(void)
 
 int main(void)
 {
-	printf("1..20\n");
+	printf("1..22\n");
 	RUN(test_tiny);
 	RUN(test_edges);
 	RUN(test_distributions);
@@ -1607,6 +1844,7 @@ int main(void)
 	RUN(test_retrain);
 	RUN(test_retrain_identity);
 	RUN(test_appends);
+	RUN(test_tail_extension);
 	RUN(test_enospc);
 	RUN(test_stale);
 	RUN(test_doc_vector);
@@ -1616,6 +1854,7 @@ int main(void)
 	RUN(test_bitflip);
 	RUN(test_lying_server);
 	RUN(test_patch_race);
+	RUN(test_double_buffer);
 	RUN(test_leaf_set_check);
 	RUN(test_thresholds);
 	RUN(test_navigation);

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: the client's parsers of the learned model it READs or
- * is sent (kmod/core/model_predict.c, libshim/decode.c): the region header,
- * a whole image (learned caches), the top level and descriptors alone
+ * is sent (kmod/core/model_predict.c, libshim/decode.c): the region's
+ * anchor and image header, a whole region or image (learned caches), the top level and descriptors alone
  * (model-only caches, whose header and image come from two reads), and a
  * descriptor with its TT slice (LOOKUP replies, sub-model refreshes).
  * With the fix flag set the harness writes valid checksums, so the checks
  * behind them are reached, as a malicious server could.  A model that
  * loads must then answer lookups inside its own tables.
  *
- * Input: [mode u8][fix u8][keys 4 x u64][bytes...].  mode % 3: 0 image;
+ * Input: [mode u8][fix u8][keys 4 x u64][bytes...].  mode % 3: 0 image,
+ * or a whole region when the bytes start with a valid anchor;
  * 1 model-only: [header 128][image]; 2 sub: [sub u32][desc 32][slice len
  * u16][slice][image].
  */
@@ -104,10 +105,19 @@ static void fz_image(const u8 *in, size_t len, bool fix, const u64 *keys)
 {
 	u8 *b = fz_copy(in, len);
 	struct ordo_model *m;
+	u64 live, epoch;
+	int err;
 
-	if (fix)
-		fix_image(b, len);
-	if (!ordo_model_from_image(&m, b, len)) {
+	if (!ordo_model_parse_anchor(b, len, &live, &epoch) && live <= len) {
+		if (fix)
+			fix_image(b + live, len - live);
+		err = ordo_model_from_region(&m, b, len);
+	} else {
+		if (fix)
+			fix_image(b, len);
+		err = ordo_model_from_image(&m, b, len);
+	}
+	if (!err) {
 		use_model(m, keys);
 		ordo_model_free(m);
 	}

@@ -161,11 +161,15 @@ static void fz_regions(const struct env *e, const u8 *body, u32 blen)
 	free(out);
 }
 
-/* A model header as the trainer writes it, sized by a and b. */
+/*
+ * A model header as the trainer writes it, sized by a and b, at a region
+ * offset that a also picks.
+ */
 static int fz_layout(const struct env *e, struct ordo_model_layout *lay)
 {
 	struct ordo_model_hdr h = { 0 };
 	u32 nsub = 1 + e->a % 100000, tt_cap = nsub + (e->b % 400000);
+	int ret;
 
 	h.magic = htole32(ORDO_MODEL_MAGIC);
 	h.version = htole16(ORDO_MODEL_VERSION);
@@ -174,6 +178,7 @@ static int fz_layout(const struct env *e, struct ordo_model_layout *lay)
 	h.tt_entry_size = htole32(ORDO_TT_ENTRY_SIZE);
 	h.epoch = htole64(1 + (e->b >> 32));
 	h.nsub = htole32(nsub);
+	h.nsub_cap = htole32(nsub);
 	h.tt_cap = htole32(tt_cap);
 	h.nleaves = htole32(nsub);
 	h.leaf_slots = htole32(32);
@@ -181,7 +186,9 @@ static int fz_layout(const struct env *e, struct ordo_model_layout *lay)
 	h.desc_off = htole64(ordo_model_desc_off(nsub));
 	h.tt_off = htole64(ordo_model_tt_off(nsub));
 	h.region_size = htole64(ordo_model_region_size(nsub, tt_cap));
-	return ordo_model_parse_hdr(&h, sizeof(h), lay);
+	ret = ordo_model_parse_hdr(&h, sizeof(h), lay);
+	lay->base = ORDO_MODEL_ALIGN * (1 + ((e->a >> 32) & 0xffffff));
+	return ret;
 }
 
 static void fz_model(const struct env *e, const u8 *body, u32 blen)
@@ -204,9 +211,11 @@ static void fz_model(const struct env *e, const u8 *body, u32 blen)
 	/* The copy stays inside the reply and inside the model. */
 	FZ_CHECK(n <= room && n <= U32_MAX && total <= U32_MAX);
 	if (a.part == ORDO_WIRE_MODEL_TOP)
-		FZ_CHECK(src + n <= lay.model_size);
+		FZ_CHECK(src >= lay.base &&
+			 src + n <= lay.base + lay.model_size);
 	else
-		FZ_CHECK(src >= lay.tt_off && src + n <= lay.region_size &&
+		FZ_CHECK(src >= lay.base + lay.tt_off &&
+			 src + n <= lay.base + lay.region_size &&
 			 n % ORDO_TT_ENTRY_SIZE == 0);
 }
 

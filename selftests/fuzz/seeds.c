@@ -197,6 +197,7 @@ static u8 *model_image(u32 nleaves, u64 epoch, u64 *size)
 	rg.chunks = chunks;
 	rg.nchunks = nch;
 	rg.chunk_shift = 16;
+	rg.base = 0;
 	if (ordo_region_write(&rg, m))
 		abort();
 	img = malloc(*size);
@@ -221,6 +222,8 @@ static void model_keys(void)
 static void model_seeds(void)
 {
 	struct ordo_model_layout lay, lay2;
+	struct ordo_model_anchor anc;
+	u8 gap[2 * ORDO_MODEL_ALIGN - ORDO_MODEL_ANCHOR_SIZE];
 	u64 size, size2, off, len;
 	u8 *img = model_image(200, 3, &size);
 	u8 *img2 = model_image(40, 4, &size2);
@@ -232,6 +235,17 @@ static void model_seeds(void)
 	emit("model", "image");
 	put_u8(0); put_u8(0); model_keys(); put(img2, size2);
 	emit("model", "image-small");
+	/* A region: the anchor, a gap (an old image's place), the image. */
+	memset(&anc, 0, sizeof(anc));
+	anc.magic = htole32(ORDO_MODEL_ANCHOR_MAGIC);
+	anc.version = htole16(ORDO_MODEL_VERSION);
+	anc.anchor_size = htole16(ORDO_MODEL_ANCHOR_SIZE);
+	anc.live = htole64(2 * ORDO_MODEL_ALIGN);
+	anc.epoch = htole64(lay.epoch);
+	memset(gap, 0, sizeof(gap));
+	put_u8(0); put_u8(0); model_keys(); put(&anc, sizeof(anc));
+	put(gap, sizeof(gap)); put(img, size);
+	emit("model", "region");
 	put_u8(1); put_u8(0); model_keys();
 	put(img, ORDO_MODEL_HDR_SIZE); put(img, lay.model_size);
 	emit("model", "model-only");

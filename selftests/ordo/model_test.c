@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 
 #include "ordo_test.h"
 #include "kselftest_harness.h"
@@ -29,25 +30,37 @@ FIXTURE(model) {
 	struct ordo_super_info sb;
 };
 
-/* Copy and parse the model region, retrying torn copies. */
+/*
+ * Copy and parse the model region (the anchor, then the live image),
+ * retrying torn copies.
+ */
 static int read_model(const uint8_t *region, struct ordo_model **m)
 {
 	struct ordo_model_layout lay;
-	uint8_t hdr[ORDO_MODEL_HDR_SIZE];
+	uint8_t buf[ORDO_MODEL_HDR_SIZE];
+	uint64_t live, epoch, len;
 	int i, ret = -EAGAIN;
 
 	for (i = 0; i < 200 && ret; i++) {
 		uint8_t *img;
 
-		memcpy(hdr, region, sizeof(hdr));
-		ret = ordo_model_parse_hdr(hdr, sizeof(hdr), &lay);
+		memcpy(buf, region, ORDO_MODEL_ANCHOR_SIZE);
+		ret = ordo_model_parse_anchor(buf, ORDO_MODEL_ANCHOR_SIZE,
+					      &live, &epoch);
 		if (ret)
 			continue;
-		if (lay.region_size > MODEL_LEN)
+		if (live > MODEL_LEN - sizeof(buf))
 			return -EFBIG;
-		img = malloc(lay.region_size);
-		memcpy(img, region, lay.region_size);
-		ret = ordo_model_from_image(m, img, lay.region_size);
+		memcpy(buf, region + live, sizeof(buf));
+		ret = ordo_model_parse_hdr(buf, sizeof(buf), &lay);
+		if (ret)
+			continue;
+		len = live + lay.region_size;
+		if (len > MODEL_LEN)
+			return -EFBIG;
+		img = malloc(len);
+		memcpy(img, region, len);
+		ret = ordo_model_from_region(m, img, len);
 		free(img);
 	}
 	return ret;
@@ -322,6 +335,181 @@ TEST_F_TIMEOUT(model, expands_as_leaves_grow, 900)
 	free(keys);
 }
 
+/* One full training on another thread; @done when it returns. */
+struct retrainer {
+	int fd;
+	int ret;
+	uint64_t version;
+	volatile int done;
+};
+
+static void *retrain_thread(void *arg)
+{
+	struct retrainer *r = arg;
+
+	r->ret = retrain(r->fd, &r->version);
+	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * Double buffering: a full training writes its image beside the live one
+ * and then moves the anchor.  Every copy of the live image taken while the
+ * training runs loads whole (a client keeps its model), every read through
+ * the anchor loads some complete model, and after the move the anchor
+ * names the new epoch while the old image is still intact.
+ */
+TEST_F_TIMEOUT(model, live_image_survives_full_training, 900)
+{
+	uint32_t n = 150000, i, during = 0, bad = 0, via_anchor = 0;
+	uint64_t *keys = malloc(n * 8), v, live, epoch, len, x = 7;
+	struct ordo_model_layout lay;
+	struct retrainer r = { .fd = self->fd };
+	struct ordo_model *m;
+	uint8_t *img;
+	pthread_t th;
+
+	for (i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		keys[i] = x;
+	}
+	put_keys(_metadata, self->fd, self->vs, keys, n);
+	ASSERT_EQ(0, retrain(self->fd, &v));
+	ASSERT_EQ(0, ordo_model_parse_anchor(self->region,
+					     ORDO_MODEL_ANCHOR_SIZE, &live,
+					     &epoch));
+	ASSERT_EQ(v, epoch);
+	ASSERT_EQ(0, ordo_model_parse_hdr(self->region + live,
+					  ORDO_MODEL_HDR_SIZE, &lay));
+	len = lay.region_size;
+	ASSERT_GE(MODEL_LEN, live + len);
+	img = malloc(len);
+	ASSERT_EQ(0, pthread_create(&th, NULL, retrain_thread, &r));
+	while (!__atomic_load_n(&r.done, __ATOMIC_ACQUIRE)) {
+		memcpy(img, self->region + live, len);
+		if (ordo_model_from_image(&m, img, len)) {
+			bad++;
+		} else {
+			bad += m->epoch != v;
+			ordo_model_free(m);
+		}
+		during++;
+		if (!read_model(self->region, &m)) {
+			via_anchor++;
+			ordo_model_free(m);
+		}
+	}
+	pthread_join(th, NULL);
+	TH_LOG("%u copies of the live image during the training, %u bad; "
+	       "%u loads through the anchor", during, bad, via_anchor);
+	ASSERT_EQ(0, r.ret);
+	EXPECT_EQ(v + 1, r.version);
+	EXPECT_LT(0, during);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(during, via_anchor);
+	/* The anchor names the new epoch; the old image is still whole. */
+	ASSERT_EQ(0, read_model(self->region, &m));
+	EXPECT_EQ(v + 1, m->epoch);
+	ordo_model_free(m);
+	memcpy(img, self->region + live, len);
+	ASSERT_EQ(0, ordo_model_from_image(&m, img, len));
+	EXPECT_EQ(v, m->epoch);
+	ordo_model_free(m);
+	free(img);
+	free(keys);
+}
+
+/*
+ * Load the module again with @params (t_module_params() and more): a
+ * fresh store, no leaves of earlier tests still being retired.
+ */
+static void reload(struct __test_metadata *_metadata,
+		   FIXTURE_DATA(model) * self, const char *params)
+{
+	char cmd[768];
+	void *p;
+
+	munmap((void *)self->region, MODEL_LEN);
+	munmap((void *)self->pool, POOL_LEN);
+	close(self->fd);
+	ASSERT_EQ(0, syscall(SYS_delete_module, "ordo", O_NONBLOCK));
+	snprintf(cmd, sizeof(cmd), "insmod kmod/ordo.ko%s", params);
+	ASSERT_EQ(0, system(cmd));
+	self->fd = open(ORDO_DEV, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	p = mmap(NULL, POOL_LEN, PROT_READ, MAP_SHARED, self->fd,
+		 ORDO_MMAP_POOL);
+	ASSERT_NE(MAP_FAILED, p);
+	self->pool = p;
+	p = mmap(NULL, MODEL_LEN, PROT_READ, MAP_SHARED, self->fd,
+		 ORDO_MMAP_MODEL);
+	ASSERT_NE(MAP_FAILED, p);
+	self->region = p;
+}
+
+/*
+ * Ids appended in order (auto-increment keys with small gaps) outgrow the
+ * last sub-model (max_sub_leaves) and its TT room: the trainer cuts the
+ * tail and appends sub-models, and grows the TT area, within the epoch --
+ * seen in the region as a larger top_gen under the same epoch -- and the
+ * patched region resolves every key.
+ */
+TEST_F_TIMEOUT(model, appends_extend_the_tail, 900)
+{
+	uint32_t n0 = 100000, n1 = 45000, i, top_gen = 0, nsub = 0;
+	uint64_t *keys = malloc((n0 + n1) * 8), v, x = 5;
+	struct ordo_model_info a, b;
+	struct ordo_model *m;
+	struct resolve r = { 0 };
+	char params[512];
+
+	/* Leaves emptied by earlier tests would be retired meanwhile. */
+	t_module_params(params, sizeof(params));
+	reload(_metadata, self, params);
+	for (i = 0; i < n0 + n1; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		keys[i] = 1000000 + 3ULL * i + x % 3;
+	}
+	put_keys(_metadata, self->fd, self->vs, keys, n0);
+	ASSERT_EQ(0, retrain(self->fd, &v));
+	ASSERT_EQ(0, model_info(self->fd, &a));
+	/* Append in steps; after each, look for the tail's cuts. */
+	for (i = 0; i < n1; i += 5000) {
+		put_keys(_metadata, self->fd, self->vs, keys + n0 + i,
+			 n1 - i < 5000 ? n1 - i : 5000);
+		settle(self->fd);
+		ASSERT_EQ(0, read_model(self->region, &m));
+		if (m->epoch == a.version && m->top_gen > top_gen) {
+			top_gen = m->top_gen;
+			nsub = m->nsub;
+		}
+		ordo_model_free(m);
+	}
+	ASSERT_EQ(0, model_info(self->fd, &b));
+	TH_LOG("sub-models %u -> %u (%u with top_gen %u in the first epoch), "
+	       "full trainings %llu -> %llu, retrains %llu -> %llu",
+	       a.sub_models, b.sub_models, nsub, top_gen,
+	       (unsigned long long)a.full_trains,
+	       (unsigned long long)b.full_trains,
+	       (unsigned long long)a.retrains,
+	       (unsigned long long)b.retrains);
+	EXPECT_LT(0, top_gen);
+	EXPECT_LT(a.sub_models, nsub);
+	ASSERT_EQ(0, read_model(self->region, &m));
+	EXPECT_EQ(b.sub_models, m->nsub);
+	ASSERT_EQ(0, ordo_super_read(self->pool, &self->sb));
+	for (i = 0; i < n0 + n1; i++)
+		resolve(m, self->pool, &self->sb, keys[i], true, &r);
+	EXPECT_EQ(n0 + n1, r.match);
+	EXPECT_EQ(0, r.wrong + r.mismatch + r.missing);
+	ordo_model_free(m);
+	free(keys);
+}
+
 /*
  * A full training first retires the empty leaves that can go, so the
  * model's size follows the keys stored, not how far background retirement
@@ -410,6 +598,58 @@ TEST_F_TIMEOUT(model, retires_empty_leaves, 900)
 
 	free(keys);
 	free(rest);
+}
+
+/*
+ * No room for a new image beside the live one (a small model_max_mb):
+ * RETRAIN fails with ENOSPC at once -- no snapshot, no training -- and the
+ * live model stays published and whole.  The module is loaded again with
+ * its parameters afterwards.
+ */
+TEST_F_TIMEOUT(model, full_region_fails_before_training, 900)
+{
+	uint32_t n = 60000, more = 340000, i;
+	uint64_t *keys = malloc((n + more) * 8), v, v2, x = 99;
+	char params[512], small[640];
+	struct ordo_model_info a, b;
+	struct ordo_model *m;
+	int ret;
+
+	/* 64 KiB chunks, 1 MiB of region: about 25,000 leaves' image. */
+	t_module_params(params, sizeof(params));
+	snprintf(small, sizeof(small), "%s chunk_kb=64 model_max_mb=1",
+		 params);
+	reload(_metadata, self, small);
+
+	for (i = 0; i < n + more; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		keys[i] = x;
+	}
+	put_keys(_metadata, self->fd, self->vs, keys, n);
+	ASSERT_EQ(0, retrain(self->fd, &v));
+	ASSERT_EQ(0, retrain(self->fd, &v));	/* two images fit */
+	put_keys(_metadata, self->fd, self->vs, keys + n, more);
+	settle(self->fd);
+	ASSERT_EQ(0, model_info(self->fd, &a));
+	ret = retrain(self->fd, &v2);
+	ASSERT_EQ(0, model_info(self->fd, &b));
+	TH_LOG("%llu leaves: RETRAIN %d, full trainings %llu -> %llu",
+	       (unsigned long long)t_sysfs_u64("stats/leaves"), ret,
+	       (unsigned long long)a.full_trains,
+	       (unsigned long long)b.full_trains);
+	EXPECT_EQ(-ENOSPC, ret);
+	EXPECT_EQ(a.full_trains, b.full_trains);
+	EXPECT_EQ(a.last_full_train_ns, b.last_full_train_ns);
+	EXPECT_EQ(a.version, b.version);
+	/* The live model is still published and whole. */
+	ASSERT_EQ(0, read_model(self->region, &m));
+	EXPECT_EQ(b.version, m->epoch);
+	ordo_model_free(m);
+	free(keys);
+
+	reload(_metadata, self, params);
 }
 
 TEST_HARNESS_MAIN

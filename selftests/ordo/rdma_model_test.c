@@ -226,7 +226,7 @@ TEST_F(model, model_region_by_one_sided_read)
 	struct ordo_model_layout lay;
 	uint8_t hdr[ORDO_MODEL_HDR_SIZE], top[ORDO_MODEL_HDR_SIZE];
 	static uint8_t big[65536];
-	uint64_t covered = 0;
+	uint64_t covered = 0, live, epoch;
 	uint32_t n = 0, i;
 	int ret;
 
@@ -237,17 +237,28 @@ TEST_F(model, model_region_by_one_sided_read)
 		EXPECT_EQ(ORDO_WIRE_REGION_MODEL, le16toh(mt[i].kind));
 		covered += le64toh(mt[i].length);
 	}
-	/* The header by READ, the same bytes by RPC. */
-	ASSERT_EQ(0, rc_read_region(&self->c, rc_region_in(mt, n, 0, sizeof(hdr)),
-				    0, sizeof(hdr), hdr));
-	ASSERT_EQ(0, ordo_model_parse_hdr(hdr, sizeof(hdr), &lay));
-	EXPECT_LE(self->version, lay.epoch);
-	/* Registration follows the region's growth: wait for all of it. */
+	/*
+	 * The anchor and the header it names by READ, the same header by
+	 * RPC.  Registration follows the region's growth: wait for it.
+	 */
+	ASSERT_EQ(0, rc_read_region(&self->c,
+				    rc_region_in(mt, n, 0, ORDO_MODEL_ANCHOR_SIZE),
+				    0, ORDO_MODEL_ANCHOR_SIZE, hdr));
+	ASSERT_EQ(0, ordo_model_parse_anchor(hdr, ORDO_MODEL_ANCHOR_SIZE, &live,
+					     &epoch));
 	ASSERT_EQ(0, rc_fetch_regions_min(c, ORDO_WIRE_REGION_MODEL,
-					  lay.region_size, &mt, &n));
+					  live + sizeof(hdr), &mt, &n));
+	ASSERT_EQ(0, rc_read_region(&self->c,
+				    rc_region_in(mt, n, live, sizeof(hdr)),
+				    live, sizeof(hdr), hdr));
+	ASSERT_EQ(0, ordo_model_parse_hdr(hdr, sizeof(hdr), &lay));
+	EXPECT_EQ(epoch, lay.epoch);
+	EXPECT_LE(self->version, lay.epoch);
+	ASSERT_EQ(0, rc_fetch_regions_min(c, ORDO_WIRE_REGION_MODEL,
+					  live + lay.region_size, &mt, &n));
 	for (covered = 0, i = 0; i < n; i++)
 		covered += le64toh(mt[i].length);
-	EXPECT_LE(lay.region_size, covered);
+	EXPECT_LE(live + lay.region_size, covered);
 	ASSERT_EQ(0, rc_model_fetch(c, ORDO_WIRE_MODEL_TOP, 0, 0, 0, &rep, big,
 			   sizeof(big)));
 	ASSERT_LE(sizeof(top), le32toh(rep.returned));
@@ -265,8 +276,9 @@ TEST_F(model, model_region_by_one_sided_read)
 	free(mt);
 	mt = NULL;
 	ASSERT_EQ(0, rc_fetch_regions(&self->c, ORDO_WIRE_REGION_MODEL, &mt, &n));
-	ASSERT_EQ(0, rc_read_region(&self->c, rc_region_in(mt, n, 0, sizeof(hdr)),
-				    0, sizeof(hdr), hdr));
+	ASSERT_EQ(0, rc_read_region(&self->c,
+				    rc_region_in(mt, n, live, sizeof(hdr)),
+				    live, sizeof(hdr), hdr));
 	EXPECT_EQ(0, memcmp(hdr, top, sizeof(hdr)));
 	free(mt);
 }

@@ -147,7 +147,8 @@ struct ordo_batch {
  * @eps: error bound the sub-models were fitted to, in leaves
  * @model_bytes: bytes of the top level and sub-model descriptors
  * @tt_bytes: bytes of the translation-table entries in use
- * @region_bytes: bytes of the model region (offset 0 to end of the TT)
+ * @region_bytes: bytes of the model region in use: from offset 0 (the
+ *	anchor) to the end of the live image's TT area
  * @err_pos_avg_milli: average |predicted - true| position of a stored key,
  *	in thousandths of a slot (measured at the last full training)
  * @err_pos_max: maximum of the same, in slots (rounded up)
@@ -203,7 +204,9 @@ struct ordo_model_info {
  * @version: out: epoch of the model published by this training
  *
  * Waits until the trainer has published the new model.  Fails with
- * -ENODATA on an empty store (nothing to learn).
+ * -ENODATA on an empty store (nothing to learn), and with -ENOSPC when the
+ * model region (module parameter model_max_mb) has no room for the new
+ * image beside the live one; the live model stays.
  */
 struct ordo_retrain {
 	__u32 flags;

@@ -6,15 +6,22 @@
  * publication protocol.
  *
  * The region is a zero-based address space (an array of chunks, like the
- * node pool); nothing in it is a pointer.  All fields are little-endian:
+ * node pool); nothing in it is a pointer.  All fields are little-endian.
+ * It starts with an anchor that names the published image; a full training
+ * writes a new image beside the live one and then moves the anchor, so
+ * the live image never changes under its readers except by single
+ * sub-model patches:
  *
- *	0		struct ordo_model_hdr
- *	piv_off		__le64 pivot[nsub]		(sorted, pivot[0] == 0)
- *	desc_off	struct ordo_model_desc desc[nsub]
- *	tt_off		struct ordo_tt_entry tt[tt_cap]
+ *	0		struct ordo_model_anchor	(live, epoch)
+ *	live		the image, offsets below relative to it:
+ *	  0		  struct ordo_model_hdr
+ *	  piv_off	  __le64 pivot[nsub]		(sorted, pivot[0] == 0)
+ *	  desc_off	  struct ordo_model_desc desc[nsub]
+ *	  tt_off	  struct ordo_tt_entry tt[tt_cap]
  *
- * The header and the pivots ("top level") are immutable for one epoch and
- * are read together; each descriptor and each TT slice can be read alone.
+ * The header and the pivots ("top level") are read together and change
+ * within an epoch only when appends extend the tail (top_gen counts that);
+ * each descriptor and each TT slice can be read alone.
  *
  * Sub-model i owns the key domain [pivot[i], pivot[i + 1]) (the last one
  * up to and including U64_MAX) and the leaves that tile it: its TT slice
@@ -38,7 +45,12 @@
 
 /* "OMDL" read as a little-endian 32-bit word. */
 #define ORDO_MODEL_MAGIC		0x4c444d4f
-#define ORDO_MODEL_VERSION		2
+/* "OMDA": the anchor's. */
+#define ORDO_MODEL_ANCHOR_MAGIC		0x41444d4f
+/* Of the anchor and the image: 3 added the anchor (double buffering). */
+#define ORDO_MODEL_VERSION		3
+
+#define ORDO_MODEL_ANCHOR_SIZE		64
 
 #define ORDO_MODEL_HDR_SIZE		128
 #define ORDO_MODEL_DESC_SIZE		32
@@ -77,7 +89,37 @@
 #define ORDO_MODEL_SUM_SUB		0x6f72646f2d737562ULL
 
 /**
- * struct ordo_model_hdr - first 128 bytes of the model region
+ * struct ordo_model_anchor - first 64 bytes of the model region
+ * @magic: %ORDO_MODEL_ANCHOR_MAGIC.
+ * @version: %ORDO_MODEL_VERSION.
+ * @anchor_size: %ORDO_MODEL_ANCHOR_SIZE.
+ * @flags: zero.
+ * @reserved0: zero.
+ * @live: region offset of the published image (its header), a multiple of
+ *	%ORDO_MODEL_ALIGN and at least %ORDO_MODEL_ANCHOR_SIZE; 0 while no
+ *	model is published.
+ * @epoch: the epoch of the image at @live (0 with @live 0).  A reader
+ *	accepts the anchor only together with a header at @live of this
+ *	epoch; a mismatch is a publication in progress: read again.
+ * @reserved: zero.
+ *
+ * The writer stores @epoch and then @live, each as one aligned 64-bit
+ * word, after the whole new image is in place.  The image it replaces
+ * stays intact until the next full training.
+ */
+struct ordo_model_anchor {
+	__le32 magic;
+	__le16 version;
+	__le16 anchor_size;
+	__le32 flags;
+	__le32 reserved0;
+	__le64 live;
+	__le64 epoch;
+	__le64 reserved[4];
+};
+
+/**
+ * struct ordo_model_hdr - first 128 bytes of a model image
  * @magic: %ORDO_MODEL_MAGIC.
  * @version: %ORDO_MODEL_VERSION.
  * @hdr_size: %ORDO_MODEL_HDR_SIZE.
@@ -88,10 +130,14 @@
  *	Never 0.  The first model after each module load starts from a
  *	random epoch below 2^63, so a client that outlives a reload does not
  *	meet the epoch it cached with other contents.
- * @region_size: bytes of the region covered by this layout.
- * @piv_off: byte offset of the pivot array (%ORDO_MODEL_HDR_SIZE).
- * @desc_off: byte offset of the descriptor array, %ORDO_MODEL_ALIGN aligned.
- * @tt_off: byte offset of the TT area, %ORDO_MODEL_ALIGN aligned.
+ * @region_size: bytes of the image, from its header to the end of the TT
+ *	area.
+ * @piv_off: byte offset of the pivot array in the image
+ *	(%ORDO_MODEL_HDR_SIZE).
+ * @desc_off: byte offset of the descriptor array in the image,
+ *	%ORDO_MODEL_ALIGN aligned.
+ * @tt_off: byte offset of the TT area in the image, %ORDO_MODEL_ALIGN
+ *	aligned.
  * @nsub: number of sub-models (>= 1).
  * @tt_cap: TT entries the area holds, including room for patches.
  * @nleaves: TT entries in use after the full training.
@@ -99,6 +145,11 @@
  * @nkeys: keys in the leaves at training time (informational).
  * @eps: error target of the training, in 1/256 leaf (informational).
  * @flags: zero.
+ * @nsub_cap: pivots and descriptors the image has room for (>= @nsub):
+ *	the pivot and descriptor arrays are sized by it, so sub-models can
+ *	be appended within the epoch.
+ * @top_gen: bumped each time sub-models are appended within the epoch
+ *	(the header and pivots are rewritten then); 0 after the training.
  * @reserved: zero.
  * @top_sum: checksum of the top level.  h = %ORDO_MODEL_SUM_TOP; then
  *	h = mix(h, w) for each w in order: the 15 little-endian 64-bit words
@@ -124,7 +175,9 @@ struct ordo_model_hdr {
 	__le64 nkeys;
 	__le32 eps;
 	__le32 flags;
-	__le64 reserved[4];
+	__le32 nsub_cap;
+	__le32 top_gen;
+	__le64 reserved[3];
 	__le64 top_sum;
 };
 
@@ -185,7 +238,7 @@ struct ordo_tt_entry {
 
 /**
  * ordo_model_desc_off() - byte offset of the descriptor array
- * @nsub: number of sub-models
+ * @nsub: room for sub-models (the header's nsub_cap)
  *
  * Return: the end of the pivots, rounded up to %ORDO_MODEL_ALIGN.
  */
@@ -198,7 +251,7 @@ static inline __u64 ordo_model_desc_off(__u32 nsub)
 
 /**
  * ordo_model_tt_off() - byte offset of the TT area
- * @nsub: number of sub-models
+ * @nsub: room for sub-models (the header's nsub_cap)
  *
  * Return: the end of the descriptors, rounded up to %ORDO_MODEL_ALIGN.
  */
@@ -211,8 +264,8 @@ static inline __u64 ordo_model_tt_off(__u32 nsub)
 }
 
 /**
- * ordo_model_region_size() - bytes of a region layout
- * @nsub: number of sub-models
+ * ordo_model_region_size() - bytes of an image (header to end of the TT)
+ * @nsub: room for sub-models (the header's nsub_cap)
  * @tt_cap: TT entries in the area
  *
  * Return: the end of the TT area.
