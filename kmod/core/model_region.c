@@ -102,6 +102,13 @@ static void rg_put_slice(const struct ordo_region *rg, u64 tt_off,
 	}
 }
 
+/* Does sub-model @s have a slice, inside the TT area? */
+static bool sub_placed(const struct ordo_model *m, const struct ordo_sub *s)
+{
+	return s->tt != ORDO_SUB_NO_TT && s->ntt <= m->tt_cap &&
+	       s->tt <= m->tt_cap - s->ntt;
+}
+
 /* One sub-model: its slice, then (ordered) its descriptor. */
 static void rg_put_sub(const struct ordo_region *rg,
 		       const struct ordo_model *m, u32 sub)
@@ -186,13 +193,9 @@ int ordo_region_write(const struct ordo_region *rg,
 	err = rg_check(rg, ordo_region_bytes(m));
 	if (err)
 		return err;
-	for (i = 0; i < m->nsub; i++) {
-		const struct ordo_sub *s = &m->subs[i];
-
-		if (s->tt == ORDO_SUB_NO_TT || s->ntt > m->tt_cap ||
-		    s->tt > m->tt_cap - s->ntt)
+	for (i = 0; i < m->nsub; i++)
+		if (!sub_placed(m, &m->subs[i]))
 			return -EINVAL;
-	}
 	for (i = 0; i < m->nsub; i += k) {
 		k = min_t(u32, BATCH, m->nsub - i);
 		for (x = 0; x < k; x++)
@@ -224,8 +227,11 @@ int ordo_region_write(const struct ordo_region *rg,
  * @rg: the region; @rg->base is the image of @m's epoch
  * @m: the model after ordo_model_retrain_sub() cut the last sub-model
  *	@sub into @sub and the new sub-models @old_nsub..nsub - 1
- * @sub: the sub-model that was the last
+ * @sub: the sub-model that was the last (@old_nsub - 1)
  * @old_nsub: sub-models the image has now
+ *
+ * Called by ordo_region_patch() once it has checked the image's header
+ * against @m and @sub's slice.
  *
  * Writes the new sub-models (slices, descriptors, pivots) where no reader
  * of the current top level looks (beyond its nsub, or its tt_cap when the
@@ -245,26 +251,14 @@ static int ordo_region_extend(const struct ordo_region *rg,
 	u32 i;
 	int err;
 
-	if (sub >= old_nsub || old_nsub >= m->nsub || m->nsub > m->nsub_cap)
+	if (m->nsub > m->nsub_cap)
 		return -EINVAL;
-	for (i = 0; i < m->nsub; i++) {
-		const struct ordo_sub *s = &m->subs[i];
-
-		if (i != sub && i < old_nsub)
-			continue;
-		if (s->tt == ORDO_SUB_NO_TT || s->ntt > m->tt_cap ||
-		    s->tt > m->tt_cap - s->ntt)
+	for (i = old_nsub; i < m->nsub; i++)
+		if (!sub_placed(m, &m->subs[i]))
 			return -EINVAL;
-	}
 	err = rg_check(rg, ordo_region_bytes(m));
 	if (err)
 		return err;
-	rg_read(rg, rg->base, &h, sizeof(h));
-	if (le64_to_cpu(h.epoch) != m->epoch ||
-	    le32_to_cpu(h.nsub) != old_nsub ||
-	    le32_to_cpu(h.nsub_cap) != m->nsub_cap ||
-	    le32_to_cpu(h.tt_cap) > m->tt_cap)
-		return -ESTALE;
 	for (i = old_nsub; i < m->nsub; i++) {
 		rg_put_sub(rg, m, i);
 		piv = cpu_to_le64(m->pivots[i]);
@@ -298,15 +292,12 @@ static int ordo_region_extend(const struct ordo_region *rg,
 int ordo_region_patch(const struct ordo_region *rg,
 		      const struct ordo_model *m, u32 sub)
 {
-	const struct ordo_sub *s;
 	struct ordo_model_hdr h;
 	int err;
 
 	if (sub >= m->nsub)
 		return -EINVAL;
-	s = &m->subs[sub];
-	if (s->tt == ORDO_SUB_NO_TT || s->ntt > m->tt_cap ||
-	    s->tt > m->tt_cap - s->ntt)
+	if (!sub_placed(m, &m->subs[sub]))
 		return -EINVAL;
 	err = rg_check(rg, sizeof(h));
 	if (err)

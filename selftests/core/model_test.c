@@ -667,6 +667,23 @@ static void test_determinism(void)
 	tap("training is deterministic");
 }
 
+/*
+ * A leaf split at @sp (its right half at @sp + 1): retrain the sub-model
+ * holding the split, as the trainer does, and patch @ch's region if given.
+ */
+static int retrain_split(struct sim *s, struct ordo_model *m,
+			 const struct ordo_model_params *p, u32 sp,
+			 struct chunks *ch)
+{
+	u32 sub = ordo_model_sub_of(m, s->lv[sp + 1].low);
+	struct ordo_leaf_set set = sim_domain(s, m, sub);
+	int err = ordo_model_retrain_sub(m, sub, &set, p);
+
+	if (!err && ch)
+		err = ordo_region_patch(&ch->rg, m, sub);
+	return err;
+}
+
 /* Retrain every sub-model touched by the splits of n inserts. */
 static int retrain_after(struct sim *s, struct ordo_model *m,
 			 const struct ordo_model_params *p, enum dist d,
@@ -772,17 +789,12 @@ static void test_appends(void)
 	p.tt_spare_pct = 200;	/* room for the appended leaves */
 	m = train(&s, &p, 5);
 	for (i = bulk; m && i < bulk + appends; i++) {
-		u64 key = keys[i];
-		struct ordo_leaf_set set;
-		u32 sub;
 		int err;
 
-		if (!sim_insert(&s, key, &sp))
+		if (!sim_insert(&s, keys[i], &sp))
 			continue;
 		splits++;
-		sub = ordo_model_sub_of(m, s.lv[sp + 1].low);
-		set = sim_domain(&s, m, sub);
-		err = ordo_model_retrain_sub(m, sub, &set, &p);
+		err = retrain_split(&s, m, &p, sp, NULL);
 		CHECK(!err, "retrain after split %u: %d", splits, err);
 		ordo_model_health(m, &h);
 		max_err = max_t(u64, max_err, h.max_err);
@@ -867,7 +879,6 @@ static void test_tail_extension(void)
 	struct ordo_model_params p;
 	struct ordo_model_health h;
 	struct ordo_model *m, *c, *old = NULL;
-	struct ordo_leaf_set set;
 	struct chunks ch;
 	struct sim s;
 	u32 i, sp, splits = 0, full = 0, nsub0 = 0, sub, extra, grows = 0;
@@ -897,11 +908,7 @@ static void test_tail_extension(void)
 		if (!sim_insert(&s, key, &sp))
 			continue;
 		splits++;
-		sub = ordo_model_sub_of(m, s.lv[sp + 1].low);
-		set = sim_domain(&s, m, sub);
-		err = ordo_model_retrain_sub(m, sub, &set, &p);
-		if (!err)
-			err = ordo_region_patch(&ch.rg, m, sub);
+		err = retrain_split(&s, m, &p, sp, &ch);
 		CHECK(!err, "retrain after split %u: %d", splits, err);
 		ordo_model_health(m, &h);
 		max_err = max_t(u64, max_err, h.max_err);

@@ -175,14 +175,14 @@ static void settle(int fd)
 	}
 }
 
-FIXTURE_SETUP(model)
+/* Open the device and map the pool and the model region read-only. */
+static void open_mapped(struct __test_metadata *_metadata,
+			FIXTURE_DATA(model) * self)
 {
 	void *p;
 
 	self->fd = open(ORDO_DEV, O_RDWR);
 	ASSERT_LE(0, self->fd);
-	self->vs = t_value_size(self->fd);
-	ASSERT_EQ(0, t_clear(self->fd));
 	p = mmap(NULL, POOL_LEN, PROT_READ, MAP_SHARED, self->fd,
 		 ORDO_MMAP_POOL);
 	ASSERT_NE(MAP_FAILED, p);
@@ -191,6 +191,13 @@ FIXTURE_SETUP(model)
 		 ORDO_MMAP_MODEL);
 	ASSERT_NE(MAP_FAILED, p);
 	self->region = p;
+}
+
+FIXTURE_SETUP(model)
+{
+	open_mapped(_metadata, self);
+	self->vs = t_value_size(self->fd);
+	ASSERT_EQ(0, t_clear(self->fd));
 }
 
 FIXTURE_TEARDOWN(model)
@@ -429,7 +436,6 @@ static void reload(struct __test_metadata *_metadata,
 		   FIXTURE_DATA(model) * self, const char *params)
 {
 	char cmd[768];
-	void *p;
 
 	munmap((void *)self->region, MODEL_LEN);
 	munmap((void *)self->pool, POOL_LEN);
@@ -437,16 +443,7 @@ static void reload(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, syscall(SYS_delete_module, "ordo", O_NONBLOCK));
 	snprintf(cmd, sizeof(cmd), "insmod kmod/ordo.ko%s", params);
 	ASSERT_EQ(0, system(cmd));
-	self->fd = open(ORDO_DEV, O_RDWR);
-	ASSERT_LE(0, self->fd);
-	p = mmap(NULL, POOL_LEN, PROT_READ, MAP_SHARED, self->fd,
-		 ORDO_MMAP_POOL);
-	ASSERT_NE(MAP_FAILED, p);
-	self->pool = p;
-	p = mmap(NULL, MODEL_LEN, PROT_READ, MAP_SHARED, self->fd,
-		 ORDO_MMAP_MODEL);
-	ASSERT_NE(MAP_FAILED, p);
-	self->region = p;
+	open_mapped(_metadata, self);
 }
 
 /*
