@@ -72,33 +72,51 @@ static int read_model(const uint8_t *region, struct ordo_model **m)
  * A client's GET: the TT entry names a leaf; read it (one READ); if it no
  * longer covers the key, follow right links (more READs).
  */
+static void read_leaf(uint8_t *copy, const uint8_t *pool,
+		      const struct ordo_super_info *sb, uint32_t n)
+{
+	const struct ordo_geo *geo = &sb->geo;
+
+	while (ordo_node_copy_validate(copy, pool +
+		ordo_node_offset(n, sb->nodes_per_chunk, sb->chunk_size,
+				 geo->node_size), geo) == -EAGAIN)
+		;
+}
+
 static void client_get(const struct ordo_model *m, const uint8_t *pool,
 		       const struct ordo_super_info *sb, uint64_t key,
 		       struct walk *w)
 {
-	const struct ordo_geo *geo = &sb->geo;
 	uint8_t copy[16384];
 	const struct ordo_node_hdr *h = (const void *)copy;
 	struct ordo_pred pr;
-	uint32_t n;
+	uint32_t n, c;
 
 	w->gets++;
 	if (ordo_model_lookup(m, key, &pr))
 		return;
-	n = pr.ent->leaf;
-	for (;;) {
-		while (ordo_node_copy_validate(copy, pool +
-			ordo_node_offset(n, sb->nodes_per_chunk,
-					 sb->chunk_size, geo->node_size),
-			geo) == -EAGAIN)
-			;
+	/* The candidates (one batch), then right links. */
+	for (c = 0; c < pr.ncand; c++) {
+		n = pr.ent[c].leaf;
+		read_leaf(copy, pool, sb, n);
 		w->leaves++;
-		if (!ordo_tt_inca_matches(pr.ent, le32_to_cpu(h->incarnation)))
-			w->stale++;
+		if (key < le64_to_cpu(h->low_key) && c == 0 && pr.lln) {
+			/* A tie settled right: the leaf before. */
+			read_leaf(copy, pool, sb, pr.ent[-1].leaf);
+			w->leaves++;
+			break;
+		}
 		if (!(h->flags & ORDO_NODE_F_HAS_HIGH) ||
-		    key < le64_to_cpu(h->high_key) || !h->right)
-			return;
-		n = le32_to_cpu(h->right);
+		    key < le64_to_cpu(h->high_key))
+			break;
+	}
+	if (c < pr.ncand &&
+	    !ordo_tt_inca_matches(&pr.ent[c], le32_to_cpu(h->incarnation)))
+		w->stale++;
+	while ((h->flags & ORDO_NODE_F_HAS_HIGH) &&
+	       key >= le64_to_cpu(h->high_key) && h->right) {
+		read_leaf(copy, pool, sb, le32_to_cpu(h->right));
+		w->leaves++;
 	}
 }
 

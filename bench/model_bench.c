@@ -462,10 +462,11 @@ static void j_metrics(const char *name, const struct metrics *mt,
 		100.0 * mt->model_bytes / mt->inner_bytes,
 		(double)(mt->model_bytes + mt->tt_bytes) / mt->keys);
 	fprintf(out, "        \"keys_evaluated\": %llu, \"wrong_leaf\": %llu, "
-		"\"leaves_per_get\": %.4f, \"one_leaf_share\": %.6f,\n",
+		"\"leaves_per_get\": %.4f, \"one_leaf_share\": %.6f, "
+		"\"leaves_per_get_max\": %llu,\n",
 		(unsigned long long)st->nkeys, (unsigned long long)st->wrong,
-		(st->nkeys + st->wrong) / nk,
-		(st->nkeys - st->wrong) / nk);
+		(st->cand_sum + st->wrong) / nk, st->cand_one / nk,
+		(unsigned long long)st->cand_max);
 	fprintf(out, "        \"window_leaves_avg\": %.4f, "
 		"\"window_leaves_max\": %llu, \"window_one_leaf_share\": %.6f,\n",
 		st->win_sum / nk, (unsigned long long)st->win_max,
@@ -575,6 +576,22 @@ static void bench_retrain200(const struct snap *a, double *keys_per_sub,
  * window) against a binary search over every leaf's low fence, for the
  * same stored keys in random order.  Both return the leaf's node number.
  */
+/* The last leaf whose low fence is <= @key, by binary search. */
+static u32 fence_search(const u64 *lows, u32 n, u64 key)
+{
+	u32 lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo + 1) / 2;
+
+		if (lows[mid] <= key)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 static void bench_lookup(const struct ordo_model *m, const struct snap *a,
 			 double *model_ns, double *bsearch_ns, u64 *probes)
 {
@@ -602,24 +619,24 @@ static void bench_lookup(const struct ordo_model *m, const struct snap *a,
 	}
 	*model_ns = (now() - t) * 1e9 / n;
 	t = now();
-	for (i = 0; i < n; i++) {
-		u32 lo = 0, hi = a->n - 1;
-
-		while (lo < hi) {
-			u32 mid = lo + (hi - lo + 1) / 2;
-
-			if (lows[mid] <= keys[i])
-				lo = mid;
-			else
-				hi = mid - 1;
-		}
-		sum -= leaf[lo];
-	}
+	for (i = 0; i < n; i++)
+		sum -= leaf[fence_search(lows, a->n, keys[i])];
 	*bsearch_ns = (now() - t) * 1e9 / n;
 	*probes = n;
-	if (sum) {	/* both must have named the same leaves */
-		fprintf(stderr, "model_bench: lookup and search disagree\n");
-		exit(3);
+	/* Untimed: the search's leaf must be among the model's candidates. */
+	for (i = 0; i < n; i++) {
+		u32 want = leaf[fence_search(lows, a->n, keys[i])];
+		struct ordo_pred p;
+
+		for (j = 0; !ordo_model_lookup(m, keys[i], &p) &&
+		     j < p.ncand && p.ent[j].leaf != want;)
+			j++;
+		if (ordo_model_lookup(m, keys[i], &p) || j == p.ncand) {
+			fprintf(stderr, "model_bench: lookup and search "
+				"disagree (sum %llu)\n",
+				(unsigned long long)sum);
+			exit(3);
+		}
 	}
 	free(keys);
 	free(lows);
@@ -855,7 +872,8 @@ static double client_load(const struct ordo_model *m,
 		u64 k = rnd();
 
 		if (ordo_model_lookup(m, k, &a) || ordo_model_lookup(c, k, &b) ||
-		    a.ent->leaf != b.ent->leaf || a.win_lo != b.win_lo) {
+		    a.ent->leaf != b.ent->leaf || a.win_lo != b.win_lo ||
+		    a.ncand != b.ncand) {
 			fprintf(stderr, "model_bench: client copy differs\n");
 			exit(3);
 		}
@@ -879,7 +897,7 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 	double k200, us_avg, us_p50, us_p99, lk_model, lk_bsearch;
 	struct policy pc;
 	u64 lk_probes;
-	u64 valid = 0, moved = 0, fallback = 0, probes = 0, bad = 0;
+	u64 valid = 0, moved = 0, fallback = 0, probes = 0;
 	u32 nsweep = 0, dirty_n = 0, n, *byno;
 	u8 *dirty;
 	static const u32 sweep[] = { 4096, 512, 64, 16, 4, 2 };
@@ -964,17 +982,21 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 	for (i = 0; i < b.nkeys; i += o->stride) {
 		struct ordo_pred pr;
 		u64 key = b.keys[i];
-		u32 want = snap_find(&b, key), at;
+		u32 want = snap_find(&b, key), at = 0, c;
 
 		if (ordo_model_lookup(m, key, &pr))
 			continue;
 		probes++;
-		at = byno[pr.ent->leaf];
-		if (ordo_tt_inca_matches(pr.ent, b.lv[at].inca)) {
+		/* As a client: a candidate whose fences hold the key answers. */
+		for (c = 0; c < pr.ncand; c++) {
+			at = byno[pr.ent[c].leaf];
+			if (at == want)
+				break;
+		}
+		if (c < pr.ncand) {
 			valid++;
-			bad += at != want;
-		} else if (at == want || at + 1 == want) {
-			moved++;	/* the leaf or its right sibling */
+		} else if (at + 1 == want) {
+			moved++;	/* the last one's right sibling */
 		} else {
 			fallback++;
 		}
@@ -1022,7 +1044,7 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 	hist_range(&mt_b, mt_a.eps);
 	full = train_timed(&b, &prm, 2, 3, &mt_b.train_s);
 	measure(full, &b, o->stride, o->stride, &mt_b);
-	if (mt_b.st.wrong || mt_p.st.wrong || bad) {
+	if (mt_b.st.wrong) {
 		fprintf(stderr, "model_bench: %s: wrong leaves after inserts\n",
 			ordo_dist_name(d));
 		exit(3);
@@ -1203,11 +1225,12 @@ int main(int argc, char **argv)
 		"    \"params\": {\"leaves_per_sub\": %u, \"max_sub_leaves\": %u, "
 		"\"tt_slack_pct\": %u, \"tt_spare_pct\": %u},\n"
 		"    \"tt_entry_bytes\": %d, \"desc_bytes\": %d, "
-		"\"tt_entry_bytes_without_fence\": 8},\n"
-		"  \"targets\": {\"leaves_per_get_linear\": 1.10, "
-		"\"leaves_per_get_other\": 1.5, \"client_bytes_per_key\": 2.0, "
-		"\"model_pct_of_inner\": 1.0, \"train_keys_per_s\": 20000000, "
-		"\"retrain_200_us\": 10},\n  \"datasets\": {",
+		"\"tt_entry\": \"leaf, 23-bit fence code, tie flag, "
+		"8 incarnation bits\"},\n"
+		"  \"targets\": {\"leaves_per_get\": 1.05, "
+		"\"client_bytes_per_key\": 0.75, \"client_pct_of_inner\": 50, "
+		"\"train_keys_per_s\": 20000000, \"retrain_200_us\": 10, "
+		"\"full_trains_per_1m_appends\": 10},\n  \"datasets\": {",
 		(unsigned long long)o.keys, o.insert_pct,
 		(unsigned long long)o.seed, SLOTS, NODE_SIZE, FANOUT, o.stride,
 		(unsigned long long)o.appends,

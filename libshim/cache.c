@@ -312,16 +312,21 @@ uint64_t shim_cache_bytes(struct ordo *o)
 }
 
 /**
- * shim_cache_lookup() - the leaf the learned cache names for a key
+ * shim_cache_lookup() - the leaves the learned cache names for a key
  * @o: handle
  * @key: key
- * @p: prediction (sub-model, logical leaf)
- * @ent: a copy of the TT entry
+ * @p: prediction (sub-model, first candidate, candidates); @p->ent is
+ *	set to NULL
+ * @ents: copies of the first min(@p->ncand, @max) candidates' TT entries
+ * @max: room in @ents, at least 1
+ * @left: NULL, or a copy of the entry before the first candidate (its
+ *	leaf %ORDO_NODE_NONE when there is none in the slice): a key
+ *	absent at training may lie there (a tie settled for the right)
  *
  * Return: 0, or -ENODATA without a usable model.
  */
 int shim_cache_lookup(struct ordo *o, uint64_t key, struct ordo_pred *p,
-		      struct ordo_tt *ent)
+		      struct ordo_tt *ents, uint32_t max, struct ordo_tt *left)
 {
 	struct shim_cache *c = o->cache;
 	int ret = -ENODATA;
@@ -331,8 +336,15 @@ int shim_cache_lookup(struct ordo *o, uint64_t key, struct ordo_pred *p,
 	pthread_rwlock_rdlock(&c->lock);
 	if (c->m && !c->reload) {
 		ret = ordo_model_lookup(c->m, key, p);
-		if (!ret)
-			*ent = *p->ent;
+		if (!ret) {
+			memcpy(ents, p->ent,
+			       sizeof(*ents) * (p->ncand < max ? p->ncand : max));
+			if (left && p->lln)
+				*left = p->ent[-1];
+			else if (left)
+				left->leaf = ORDO_NODE_NONE;
+			p->ent = NULL;
+		}
 	}
 	pthread_rwlock_unlock(&c->lock);
 	return ret;
@@ -365,33 +377,33 @@ int shim_cache_next(struct ordo *o, uint32_t *sub, uint32_t *lln,
  * shim_cache_tt_window() - model-only: where a key's TT window lies
  * @o: handle
  * @key: key
- * @sub: its sub-model
+ * @w: the window: sub-model (a copy of its descriptor), the key's
+ *	position and the window's logical leaves
  * @off: region offset of the window's first TT entry
  * @len: bytes of the window
  * @max: most entries to read
  *
  * Return: 0, or -ENODATA without a model or for a window over @max.
  */
-int shim_cache_tt_window(struct ordo *o, uint64_t key, uint32_t *sub,
+int shim_cache_tt_window(struct ordo *o, uint64_t key, struct shim_window *w,
 			 uint64_t *off, uint64_t *len, uint32_t max)
 {
 	struct shim_cache *c = o->cache;
-	const struct ordo_sub *s;
-	uint32_t lo, hi;
 	int ret = -ENODATA;
 
 	if (!c || c->mode != ORDO_MODE_MODEL_ONLY)
 		return -ENODATA;
 	pthread_rwlock_rdlock(&c->lock);
 	if (c->m && !c->reload) {
-		*sub = ordo_model_sub_of(c->m, key);
-		s = &c->m->subs[*sub];
-		ordo_sub_window(s, ordo_sub_pos(s, key - c->m->pivots[*sub]),
-				&lo, &hi);
-		if (hi - lo < max) {
-			*off = c->tt_off + ((uint64_t)c->tt_start[*sub] + lo) *
+		w->sub = ordo_model_sub_of(c->m, key);
+		w->s = c->m->subs[w->sub];
+		w->pos = ordo_sub_pos(&w->s, key - c->m->pivots[w->sub]);
+		ordo_sub_window(&w->s, w->pos, &w->lo, &w->hi);
+		if (w->hi - w->lo < max) {
+			*off = c->tt_off + ((uint64_t)c->tt_start[w->sub] +
+					    w->lo) * ORDO_TT_ENTRY_SIZE;
+			*len = (uint64_t)(w->hi - w->lo + 1) *
 			       ORDO_TT_ENTRY_SIZE;
-			*len = (uint64_t)(hi - lo + 1) * ORDO_TT_ENTRY_SIZE;
 			ret = 0;
 		}
 	}

@@ -519,7 +519,7 @@ enum vres shim_node_check(const struct ordo_geo *geo, const void *buf,
 	    (h->flags & (ORDO_NODE_F_FREE | ORDO_NODE_F_SUPER)))
 		return V_STALE;
 	if (key < le64toh(h->low_key))
-		return V_STALE;
+		return V_LEFT;
 	if ((h->flags & ORDO_NODE_F_HAS_HIGH) && key >= le64toh(h->high_key))
 		return h->right ? V_RIGHT : V_STALE;
 	return V_OK;
@@ -578,6 +578,7 @@ enum shim_walk_res shim_walk_step(const struct ordo_geo *geo,
 	case V_TORN:
 		return SHIM_WALK_TORN;
 	case V_STALE:
+	case V_LEFT:
 		return SHIM_WALK_STALE;
 	case V_RIGHT:
 		if (w->rights >= SHIM_WALK_RIGHTS_MAX)

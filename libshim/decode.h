@@ -133,6 +133,7 @@ enum vres {
 	V_RIGHT,	/* the key is at or past the high fence */
 	V_TORN,		/* read it again */
 	V_STALE,	/* not the node we wanted any more */
+	V_LEFT,		/* a good copy, but the key is below its low fence */
 };
 
 /**

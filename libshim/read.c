@@ -2,16 +2,18 @@
 /*
  * libordo: the operations' state machines.
  *
- * GET (learned): the cache names one leaf; one READ; the copy is validated
- * (checksum, node number, level, fences).  A leaf whose incarnation no
- * longer matches the TT entry still answers if its fences hold the key; if
- * the key moved right in a split, the right sibling is read once
- * (speculation).  Anything else falls back to one LOOKUP call, which also
- * refreshes the key's sub-model.  model-only reads the TT window first;
- * walk descends from the root (Cell), inner nodes cached.  SCAN finds its
- * first leaf the same way and reads the following ones several per batch,
- * each of which must cover the previous one's high fence; on failure it
- * continues with SCAN calls from the last good key.  Writes are calls.
+ * GET (learned): the cache names one leaf, or a few adjacent ones when the
+ * key's fence code ties with theirs; one batch of READs; each copy is
+ * validated (checksum, node number, level, fences) and the one whose
+ * fences hold the key answers.  A leaf whose incarnation no longer matches
+ * the TT entry still answers if its fences hold the key; if the key moved
+ * right in a split, the right sibling is read once (speculation).
+ * Anything else falls back to one LOOKUP call, which also refreshes the
+ * key's sub-model.  model-only reads the TT window first; walk descends
+ * from the root (Cell), inner nodes cached.  SCAN finds its first leaf the
+ * same way and reads the following ones several per batch, each of which
+ * must cover the previous one's high fence; on failure it continues with
+ * SCAN calls from the last good key.  Writes are calls.
  *
  * Nothing read from the store is trusted: every index is clamped, every
  * node is checked before use.
@@ -59,6 +61,81 @@ static void io_node(struct ordo *o, struct shim_op *op, uint32_t i, uint32_t n)
 	io->off = node_off(o, n);
 	io->len = o->geo.node_size;
 	io->dst = slot_node(o, op, i);
+}
+
+/* Queue reads of the candidate leaves st.pend_nodes[0..st.ncand). */
+static void io_cands(struct ordo *o, struct shim_op *op)
+{
+	uint32_t i;
+
+	op->nio = 0;
+	for (i = 0; i < op->st.ncand; i++)
+		io_node(o, op, i, op->st.pend_nodes[i]);
+}
+
+/*
+ * Take up to a batch of the cache's candidates for the key as the reads,
+ * and @left, the leaf before them, for a key sent one leaf too far.
+ */
+static void take_cands(struct ordo *o, struct shim_op *op,
+		       const struct ordo_tt *ents, uint32_t n,
+		       const struct ordo_tt *left)
+{
+	uint32_t i;
+
+	op->st.left = left ? left->leaf : ORDO_NODE_NONE;
+	op->st.left_inca = left ? ordo_tt_inca(left) : 0;
+
+	if (n > slot_nodes(o))
+		n = slot_nodes(o);
+	for (i = 0; i < n; i++) {
+		op->st.pend_nodes[i] = ents[i].leaf;
+		op->st.pend_inca[i] = ordo_tt_inca(&ents[i]);
+	}
+	op->st.ncand = n;
+}
+
+/* One leaf to read next (a right sibling), without a TT entry. */
+static void take_node(struct shim_op *op, uint32_t node)
+{
+	op->st.pend_nodes[0] = node;
+	op->st.ncand = 1;
+	op->st.left = ORDO_NODE_NONE;
+	op->st.has_pred = false;
+}
+
+enum pick { P_FOUND, P_RIGHT, P_LEFT, P_TORN, P_STALE };
+
+/*
+ * Which leaf of the batch holds @key (@at), or why none: a torn copy
+ * (read again), the key lies right of the last one (P_RIGHT, @at names
+ * it) or left of the first with a leaf known before it (P_LEFT), or the
+ * candidates are stale.
+ */
+static enum pick batch_pick(struct ordo *o, struct shim_op *op, uint64_t key,
+			    uint32_t *at)
+{
+	enum vres v = V_STALE, first = V_STALE;
+	bool torn = false;
+	uint32_t i;
+
+	for (i = 0; i < op->st.ncand; i++) {
+		v = shim_node_check(&o->geo, slot_node(o, op, i),
+				    op->st.pend_nodes[i], 0, key);
+		if (v == V_OK) {
+			*at = i;
+			return P_FOUND;
+		}
+		if (!i)
+			first = v;
+		torn |= v == V_TORN;
+	}
+	if (torn)
+		return P_TORN;
+	*at = op->st.ncand - 1;
+	if (first == V_LEFT && op->st.left != ORDO_NODE_NONE)
+		return P_LEFT;
+	return v == V_RIGHT ? P_RIGHT : P_STALE;
 }
 
 /* Start the batch; SHIM_WAIT, or SHIM_AGAIN with op->io_res set. */
@@ -143,13 +220,19 @@ static int get_leaf_read(struct ordo *o, struct shim_op *op);
 
 static int get_done(struct ordo *o, struct shim_op *op, const void *leaf)
 {
-	const struct ordo_node_hdr *h = leaf;
+	return finish(op, leaf_get(o, leaf, op->req->key, op->req->val));
+}
+
+/* Candidate @at answered: a stale incarnation queues a refresh. */
+static int get_cand_done(struct ordo *o, struct shim_op *op, uint32_t at)
+{
+	const struct ordo_node_hdr *h = (const void *)slot_node(o, op, at);
 
 	if (op->st.has_pred && !o->cache_frozen &&
-	    !ordo_tt_inca_matches(&(struct ordo_tt){ .inca_cnt = op->st.inca },
-				  le32toh(h->incarnation)))
+	    op->st.pend_inca[at] !=
+	    (le32toh(h->incarnation) & ORDO_TT_INCA_MASK))
 		shim_cache_mark_stale(o, op->st.sub);
-	return finish(op, leaf_get(o, leaf, op->req->key, op->req->val));
+	return get_done(o, op, h);
 }
 
 static int get_fallback_done(struct ordo *o, struct shim_op *op)
@@ -167,92 +250,108 @@ static int get_fallback(struct ordo *o, struct shim_op *op)
 	return call_start(o, op, get_fallback_done);
 }
 
-/* A leaf copy arrived: answer, move right once, read again or fall back. */
+/* The leaf copies arrived: answer, move right once, read again or fall back. */
 static int get_leaf_read(struct ordo *o, struct shim_op *op)
 {
-	const struct ordo_node_hdr *h = (const void *)slot_node(o, op, 0);
+	const struct ordo_node_hdr *h;
+	uint32_t at;
 
 	if (io_regions_refreshed(o, op))
 		goto again;
 	if (op->io_res)
 		return io_failed(o, op, get_fallback);
-	switch (node_check(o, h, op->st.node, 0, op->req->key)) {
-	case V_OK:
-		return get_done(o, op, h);
-	case V_RIGHT:
+	switch (batch_pick(o, op, op->req->key, &at)) {
+	case P_FOUND:
+		return get_cand_done(o, op, at);
+	case P_RIGHT:
 		if (op->st.right_done)
 			break;
 		/* The key moved right in a split: one more READ. */
+		h = (const void *)slot_node(o, op, at);
 		op->st.right_done = true;
-		op->st.node = le32toh(h->right);
-		op->st.has_pred = false;
+		take_node(op, le32toh(h->right));
 		if (o->cache && op->st.sub != UINT32_MAX && !o->cache_frozen)
 			shim_cache_mark_stale(o, op->st.sub);
 		o->cnt.speculative_reads++;
 		goto again;
-	case V_TORN:
+	case P_LEFT:
+		if (op->st.right_done)
+			break;
+		/* A key absent at training, past a tie settled right. */
+		op->st.right_done = true;
+		op->st.pend_nodes[0] = op->st.left;
+		op->st.pend_inca[0] = op->st.left_inca;
+		op->st.ncand = 1;
+		op->st.left = ORDO_NODE_NONE;
+		o->cnt.speculative_reads++;
+		goto again;
+	case P_TORN:
 		o->cnt.retries++;
 		if (op->tries++ < SHIM_TRIES)
 			goto again;
 		break;
-	case V_STALE:
+	case P_STALE:
 		if (op->st.has_pred && !o->cache_frozen)
 			shim_cache_mark_stale(o, op->st.sub);
 		break;
 	}
 	return get_fallback(o, op);
 again:
-	op->nio = 0;
-	io_node(o, op, 0, op->st.node);
+	io_cands(o, op);
 	return io_start(o, op, get_leaf_read);
 }
 
-/* model-only: the TT window arrived; pick the leaf by the fences. */
+/* model-only: the TT window arrived; the fence codes pick the leaves. */
 static int get_tt_read(struct ordo *o, struct shim_op *op)
 {
-	const struct ordo_tt_entry *e = op->io[0].dst;
-	uint32_t n = op->io[0].len / ORDO_TT_ENTRY_SIZE, i, pick = 0;
+	const struct shim_window *w = &op->st.win;
+	struct ordo_tt *t = op->io[0].dst;
+	uint32_t n = w->hi - w->lo + 1, i, first;
 
 	if (io_regions_refreshed(o, op))
 		return io_start(o, op, get_tt_read);
 	if (op->io_res)
 		return io_failed(o, op, get_fallback);
-	/* Entries are not checksummed alone; the leaf's checks decide. */
-	for (i = 0; i < n; i++)
-		if (le64toh(e[i].low) <= op->req->key)
-			pick = i;
-	op->st.node = le32toh(e[pick].leaf);
-	op->st.inca = le32toh(e[pick].inca_cnt);
-	op->st.has_pred = true;
-	if (op->st.node == ORDO_NODE_NONE)
+	/* Entries are not checksummed alone; the leaves' checks decide. */
+	for (i = 0; i < n; i++) {
+		const struct ordo_tt_entry *e = (const void *)&t[i];
+		struct ordo_tt d = {
+			.leaf = le32toh(e->leaf),
+			.code_inca = le32toh(e->code_inca),
+		};
+
+		t[i] = d;
+	}
+	ordo_sub_pick(&w->s, w->pos, t, w->lo, w->hi, &first, &n);
+	if (t[first - w->lo].leaf == ORDO_NODE_NONE)
 		return get_fallback(o, op);
-	op->nio = 0;
-	io_node(o, op, 0, op->st.node);
+	take_cands(o, op, t + (first - w->lo), n,
+		   first > w->lo ? t + (first - w->lo - 1) : NULL);
+	op->st.has_pred = true;
+	io_cands(o, op);
 	return io_start(o, op, get_leaf_read);
 }
 
 static int get_start(struct ordo *o, struct shim_op *op)
 {
+	struct ordo_tt ents[SHIM_BATCH_MAX], left;
 	struct ordo_pred p;
-	struct ordo_tt ent;
 	uint64_t off, len;
-	uint32_t sub;
 
 	op->st.sub = UINT32_MAX;
 	if (o->mode == ORDO_MODE_LEARNED &&
-	    !shim_cache_lookup(o, op->req->key, &p, &ent)) {
+	    !shim_cache_lookup(o, op->req->key, &p, ents, slot_nodes(o),
+			       &left)) {
 		op->st.sub = p.sub;
-		op->st.node = ent.leaf;
-		op->st.inca = ent.inca_cnt;
 		op->st.has_pred = true;
-		op->nio = 0;
-		io_node(o, op, 0, ent.leaf);
+		take_cands(o, op, ents, p.ncand, &left);
+		io_cands(o, op);
 		return io_start(o, op, get_leaf_read);
 	}
 	if (o->mode == ORDO_MODE_MODEL_ONLY &&
-	    !shim_cache_tt_window(o, op->req->key, &sub, &off, &len,
+	    !shim_cache_tt_window(o, op->req->key, &op->st.win, &off, &len,
 				  TT_WINDOW_MAX)) {
-		op->st.sub = sub;
+		op->st.sub = op->st.win.sub;
 		op->nio = 1;
 		op->io[0].kind = SHIM_MODEL;
 		op->io[0].off = off;
@@ -538,24 +637,28 @@ static int scan_rpc(struct ordo *o, struct shim_op *op)
 
 static int scan_leaf_read(struct ordo *o, struct shim_op *op)
 {
-	const void *leaf = slot_node(o, op, 0);
+	const struct ordo_node_hdr *h;
+	uint32_t at;
 
 	if (io_regions_refreshed(o, op))
 		goto again;
 	if (op->io_res)
 		return io_failed(o, op, scan_rpc);
-	switch (node_check(o, leaf, op->st.node, 0, op->st.fence)) {
-	case V_OK:
-		return scan_first_leaf(o, op, leaf);
-	case V_RIGHT:
-		op->st.node = le32toh(((const struct ordo_node_hdr *)leaf)->right);
-		op->st.has_pred = false;
+	switch (batch_pick(o, op, op->st.fence, &at)) {
+	case P_FOUND:
+		/* Read-ahead follows the TT from the leaf that answered. */
+		op->st.lln += at;
+		return scan_first_leaf(o, op, slot_node(o, op, at));
+	case P_RIGHT:
+		h = (const void *)slot_node(o, op, at);
+		take_node(op, le32toh(h->right));
 		o->cnt.speculative_reads++;
 		break;
-	case V_TORN:
+	case P_TORN:
 		o->cnt.retries++;
 		break;
-	case V_STALE:
+	case P_LEFT:
+	case P_STALE:
 		if (!o->cache_frozen)
 			shim_cache_mark_stale(o, op->st.sub);
 		return walk_start(o, op, scan_first_leaf, scan_rpc);
@@ -563,15 +666,14 @@ static int scan_leaf_read(struct ordo *o, struct shim_op *op)
 	if (op->tries++ >= SHIM_TRIES)
 		return scan_rpc(o, op);
 again:
-	op->nio = 0;
-	io_node(o, op, 0, op->st.node);
+	io_cands(o, op);
 	return io_start(o, op, scan_leaf_read);
 }
 
 static int scan_start(struct ordo *o, struct shim_op *op)
 {
+	struct ordo_tt ents[SHIM_BATCH_MAX];
 	struct ordo_pred p;
-	struct ordo_tt ent;
 
 	op->st.fence = op->req->key;
 	op->st.have = 0;
@@ -580,13 +682,13 @@ static int scan_start(struct ordo *o, struct shim_op *op)
 	if (o->mode == ORDO_MODE_RPC)
 		return scan_rpc(o, op);
 	if (o->mode == ORDO_MODE_LEARNED &&
-	    !shim_cache_lookup(o, op->req->key, &p, &ent)) {
+	    !shim_cache_lookup(o, op->req->key, &p, ents, slot_nodes(o),
+			       NULL)) {
 		op->st.sub = p.sub;
 		op->st.lln = p.lln;
 		op->st.has_pred = true;
-		op->st.node = ent.leaf;
-		op->nio = 0;
-		io_node(o, op, 0, ent.leaf);
+		take_cands(o, op, ents, p.ncand, NULL);
+		io_cands(o, op);
 		return io_start(o, op, scan_leaf_read);
 	}
 	return walk_start(o, op, scan_first_leaf, scan_rpc);
@@ -612,9 +714,9 @@ static int write_start(struct ordo *o, struct shim_op *op)
 	op->call.len = r->op == ORDO_OP_DELETE ? 0 : r->len;
 	/* The cache's position hint spares the server its descent. */
 	if (r->op == ORDO_OP_UPDATE && o->mode == ORDO_MODE_LEARNED &&
-	    !shim_cache_lookup(o, r->key, &p, &ent)) {
+	    !shim_cache_lookup(o, r->key, &p, &ent, 1, NULL) && p.ncand == 1) {
 		op->call.hint_leaf = ent.leaf;
-		op->call.hint_inca = ent.inca_cnt & ORDO_TT_INCA_MASK;
+		op->call.hint_inca = ordo_tt_inca(&ent);
 	}
 	return call_start(o, op, write_done);
 }

@@ -120,6 +120,20 @@ typedef int (*shim_step_t)(struct ordo *o, struct shim_op *op);
  *	on using it: it ends by itself, as every I/O it starts then fails.
  * @state: the state machine's own fields, see read.c.
  */
+/**
+ * struct shim_window - model-only: a key's TT window, read per GET
+ * @sub: sub-model index.
+ * @lo: first logical leaf of the window.
+ * @hi: last logical leaf of the window.
+ * @pos: the key's predicted position.
+ * @s: the sub-model's descriptor, as cached.
+ */
+struct shim_window {
+	uint32_t sub, lo, hi;
+	uint64_t pos;
+	struct ordo_sub s;
+};
+
 struct shim_op {
 	struct ordo_req *req;
 	shim_step_t step;
@@ -139,11 +153,14 @@ struct shim_op {
 	bool running;
 	struct shim_state {
 		uint32_t sub, lln, level;
-		uint32_t node, inca, right, have;
+		uint32_t node, right, have;
 		uint32_t step_rpc, rights;
 		uint64_t fence;
 		bool has_pred, right_done, nocache;
+		uint32_t ncand, left, left_inca;
 		uint32_t pend_nodes[SHIM_BATCH_MAX];
+		uint32_t pend_inca[SHIM_BATCH_MAX];
+		struct shim_window win;
 		int (*leaf_done)(struct ordo *o, struct shim_op *op,
 				 const void *leaf);
 		int (*fail)(struct ordo *o, struct shim_op *op);
@@ -252,7 +269,7 @@ void shim_cache_put(struct ordo *o);
 int shim_cache_load(struct ordo *o);
 int shim_model_layout(struct ordo *o, struct ordo_model_layout *lay);
 int shim_cache_lookup(struct ordo *o, uint64_t key, struct ordo_pred *p,
-		      struct ordo_tt *ent);
+		      struct ordo_tt *ents, uint32_t max, struct ordo_tt *left);
 int shim_cache_next(struct ordo *o, uint32_t *sub, uint32_t *lln,
 		    struct ordo_tt *ent);
 int shim_cache_load_sub(struct ordo *o, uint64_t epoch, uint32_t sub,
@@ -260,7 +277,7 @@ int shim_cache_load_sub(struct ordo *o, uint64_t epoch, uint32_t sub,
 bool shim_cache_ready(struct ordo *o);
 uint64_t shim_cache_epoch(struct ordo *o);
 uint64_t shim_cache_bytes(struct ordo *o);
-int shim_cache_tt_window(struct ordo *o, uint64_t key, uint32_t *sub,
+int shim_cache_tt_window(struct ordo *o, uint64_t key, struct shim_window *w,
 			 uint64_t *off, uint64_t *len, uint32_t max);
 void shim_cache_mark_stale(struct ordo *o, uint32_t sub);
 void shim_cache_refresh_stale(struct ordo *o);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ordo learned model: error-bounded linear sub-models over the leaf level
- * plus a translation table (TT) carrying each leaf's low fence.  One
+ * plus a translation table (TT) carrying each leaf's number and a code of
+ * its low fence's place on the sub-model's line.  One
  * integer-only implementation serves the kernel trainer and the client
  * predictor, so bounds computed by one hold bit for bit in the other.
  *
@@ -81,14 +82,13 @@ struct ordo_model_params {
 
 /**
  * struct ordo_tt - native translation table entry
- * @low: the leaf's low fence.
  * @leaf: node number.
- * @inca_cnt: incarnation (low 24 bits) and count, as in the region.
+ * @code_inca: fence code (low 24 bits) and incarnation bits, as in the
+ *	region.
  */
 struct ordo_tt {
-	u64 low;
 	u32 leaf;
-	u32 inca_cnt;
+	u32 code_inca;
 };
 
 #define ORDO_SUB_NO_TT		U32_MAX
@@ -105,6 +105,8 @@ struct ordo_tt {
  * @over: error bound ahead, 1/256 leaf.
  * @under: error bound behind, 1/256 leaf.
  * @shift: slope shift.
+ * @tied: trainer only: two fences share a grid cell (a retraining could
+ *	not cut the run), so some keys have several candidate leaves.
  */
 struct ordo_sub {
 	u64 mant;
@@ -116,6 +118,7 @@ struct ordo_sub {
 	u16 over;
 	u16 under;
 	u8 shift;
+	u8 tied;
 };
 
 /* ordo_model.flags */
@@ -160,14 +163,18 @@ struct ordo_model {
 /**
  * struct ordo_pred - result of a lookup
  * @sub: sub-model index.
- * @lln: logical leaf (index in the sub-model's TT) picked by the fences.
+ * @lln: first logical leaf (index in the sub-model's TT) the fence codes
+ *	leave possible.
+ * @ncand: logical leaves from @lln on that may hold the key (>= 1); more
+ *	than one when fence codes equal the key's.
  * @win_lo: first logical leaf of the error window.
  * @win_hi: last logical leaf of the error window.
- * @ent: TT entry of @lln.
+ * @ent: TT entry of @lln (the others follow it).
  */
 struct ordo_pred {
 	u32 sub;
 	u32 lln;
+	u32 ncand;
 	u32 win_lo;
 	u32 win_hi;
 	const struct ordo_tt *ent;
@@ -183,6 +190,7 @@ struct ordo_pred {
  * @max_sub_leaves: leaves of the largest sub-model.
  * @max_err: largest window (over + under) of a bounded sub-model.
  * @unbounded: sub-models without an error bound.
+ * @tied: sub-models whose fences the codes cannot all tell apart.
  * @eps: error target the model was trained with.
  */
 struct ordo_model_health {
@@ -194,6 +202,7 @@ struct ordo_model_health {
 	u32 max_sub_leaves;
 	u32 max_err;
 	u32 unbounded;
+	u32 tied;
 	u32 eps;
 };
 
@@ -211,11 +220,13 @@ struct ordo_model_health {
  * @win_sum: leaves in the error windows.
  * @win_max: largest error window, in leaves.
  * @win_one: keys whose error window is one leaf.
- * @wrong: keys for which the TT names another leaf than theirs.
+ * @cand_sum: leaves the fence codes leave possible (what a client reads).
+ * @cand_max: most such leaves for one key.
+ * @cand_one: keys with exactly one such leaf.
+ * @wrong: keys whose leaf is not among them.
  *
- * With the TT's fences a lookup names one leaf, so the share of keys whose
- * predicted range is exactly their leaf is (@nkeys - @wrong) / @nkeys; a
- * client ignoring the fences reads @win_sum / @nkeys leaves per key.
+ * A client reads @cand_sum / @nkeys leaves per GET (one round trip); one
+ * ignoring the fence codes would read @win_sum / @nkeys.
  */
 struct ordo_model_stats {
 	u64 nkeys;
@@ -230,6 +241,9 @@ struct ordo_model_stats {
 	u64 win_sum;
 	u64 win_max;
 	u64 win_one;
+	u64 cand_sum;
+	u64 cand_max;
+	u64 cand_one;
 	u64 wrong;
 };
 
@@ -287,14 +301,14 @@ struct ordo_model_layout {
 	u32 eps;
 };
 
-static inline u32 ordo_tt_inca(const struct ordo_tt *e)
+static inline u32 ordo_tt_code(const struct ordo_tt *e)
 {
-	return e->inca_cnt & ORDO_TT_INCA_MASK;
+	return e->code_inca & ORDO_TT_CODE_MASK;
 }
 
-static inline u32 ordo_tt_count(const struct ordo_tt *e)
+static inline u32 ordo_tt_inca(const struct ordo_tt *e)
 {
-	return e->inca_cnt >> ORDO_TT_COUNT_SHIFT;
+	return e->code_inca >> ORDO_TT_INCA_SHIFT;
 }
 
 /**
@@ -302,7 +316,7 @@ static inline u32 ordo_tt_count(const struct ordo_tt *e)
  * @e: TT entry
  * @inca: the leaf's current (full) incarnation
  *
- * Return: true if the low 24 bits agree.
+ * Return: true if the low %ORDO_TT_INCA_BITS bits agree.
  */
 static inline bool ordo_tt_inca_matches(const struct ordo_tt *e, u32 inca)
 {
@@ -313,8 +327,13 @@ static inline bool ordo_tt_inca_matches(const struct ordo_tt *e, u32 inca)
 u64 ordo_model_mix(u64 h, u64 w);
 u64 ordo_model_fmix(u64 h);
 u64 ordo_model_pos(const struct ordo_model *m, u32 sub, u64 key);
+u64 ordo_sub_line(const struct ordo_sub *s, u64 dx);
 u64 ordo_sub_pos(const struct ordo_sub *s, u64 dx);
 void ordo_sub_window(const struct ordo_sub *s, u64 pos, u32 *lo, u32 *hi);
+void ordo_sub_code_params(const struct ordo_sub *s, u64 *base, u32 *shift);
+u32 ordo_sub_code(const struct ordo_sub *s, u32 j, u64 pos);
+void ordo_sub_pick(const struct ordo_sub *s, u64 pos, const struct ordo_tt *tt,
+		   u32 lo, u32 hi, u32 *first, u32 *n);
 u32 ordo_model_sub_of(const struct ordo_model *m, u64 key);
 bool ordo_model_sub_domain(const struct ordo_model *m, u32 sub, u64 *lo,
 			   u64 *hi);

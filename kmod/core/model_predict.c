@@ -4,8 +4,9 @@
  * lookups, and parsing of region bytes.  Clients build this file without the
  * trainer; the trainer computes its error bounds with the same functions.
  * Every byte parsed here may be hostile: all counts and offsets are checked
- * before use, and an error bound that does not hold at every fence is
- * refused (F being monotone for any slope, that bounds every key).
+ * before use, and fence codes that contradict the stored error bounds are
+ * refused.  A TT entry codes its fence, so the leaf a client reads checks
+ * the key against its real fences.
  */
 #include "compat.h"
 #include "model.h"
@@ -52,28 +53,50 @@ u64 ordo_model_fmix(u64 h)
 	return h ^ (h >> 33);
 }
 
+/* The over bound in position units: ntt << 32 when unbounded. */
+static u64 over_pos(const struct ordo_sub *s)
+{
+	return s->over == ORDO_MODEL_ERR_UNBOUNDED ?
+	       (u64)s->ntt << ORDO_MODEL_POS_SHIFT : (u64)s->over << ERR_TO_POS;
+}
+
+/**
+ * ordo_sub_line() - the sub-model's line, unsaturated
+ * @s: sub-model
+ * @dx: key minus the sub-model's pivot
+ *
+ * Return: the exact ((dx * mant) >> shift), or U64_MAX when that does
+ * not fit 64 bits.
+ */
+u64 ordo_sub_line(const struct ordo_sub *s, u64 dx)
+{
+	u64 hi = mul_u64_u64_shr(dx, s->mant, 64);
+
+	if (s->shift < 64 && hi >> s->shift)
+		return U64_MAX;
+	return mul_u64_u64_shr(dx, s->mant, s->shift);
+}
+
 /**
  * ordo_sub_pos() - logical position predicted by a sub-model
  * @s: sub-model
  * @dx: key minus the sub-model's pivot
  *
- * The one prediction formula of ordo: the exact ((dx * mant) >> shift),
- * saturated at ntt << 32 (the end of the slice).  Monotone in @dx for any
- * slope, integer only.  Saturation lets a line fit the real fences of the
- * last sub-model: its domain runs to 2^64 - 1, far past the last fence,
- * and keys appended there land at the end of the slice.
+ * The one prediction formula of ordo: the line ((dx * mant) >> shift),
+ * exact in 128 bits, saturated at (ntt << 32) + O, O the over bound.
+ * Monotone in @dx for any slope, integer only.  Every fence lies below
+ * the cap (the over bound holds there), so saturation never merges two
+ * fences, and it lets a line fit the real fences of the last sub-model:
+ * its domain runs to 2^64 - 1, far past the last fence, and keys
+ * appended there land at the end of the slice.
  *
  * Return: logical leaf in units of 2^-32.
  */
 u64 ordo_sub_pos(const struct ordo_sub *s, u64 dx)
 {
-	u64 cap = (u64)s->ntt << ORDO_MODEL_POS_SHIFT;
-	u64 hi = mul_u64_u64_shr(dx, s->mant, 64);
+	u64 cap = ((u64)s->ntt << ORDO_MODEL_POS_SHIFT) + over_pos(s);
 
-	/* The product shifted right would not fit 64 bits: past the cap. */
-	if (s->shift < 64 && hi >> s->shift)
-		return cap;
-	return min(mul_u64_u64_shr(dx, s->mant, s->shift), cap);
+	return min(ordo_sub_line(s, dx), cap);
 }
 
 /**
@@ -116,6 +139,109 @@ void ordo_sub_window(const struct ordo_sub *s, u64 pos, u32 *lo, u32 *hi)
 	}
 	*hi = b;
 	*lo = min(a, b);
+}
+
+/**
+ * ordo_sub_code_params() - base and shift of a sub-model's fence codes
+ * @s: sub-model
+ * @base: U, the under bound in position units (ntt << 32 when unbounded)
+ * @shift: code shift: the span 2^32 + O + U, shifted by it, fits 22 bits
+ */
+void ordo_sub_code_params(const struct ordo_sub *s, u64 *base, u32 *shift)
+{
+	u64 whole = (u64)s->ntt << ORDO_MODEL_POS_SHIFT;
+	u64 o = over_pos(s);
+	u64 u = s->under == ORDO_MODEL_ERR_UNBOUNDED ? whole :
+		(u64)s->under << ERR_TO_POS;
+	int bits = fls64((1ULL << ORDO_MODEL_POS_SHIFT) + o + u);
+
+	*base = u;
+	*shift = bits > ORDO_TT_CODE_BITS - 1 ? bits - (ORDO_TT_CODE_BITS - 1) :
+		 0;
+}
+
+/**
+ * ordo_sub_code() - fence code of logical leaf @j
+ * @s: sub-model with its final bounds
+ * @j: logical leaf
+ * @pos: F of the leaf's low fence
+ *
+ * With bounds measured at every fence the code lies in [0, 2^23); it is
+ * clamped there all the same.
+ *
+ * Return: the code.
+ */
+u32 ordo_sub_code(const struct ordo_sub *s, u32 j, u64 pos)
+{
+	u64 base, a, g;
+	u32 sh;
+
+	ordo_sub_code_params(s, &base, &sh);
+	a = (pos + base) >> sh;
+	g = ((u64)j << ORDO_MODEL_POS_SHIFT) >> sh;
+	if (a < g)
+		return 0;
+	return min_t(u64, a - g, ORDO_TT_CODE_MASK);
+}
+
+/* Grid position of logical leaf @j: its code plus (j << 32) >> shift. */
+static u64 code_grid(const struct ordo_tt *t, u32 j, u32 sh)
+{
+	return ordo_tt_code(t) + (((u64)j << ORDO_MODEL_POS_SHIFT) >> sh);
+}
+
+/* Ties left undecided scanned per lookup, at most (a lying TT). */
+#define TIE_SCAN_MAX	64
+
+/**
+ * ordo_sub_pick() - the leaves of a window that may hold a key
+ * @s: sub-model
+ * @pos: the key's predicted position
+ * @tt: TT entries of logical leaves @lo..@hi (tt[0] is leaf @lo)
+ * @lo: first logical leaf of the window
+ * @hi: last logical leaf of the window
+ * @first: first logical leaf that may hold the key
+ * @n: leaves from @first on that may (>= 1)
+ *
+ * Leaf j starts left of the key when its grid position is below the
+ * key's (or equal, with %ORDO_TT_TIE_RIGHT), right of it when above;
+ * equal ones without the flag are candidates.  The key's leaf is the last
+ * one starting at or left of it: at least the last known to (else @lo),
+ * at most the last whose position is not above.  If every leaf of the
+ * window seems to start right of the key (a stale or lying TT), @lo alone.
+ */
+void ordo_sub_pick(const struct ordo_sub *s, u64 pos, const struct ordo_tt *tt,
+		   u32 lo, u32 hi, u32 *first, u32 *n)
+{
+	u64 base, a;
+	u32 sh, l, h, top, j;
+
+	ordo_sub_code_params(s, &base, &sh);
+	a = (pos + base) >> sh;
+	*first = lo;
+	*n = 1;
+	if (code_grid(tt, lo, sh) > a)
+		return;
+	/* Last leaf whose grid position is <= a. */
+	for (l = lo, h = hi; l < h;) {
+		u32 mid = l + (h - l + 1) / 2;
+
+		if (code_grid(tt + (mid - lo), mid, sh) <= a)
+			l = mid;
+		else
+			h = mid - 1;
+	}
+	top = l;
+	/* Down through the undecided ties to a leaf known to start left. */
+	for (j = top; j > lo && top - j < TIE_SCAN_MAX; j--) {
+		const struct ordo_tt *t = tt + (j - lo);
+
+		if (code_grid(t, j, sh) < a ||
+		    (t->code_inca & ORDO_TT_TIE_RIGHT))
+			break;
+	}
+	*first = j;
+	*n = top - j + 1;
 }
 
 /**
@@ -166,10 +292,11 @@ bool ordo_model_sub_domain(const struct ordo_model *m, u32 sub, u64 *lo,
  * @key: any key, stored or not
  * @p: result
  *
- * With a fresh TT, @p->ent names the leaf whose fences contain @key, and
- * that leaf lies in [@p->win_lo, @p->win_hi].  With a stale TT it names the
- * leaf that held the range at training time; the caller checks the
- * incarnation and fences of what it reads.
+ * With a fresh TT, the key's leaf is among the @p->ncand leaves from
+ * @p->lln on (one, but for keys whose code equals a fence's), inside
+ * [@p->win_lo, @p->win_hi].  With a stale TT they are the leaves that held
+ * the range at training time; the caller checks the incarnation and
+ * fences of what it reads.
  *
  * Return: 0, or -ENODATA if the sub-model's TT slice is not loaded.
  */
@@ -180,25 +307,18 @@ int ordo_model_lookup(const struct ordo_model *m, u64 key,
 	const struct ordo_sub *s = &m->subs[sub];
 	const struct ordo_tt *tt;
 	u32 lo, hi;
+	u64 pos;
 
 	if (s->tt == ORDO_SUB_NO_TT)
 		return -ENODATA;
-	ordo_sub_window(s, ordo_sub_pos(s, key - m->pivots[sub]), &lo, &hi);
+	pos = ordo_sub_pos(s, key - m->pivots[sub]);
+	ordo_sub_window(s, pos, &lo, &hi);
 	p->sub = sub;
 	p->win_lo = lo;
 	p->win_hi = hi;
 	tt = m->tt + s->tt;
-	/* Last leaf of the window whose low fence is <= key. */
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo + 1) / 2;
-
-		if (tt[mid].low <= key)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	p->lln = lo;
-	p->ent = &tt[lo];
+	ordo_sub_pick(s, pos, tt + lo, lo, hi, &p->lln, &p->ncand);
+	p->ent = &tt[p->lln];
 	return 0;
 }
 
@@ -322,7 +442,13 @@ u64 ordo_model_bytes(u32 nsub)
 	return ordo_model_tt_off(nsub);
 }
 
-/* Client copies repack their live slices when the TT array is full. */
+/*
+ * Client copies keep 1/32 of spare TT entries for refreshed slices that
+ * grew (the cache is the client's memory: 8 bytes per leaf and little
+ * else), and repack their live slices when the array is full.
+ */
+#define CLIENT_TT_SLACK	32
+
 static int tt_compact(struct ordo_model *m, u32 skip, u32 need)
 {
 	struct ordo_tt *nt;
@@ -332,7 +458,7 @@ static int tt_compact(struct ordo_model *m, u32 skip, u32 need)
 	for (i = 0; i < m->nsub; i++)
 		if (i != skip && m->subs[i].tt != ORDO_SUB_NO_TT)
 			live += m->subs[i].ntt;
-	cap = live + need + live / 4 + 64;
+	cap = live + need + live / CLIENT_TT_SLACK + 64;
 	if (cap > ORDO_MODEL_MAX_TT)
 		return -ENOSPC;
 	nt = ordo_malloc(sizeof(*nt) * cap);
@@ -456,9 +582,8 @@ void ordo_sub_to_desc(const struct ordo_sub *s, struct ordo_model_desc *d)
  */
 void ordo_tt_to_entry(const struct ordo_tt *t, struct ordo_tt_entry *e)
 {
-	e->low = cpu_to_le64(t->low);
 	e->leaf = cpu_to_le32(t->leaf);
-	e->inca_cnt = cpu_to_le32(t->inca_cnt);
+	e->code_inca = cpu_to_le32(t->code_inca);
 }
 
 /**
@@ -494,10 +619,7 @@ u64 ordo_sub_sum_head(u64 epoch, u32 sub, u64 pivot, const void *desc)
  */
 u64 ordo_sub_sum_entry(u64 h, const void *entry)
 {
-	const u8 *e = entry;
-
-	h = ordo_model_mix(h, ld_le64(e));
-	return ordo_model_mix(h, ld_le64(e + 8));
+	return ordo_model_mix(h, ld_le64(entry));
 }
 
 /**
@@ -617,6 +739,7 @@ int ordo_model_parse_hdr(const void *buf, size_t len,
 	BUILD_BUG_ON(sizeof(struct ordo_model_hdr) != ORDO_MODEL_HDR_SIZE);
 	BUILD_BUG_ON(sizeof(struct ordo_model_desc) != ORDO_MODEL_DESC_SIZE);
 	BUILD_BUG_ON(sizeof(struct ordo_tt_entry) != ORDO_TT_ENTRY_SIZE);
+	BUILD_BUG_ON(ORDO_TT_TIE_RIGHT != 1U << ORDO_TT_CODE_BITS);
 	if (!buf || len < sizeof(h))
 		return -EINVAL;
 	memcpy(&h, buf, sizeof(h));
@@ -727,7 +850,8 @@ int ordo_model_load_top(struct ordo_model **mp, const void *buf, size_t len)
 		prev = p;
 	}
 	m = ordo_model_alloc(lay.nsub,
-			     min_t(u64, lay.nleaves + lay.nleaves / 4 + 64,
+			     min_t(u64, lay.nleaves + lay.nleaves /
+					CLIENT_TT_SLACK + 64,
 				   ORDO_MODEL_MAX_TT));
 	if (!m)
 		return -ENOMEM;
@@ -794,41 +918,37 @@ int ordo_model_desc_decode(const void *desc, struct ordo_sub *s)
 }
 
 /*
- * Fences must increase, start at the pivot and stay in the domain, and the
- * stored bounds must hold at every fence and at the domain's end: F being
- * monotone, a lookup in this slice always finds the leaf whose fences hold
- * the key.
+ * Leaf 0 must start at the pivot and the grid positions must never
+ * decrease nor place a fence outside the window its leaf allows; the
+ * stored bounds must hold at the domain's end.  What the codes cannot
+ * show (the fences themselves) the leaves' own fences check.
  */
 static int slice_check(const struct ordo_sub *s, u64 pivot, u64 end,
 		       bool last, const u8 *e)
 {
-	u64 over = (u64)s->over << ERR_TO_POS;
 	u64 under = (u64)s->under << ERR_TO_POS;
-	u64 prev = pivot;
-	u32 j;
+	u64 base, prev = 0, span, g, want, pos;
+	u32 sh, j;
 
-	for (j = 0; j <= s->ntt; j++, e += ORDO_TT_ENTRY_SIZE) {
-		u64 low = j < s->ntt ? ld_le64(e) : end;
-		u64 pos, want = (u64)j << ORDO_MODEL_POS_SHIFT;
+	ordo_sub_code_params(s, &base, &sh);
+	span = (1ULL << ORDO_MODEL_POS_SHIFT) + base + over_pos(s);
+	for (j = 0; j < s->ntt; j++, e += ORDO_TT_ENTRY_SIZE) {
+		struct ordo_tt t = { .code_inca = (u32)(ld_le64(e) >> 32) };
 
-		if (j == 0 && low != pivot)
+		want = (u64)j << ORDO_MODEL_POS_SHIFT;
+		g = code_grid(&t, j, sh);
+		if ((j == 0 && (ordo_tt_code(&t) != base >> sh ||
+				!(t.code_inca & ORDO_TT_TIE_RIGHT))) || g < prev ||
+		    g > (want + span) >> sh)
 			return -EINVAL;
-		if (j && low <= prev) {
-			/* Only the last leaf may start at U64_MAX itself. */
-			if (last && j == s->ntt && low == prev)
-				break;
-			return -EINVAL;
-		}
-		prev = low;
-		pos = ordo_sub_pos(s, low - pivot);
-		if (s->over != ORDO_MODEL_ERR_UNBOUNDED && pos > want &&
-		    pos - want > over)
-			return -EINVAL;
-		if (s->under != ORDO_MODEL_ERR_UNBOUNDED && pos < want &&
-		    want - pos > under)
-			return -EINVAL;
+		prev = g;
 	}
-	return 0;
+	if (last || s->under == ORDO_MODEL_ERR_UNBOUNDED)
+		return 0;
+	/* F saturates at ntt + O leaves: only the under bound can fail there. */
+	pos = ordo_sub_pos(s, end - pivot);
+	want = (u64)s->ntt << ORDO_MODEL_POS_SHIFT;
+	return pos < want && want - pos > under ? -EINVAL : 0;
 }
 
 /**
@@ -882,9 +1002,8 @@ int ordo_model_load_sub(struct ordo_model *m, u32 sub, const void *desc,
 	for (j = 0; j < f.s.ntt; j++, e += ORDO_TT_ENTRY_SIZE) {
 		struct ordo_tt *t = &m->tt[f.s.tt + j];
 
-		t->low = ld_le64(e);
-		t->leaf = (u32)ld_le64(e + 8);
-		t->inca_cnt = (u32)(ld_le64(e + 8) >> 32);
+		t->leaf = (u32)ld_le64(e);
+		t->code_inca = (u32)(ld_le64(e) >> 32);
 	}
 	*s = f.s;
 	m->nleaves = m->nleaves - old + f.s.ntt;

@@ -222,8 +222,9 @@ static u16 err_units(u64 e)
 }
 
 /*
- * Measure the bounds at every fence and at the domain's end with the
- * predictor's arithmetic; ordo_sub_window() relies on exactly these.
+ * Measure the bounds on the line: both at every fence, the under bound at
+ * the domain's end too (F saturates above every fence, so over the end
+ * it only ever reaches the cap); ordo_sub_window() relies on exactly these.
  */
 static void sub_bounds(struct ordo_sub *s, const struct ordo_leaf_info *lv,
 		       u32 n, u64 end)
@@ -237,10 +238,10 @@ static void sub_bounds(struct ordo_sub *s, const struct ordo_leaf_info *lv,
 
 		if (j == n && x == lv[n - 1].low)
 			break;	/* the last leaf starts at U64_MAX */
-		pos = ordo_sub_pos(s, x - x0);
-		if (pos > want)
+		pos = ordo_sub_line(s, x - x0);
+		if (pos > want && j < n)
 			over = max(over, pos - want);
-		else
+		else if (pos < want)
 			under = max(under, want - pos);
 	}
 	s->over = err_units(over);
@@ -251,8 +252,8 @@ static void sub_bounds(struct ordo_sub *s, const struct ordo_leaf_info *lv,
  * Leaves [a, b) become one sub-model: the longest run (at most @cap leaves,
  * 0: no cap) whose fences fit one cone of half-width @eps around a line
  * through lv[a], and whose end point (the next fence, or @end after the
- * last leaf) lies no more than @eps above the line: F saturates at the end
- * of the slice, so a line that runs past it costs nothing there.  The last
+ * last leaf) lies no more than @eps above the line: F saturates past the
+ * last fence, so a line that runs past the end costs nothing there.  The last
  * sub-model thus fits its real fences however far @end lies.  Retraining
  * the same leaves with the same @end replays the same steps.
  */
@@ -286,17 +287,80 @@ static u32 seg_end(const struct ordo_leaf_info *lv, u32 a, u32 n, u64 end,
 	return b;
 }
 
+/* First j >= 1 whose fence shares leaf j - 1's grid cell, else 0. */
+static u32 first_tie(const struct ordo_sub *s, const struct ordo_leaf_info *lv,
+		     u32 n)
+{
+	u64 base, prev = 0, g;
+	u32 sh, j;
+
+	ordo_sub_code_params(s, &base, &sh);
+	for (j = 0; j < n; j++) {
+		g = (ordo_sub_pos(s, lv[j].low - lv[0].low) + base) >> sh;
+		if (j && g == prev)
+			return j;
+		prev = g;
+	}
+	return 0;
+}
+
+/* Cuts per run at most for fences the line cannot tell apart. */
+#define TIE_CUTS_MAX	8
+
+/*
+ * seg_end() for a full training: a run whose line puts two fences in one
+ * grid cell (a dense cluster inside a wide window) would leave every key
+ * between them to two leaves, so the run ends before the second fence;
+ * the cluster then gets a line of its own.
+ */
+static u32 seg_end_sep(const struct ordo_leaf_info *lv, u32 a, u32 n,
+		       u64 end, u64 eps, u32 cap, struct cone *c)
+{
+	u32 b = seg_end(lv, a, n, end, eps, cap, c), k, j;
+	struct ordo_sub t;
+
+	for (k = 0; k < TIE_CUTS_MAX && b - a > 1; k++) {
+		memset(&t, 0, sizeof(t));
+		t.ntt = b - a;
+		cone_slope(c, &t);
+		sub_bounds(&t, lv + a, t.ntt, b < n ? lv[b].low : end);
+		j = first_tie(&t, lv + a, t.ntt);
+		if (!j)
+			break;
+		b = seg_end(lv, a, n, end, eps, j, c);
+	}
+	return b;
+}
+
 static u32 seg_count(const struct ordo_leaf_info *lv, u32 n, u64 eps,
-		     u32 cap, u32 limit)
+		     u32 cap, u32 limit, bool sep)
 {
 	struct cone c;
 	u32 a = 0, cnt = 0;
 
 	while (a < n && cnt <= limit) {
-		a = seg_end(lv, a, n, U64_MAX, eps, cap, &c);
+		a = sep ? seg_end_sep(lv, a, n, U64_MAX, eps, cap, &c) :
+			  seg_end(lv, a, n, U64_MAX, eps, cap, &c);
 		cnt++;
 	}
 	return cnt;
+}
+
+/* The bound of the ladder whose full training cuts the fewest runs. */
+static u32 fewest_eps(const struct ordo_leaf_info *lv, u32 n, u32 cap)
+{
+	u32 i, best = 0, cnt, best_cnt = U32_MAX;
+
+	for (i = 0; i < ARRAY_SIZE(eps_ladder); i++) {
+		cnt = seg_count(lv, n, (u64)eps_ladder[i] << ERR_TO_POS, cap,
+				best_cnt, true);
+		if (cnt < best_cnt) {
+			best_cnt = cnt;
+			best = i;
+		}
+		ordo_cond_resched();
+	}
+	return eps_ladder[best];
 }
 
 /* Smallest eps of the ladder whose segmentation meets the count target. */
@@ -319,13 +383,21 @@ static u32 pick_eps(const struct ordo_leaf_info *lv, u32 n,
 		u32 mid = (lo + hi) / 2;
 		u64 eps = (u64)eps_ladder[mid] << ERR_TO_POS;
 
-		if (seg_count(lv, n, eps, cap, target) <= target)
+		if (seg_count(lv, n, eps, cap, target, true) <= target)
 			hi = mid;
 		else
 			lo = mid + 1;
 		ordo_cond_resched();
 	}
-	return eps_ladder[lo];
+	if (seg_count(lv, n, (u64)eps_ladder[lo] << ERR_TO_POS, cap, target,
+		      true) <= target)
+		return eps_ladder[lo];
+	/*
+	 * Out of reach: wide bounds merge the fences of dense clusters and
+	 * cost cuts of their own, so the count is least at some middle
+	 * bound.  Take the bound of the fewest sub-models.
+	 */
+	return fewest_eps(lv, n, cap);
 }
 
 static u32 sub_leaves_cap(const struct ordo_model_params *p)
@@ -342,19 +414,51 @@ static u32 slack_slots(u32 n, const struct ordo_model_params *p)
 	return min_t(u64, slots, ORDO_MODEL_MAX_SUB_LEAVES);
 }
 
-static void tt_fill(struct ordo_tt *t, const struct ordo_leaf_info *lv,
-		    u32 n)
+/*
+ * TT entries of sub-model @s, whose slope and bounds are final.  A tie
+ * (a key whose grid position equals fence j's) may be settled for the
+ * right when no key stored left of the fence (within the domain) shares
+ * the fence's grid cell: then only keys absent at training can lie in the
+ * cell below the fence.  Without @keys (those of lv[0] on, in leaf order)
+ * only leaf 0's is settled.
+ */
+static void tt_fill(struct ordo_tt *t, const struct ordo_sub *s,
+		    const struct ordo_leaf_info *lv, const u64 *keys, u32 n)
 {
-	u32 j;
+	u64 base, koff = 0;
+	u32 sh, j, code;
+	bool tie;
 
+	ordo_sub_code_params(s, &base, &sh);
 	for (j = 0; j < n; j++) {
-		u32 cnt = min_t(u32, lv[j].count, ORDO_TT_COUNT_MAX);
+		u64 pos = ordo_sub_pos(s, lv[j].low - lv[0].low);
 
-		t[j].low = lv[j].low;
+		tie = !j || (keys && !koff);
+		if (!tie && keys) {
+			u64 last = keys[koff - 1];	/* the last key left of it */
+
+			tie = (ordo_sub_pos(s, last - lv[0].low) + base) >> sh <
+			      (pos + base) >> sh;
+		}
+		code = ordo_sub_code(s, j, pos);
 		t[j].leaf = lv[j].leaf;
-		t[j].inca_cnt = (lv[j].inca & ORDO_TT_INCA_MASK) |
-				(cnt << ORDO_TT_COUNT_SHIFT);
+		t[j].code_inca = code | (tie ? ORDO_TT_TIE_RIGHT : 0) |
+				 (lv[j].inca << ORDO_TT_INCA_SHIFT);
+		koff += lv[j].count;
 	}
+}
+
+/* Keys of leaf @a on, or NULL: the leaves before it hold the others. */
+static const u64 *keys_from(const struct ordo_leaf_set *set, u32 a)
+{
+	u64 off = 0;
+	u32 i;
+
+	if (!set->keys)
+		return NULL;
+	for (i = 0; i < a; i++)
+		off += set->leaves[i].count;
+	return set->keys + off;
 }
 
 /* Compute the published checksum of a sub-model from its native form. */
@@ -423,6 +527,7 @@ int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
 	const struct ordo_leaf_info *lv = set->leaves;
 	struct ordo_model *m;
 	struct cone c;
+	const u64 *keys = set->keys;
 	u32 n, cap, eps, nsub, nsub_cap, a, i;
 	u64 epsf, tt_cap, nkeys = 0;
 	int err;
@@ -437,7 +542,7 @@ int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
 	cap = sub_leaves_cap(p);
 	eps = pick_eps(lv, n, p, cap);
 	epsf = (u64)eps << ERR_TO_POS;
-	nsub = seg_count(lv, n, epsf, cap, ORDO_MODEL_MAX_SUBS);
+	nsub = seg_count(lv, n, epsf, cap, ORDO_MODEL_MAX_SUBS, true);
 	if (nsub > ORDO_MODEL_MAX_SUBS)
 		return -ENOSPC;
 	tt_cap = tt_cap_for(n, nsub, p);
@@ -455,7 +560,7 @@ int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
 	m->trained_leaves = n;
 	for (a = 0, i = 0; i < nsub; i++) {
 		struct ordo_sub *s = &m->subs[i];
-		u32 b = seg_end(lv, a, n, U64_MAX, epsf, cap, &c);
+		u32 b = seg_end_sep(lv, a, n, U64_MAX, epsf, cap, &c);
 
 		m->pivots[i] = lv[a].low;
 		s->ntt = b - a;
@@ -464,8 +569,11 @@ int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
 		m->tt_used += s->cap;
 		cone_slope(&c, s);
 		sub_bounds(s, lv + a, s->ntt, b < n ? lv[b].low : U64_MAX);
-		tt_fill(m->tt + s->tt, lv + a, s->ntt);
+		s->tied = !!first_tie(s, lv + a, s->ntt);
+		tt_fill(m->tt + s->tt, s, lv + a, keys, s->ntt);
 		sub_seal(m, i);
+		for (; keys && a < b; a++)
+			keys += lv[a].count;
 		a = b;
 		if (!(i & 1023))
 			ordo_cond_resched();
@@ -534,7 +642,8 @@ static u32 tail_seg_end(const struct ordo_model *m,
 
 	if (k == m->nsub_cap - m->nsub)
 		return n;
-	return seg_end(lv, a, n, U64_MAX, (u64)m->eps << ERR_TO_POS, cap, &c);
+	return seg_end_sep(lv, a, n, U64_MAX, (u64)m->eps << ERR_TO_POS, cap,
+			   &c);
 }
 
 /*
@@ -547,9 +656,11 @@ static u32 tail_seg_end(const struct ordo_model *m,
  * or their TT slots); nothing changes then.
  */
 static int extend_tail(struct ordo_model *m, u32 sub,
-		       const struct ordo_leaf_info *lv, u32 n,
+		       const struct ordo_leaf_set *set,
 		       const struct ordo_model_params *p)
 {
+	const struct ordo_leaf_info *lv = set->leaves;
+	u32 n = set->nleaves;
 	struct ordo_sub *s = &m->subs[sub];
 	u32 cap = sub_leaves_cap(p), a, b, k, old = s->ntt;
 	u64 need = 0;
@@ -577,6 +688,7 @@ static int extend_tail(struct ordo_model *m, u32 sub,
 
 		b = tail_seg_end(m, lv, a, n, k, cap);
 		fit_one(&t, lv + a, b - a, b < n ? lv[b].low : U64_MAX, m->eps);
+		t.tied = !!first_tie(&t, lv + a, b - a);
 		err = ordo_model_tt_reserve(m, idx, t.ntt,
 					    max(t.ntt, slack_slots(t.ntt, p)));
 		if (err)	/* not after the count above */
@@ -586,7 +698,7 @@ static int extend_tail(struct ordo_model *m, u32 sub,
 		t.gen = k ? 0 : s->gen + 1;
 		m->subs[idx] = t;
 		m->pivots[idx] = lv[a].low;
-		tt_fill(m->tt + t.tt, lv + a, t.ntt);
+		tt_fill(m->tt + t.tt, &t, lv + a, keys_from(set, a), t.ntt);
 	}
 	m->nsub += k - 1;
 	for (a = 0; a < k; a++)
@@ -637,7 +749,7 @@ int ordo_model_retrain_sub(struct ordo_model *m, u32 sub,
 		return err;
 	n = set->nleaves;
 	if (last) {
-		err = extend_tail(m, sub, lv, n, p);
+		err = extend_tail(m, sub, set, p);
 		if (err != -EAGAIN)
 			return err;
 	}
@@ -656,7 +768,8 @@ int ordo_model_retrain_sub(struct ordo_model *m, u32 sub,
 	s->under = t.under;
 	s->ntt = n;
 	s->gen++;
-	tt_fill(m->tt + s->tt, lv, n);
+	s->tied = !!first_tie(s, lv, n);
+	tt_fill(m->tt + s->tt, s, lv, set->keys, n);
 	sub_seal(m, sub);
 	m->nleaves = m->nleaves - old + n;
 	return 0;
@@ -670,8 +783,8 @@ int ordo_model_retrain_sub(struct ordo_model *m, u32 sub,
  * @st: result
  *
  * Errors are those of stored keys: position = logical leaf * leaf_slots +
- * slot.  @st->wrong counts keys whose lookup does not name their leaf
- * (always 0 for a fresh model).
+ * slot.  @st->wrong counts keys whose leaf is not among the candidates
+ * of their lookup (always 0 for a fresh model).
  *
  * Return: 0.
  */
@@ -680,7 +793,7 @@ int ordo_model_eval(const struct ordo_model *m,
 		    struct ordo_model_stats *st)
 {
 	u64 ki = 0, next = 0;
-	u32 g, c;
+	u32 g, c, j, lln;
 
 	memset(st, 0, sizeof(*st));
 	st->nsub = m->nsub;
@@ -709,12 +822,18 @@ int ordo_model_eval(const struct ordo_model *m,
 			st->win_sum += win;
 			st->win_max = max(st->win_max, win);
 			st->win_one += win == 1;
-			if (pr.ent->leaf != l->leaf || pr.ent->low != l->low) {
+			st->cand_sum += pr.ncand;
+			st->cand_max = max_t(u64, st->cand_max, pr.ncand);
+			st->cand_one += pr.ncand == 1;
+			for (j = 0; j < pr.ncand && pr.ent[j].leaf != l->leaf;)
+				j++;
+			if (j == pr.ncand) {
 				st->wrong++;
 				continue;
 			}
+			lln = pr.lln + j;
 			pos = ordo_model_pos(m, pr.sub, key);
-			tpos = ((u64)pr.lln * m->leaf_slots + c) <<
+			tpos = ((u64)lln * m->leaf_slots + c) <<
 			       ORDO_MODEL_ERR_SHIFT;
 			ppos = mul_u64_u64_shr(pos, m->leaf_slots, ERR_TO_POS);
 			e = ppos > tpos ? ppos - tpos : tpos - ppos;
@@ -722,7 +841,7 @@ int ordo_model_eval(const struct ordo_model *m,
 			st->err_pos_max = max(st->err_pos_max, e);
 			pleaf = min_t(u64, pos >> ORDO_MODEL_POS_SHIFT,
 				      m->subs[pr.sub].ntt - 1);
-			e = pleaf > pr.lln ? pleaf - pr.lln : pr.lln - pleaf;
+			e = pleaf > lln ? pleaf - lln : lln - pleaf;
 			st->err_leaf_sum += e;
 			st->err_leaf_max = max(st->err_leaf_max, e);
 		}
@@ -753,6 +872,7 @@ void ordo_model_health(const struct ordo_model *m,
 		if (s->tt == ORDO_SUB_NO_TT)
 			continue;
 		h->max_sub_leaves = max(h->max_sub_leaves, s->ntt);
+		h->tied += s->tied;
 		if (s->over == ORDO_MODEL_ERR_UNBOUNDED ||
 		    s->under == ORDO_MODEL_ERR_UNBOUNDED)
 			h->unbounded++;
@@ -802,7 +922,9 @@ bool ordo_model_needs_expand(const struct ordo_model_health *h,
  * @p: parameters the model was trained with
  *
  * True when the average sub-model has fallen below a quarter of the target
- * (leaves were reclaimed).
+ * because leaves were reclaimed (half of those trained are gone): a
+ * training may cut more sub-models than the target on its own (dense
+ * clusters get lines of their own), and training again would not help.
  *
  * Return: the verdict.
  */
@@ -810,6 +932,7 @@ bool ordo_model_needs_shrink(const struct ordo_model_health *h,
 			     const struct ordo_model_params *p)
 {
 	if (!p->leaves_per_sub || h->nsub < 2 ||
+	    2ULL * h->nleaves >= h->trained_leaves ||
 	    ordo_model_needs_expand(h, p))
 		return false;
 	return 4ULL * h->nleaves < (u64)p->leaves_per_sub * h->nsub;
@@ -820,15 +943,16 @@ bool ordo_model_needs_shrink(const struct ordo_model_health *h,
  * @h: figures from ordo_model_health()
  * @p: parameters the model was trained with
  *
- * True when the TT area is seven eighths used: patches would soon fail
- * with -ENOSPC.  The sub-model count may stay.
+ * True when the TT area is seven eighths used (patches would soon fail
+ * with -ENOSPC) or a retraining left fences the codes cannot tell apart
+ * (a training cuts such runs).  The sub-model count may stay.
  *
  * Return: the verdict.
  */
 bool ordo_model_needs_rebuild(const struct ordo_model_health *h,
 			      const struct ordo_model_params *p)
 {
-	return 8ULL * h->tt_used > 7ULL * h->tt_cap ||
+	return 8ULL * h->tt_used > 7ULL * h->tt_cap || h->tied ||
 	       ordo_model_needs_expand(h, p) || ordo_model_needs_shrink(h, p);
 }
 
@@ -864,10 +988,11 @@ u32 ordo_model_tt_room_due(const struct ordo_model_health *h,
  *
  * Pass the result as ordo_model_params.target_subs.
  *
- * Return: at least double the count when expanding, the count that meets
- * leaves_per_sub when shrinking, else the larger of the two (a rebuild
- * after growth keeps pace with the leaves, which the expansion rule
- * counts from this training on).
+ * Return: when expanding, double the count (or the count plus the one
+ * that meets leaves_per_sub, if smaller), at least that one; the count
+ * that meets leaves_per_sub when shrinking; else the larger of the two
+ * (a rebuild after growth keeps pace with the leaves, which the
+ * expansion rule counts from this training on).
  */
 u32 ordo_model_resize_target(const struct ordo_model_health *h,
 			     const struct ordo_model_params *p)
@@ -876,8 +1001,14 @@ u32 ordo_model_resize_target(const struct ordo_model_health *h,
 		   DIV_ROUND_UP((u64)h->nleaves, p->leaves_per_sub) : 0;
 	u64 t = max_t(u64, h->nsub, want);
 
+	/*
+	 * Doubling, but by at most one target's worth of sub-models when
+	 * the count is mostly cuts for the fence codes (clusters): doubling
+	 * those would ask for a far smaller eps everywhere.
+	 */
 	if (ordo_model_needs_expand(h, p))
-		t = max_t(u64, 2ULL * h->nsub, want);
+		t = max_t(u64, min_t(u64, 2ULL * h->nsub, (u64)h->nsub + want),
+			  want);
 	else if (ordo_model_needs_shrink(h, p))
 		t = want;
 	t = clamp_t(u64, t, 1, ORDO_MODEL_MAX_SUBS);

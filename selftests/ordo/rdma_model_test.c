@@ -159,30 +159,41 @@ out:
 }
 
 /* Resolve @key with @m and one-sided READs of the pool: 1 if found. */
-static int resolve(struct rc_conn *c, const struct ordo_geo *geo,
+static int resolve(struct rc_conn *conn, const struct ordo_geo *geo,
 		   const struct ordo_model *m, uint64_t key)
 {
 	static uint8_t node[RC_NODE_MAX];
 	const struct ordo_node_hdr *h = (const void *)node;
 	struct ordo_pred pr;
-	uint32_t i, n;
+	uint32_t i, n, c;
 	int ret, tries;
 
 	if (ordo_model_lookup(m, key, &pr))
 		return -EINVAL;
-	for (tries = 0, ret = -EAGAIN; tries < 100 && ret == -EAGAIN; tries++) {
-		ret = rc_read(c, rc_node_off(c, pr.ent->leaf), geo->node_size,
-			      node);
-		if (!ret)
-			ret = ordo_node_validate(node, geo);
+	/* A fresh model: one of its candidates is the very leaf. */
+	for (c = 0; c <= pr.ncand; c++) {
+		const struct ordo_tt *e = c < pr.ncand ? &pr.ent[c] :
+					  pr.lln ? &pr.ent[-1] : NULL;
+
+		if (!e)
+			return -ESTALE;
+		for (tries = 0, ret = -EAGAIN; tries < 100 && ret == -EAGAIN;
+		     tries++) {
+			ret = rc_read(conn, rc_node_off(conn, e->leaf),
+				      geo->node_size, node);
+			if (!ret)
+				ret = ordo_node_validate(node, geo);
+		}
+		if (ret)
+			return ret;
+		if (!h->level && key >= le64toh(h->low_key) &&
+		    (!(h->flags & ORDO_NODE_F_HAS_HIGH) ||
+		     key < le64toh(h->high_key))) {
+			if (!ordo_tt_inca_matches(e, le32toh(h->incarnation)))
+				return -ESTALE;
+			break;
+		}
 	}
-	if (ret)
-		return ret;
-	/* A fresh model: its TT entries name the very leaves. */
-	if (!ordo_tt_inca_matches(pr.ent, le32toh(h->incarnation)) ||
-	    h->level || key < le64toh(h->low_key) ||
-	    ((h->flags & ORDO_NODE_F_HAS_HIGH) && key >= le64toh(h->high_key)))
-		return -ESTALE;
 	n = le16toh(h->count);
 	for (i = 0; i < n; i++)
 		if (le64toh(ordo_node_ckeys(h)[i]) == key)

@@ -886,20 +886,34 @@ static int tt_leaf(struct rc_conn *c, const struct ordo_geo *geo,
 	const struct ordo_node_hdr *h = (const void *)node;
 	uint8_t v[ORDO_VALUE_SIZE_MAX];
 	struct ordo_pred pr;
+	uint32_t i;
 	int ret;
 
 	if (ordo_model_lookup(m, key, &pr))
 		return -ENODATA;
+	/* The candidates, then the leaf before them (a tie settled right). */
 	*leaf = pr.ent->leaf;
-	ret = rd_node(c, geo, pr.ent->leaf, node);
-	if (ret)
-		return ret;
-	if (!ordo_tt_inca_matches(pr.ent, le32toh(h->incarnation)) ||
-	    h->level || (h->flags & (ORDO_NODE_F_FREE | ORDO_NODE_F_SUPER)) ||
-	    key < le64toh(h->low_key) ||
-	    ((h->flags & ORDO_NODE_F_HAS_HIGH) && key >= le64toh(h->high_key)))
-		return -ESTALE;
-	return leaf_has(geo, node, key, v);
+	for (i = 0; i <= pr.ncand; i++) {
+		const struct ordo_tt *e = i < pr.ncand ? &pr.ent[i] :
+					  pr.lln ? &pr.ent[-1] : NULL;
+
+		if (!e)
+			return -ESTALE;
+		ret = rd_node(c, geo, e->leaf, node);
+		if (ret)
+			return ret;
+		if (h->level ||
+		    (h->flags & (ORDO_NODE_F_FREE | ORDO_NODE_F_SUPER)) ||
+		    key < le64toh(h->low_key) ||
+		    ((h->flags & ORDO_NODE_F_HAS_HIGH) &&
+		     key >= le64toh(h->high_key)))
+			continue;
+		*leaf = e->leaf;
+		if (!ordo_tt_inca_matches(e, le32toh(h->incarnation)))
+			return -ESTALE;
+		return leaf_has(geo, node, key, v);
+	}
+	return -ESTALE;
 }
 
 /*
@@ -929,9 +943,16 @@ static int lookup_repair(struct rc_conn *c, const struct ordo_geo *geo,
 			if ((*mp)->epoch != le64toh(res->rep.epoch))
 				continue;
 		}
-		/* The index the server found is the client's own. */
-		if (le32toh(res->rep.sub) != ordo_model_sub_of(*mp, key))
-			return -EPROTO;
+		/*
+		 * The index the server found is the client's own, unless the
+		 * tail was extended within the epoch: fetch the top again.
+		 */
+		if (le32toh(res->rep.sub) != ordo_model_sub_of(*mp, key)) {
+			ordo_model_free(*mp);
+			*mp = NULL;
+			ret = -EPROTO;
+			continue;
+		}
 		ret = install_sub(c, *mp, res, whole);
 		if (ret == -EBADMSG)
 			continue;	/* raced with a publication */

@@ -155,7 +155,7 @@ struct ordo_batch {
  * @err_leaf_avg_milli: average |predicted - true| leaf, in thousandths
  * @err_leaf_max: maximum of the same, in leaves
  * @window_avg_milli: average leaves in a stored key's error window, in
- *	thousandths (before the TT's fences pick the leaf)
+ *	thousandths (before the TT's fence codes pick the leaf)
  * @window_max: largest error window, in leaves
  * @one_leaf_ppm: share of stored keys whose window is exactly one leaf, in
  *	millionths

@@ -36,7 +36,10 @@
  *	[ (F - over - 1) >> 32 (or 0 if F <= over),  (F + under) >> 32 ]
  *
  * with over = err_over << 24 and under = err_under << 24, clamped to
- * [0, ntt - 1]; the TT entries' low fences then pick the exact leaf.
+ * [0, ntt - 1].  A TT entry does not carry its leaf's fence but a 23-bit
+ * code of F(fence) (struct ordo_tt_entry), which narrows the window to
+ * the leaf, or to a few adjacent leaves when a fence's code equals the
+ * key's; the leaf's own fences are the final check.
  */
 #ifndef _UAPI_LINUX_ORDO_MODEL_H
 #define _UAPI_LINUX_ORDO_MODEL_H
@@ -47,14 +50,17 @@
 #define ORDO_MODEL_MAGIC		0x4c444d4f
 /* "OMDA": the anchor's. */
 #define ORDO_MODEL_ANCHOR_MAGIC		0x41444d4f
-/* Of the anchor and the image: 3 added the anchor (double buffering). */
-#define ORDO_MODEL_VERSION		3
+/*
+ * Of the anchor and the image: 3 added the anchor (double buffering), 4
+ * the 8-byte TT entry with fence codes.
+ */
+#define ORDO_MODEL_VERSION		4
 
 #define ORDO_MODEL_ANCHOR_SIZE		64
 
 #define ORDO_MODEL_HDR_SIZE		128
 #define ORDO_MODEL_DESC_SIZE		32
-#define ORDO_TT_ENTRY_SIZE		16
+#define ORDO_TT_ENTRY_SIZE		8
 /* Descriptor and TT areas start on this boundary. */
 #define ORDO_MODEL_ALIGN		64
 
@@ -74,11 +80,13 @@
 #define ORDO_MODEL_MANT_MASK		((1ULL << ORDO_MODEL_MANT_BITS) - 1)
 #define ORDO_MODEL_SHIFT_MAX		127
 
-/* ordo_tt_entry.inca_cnt: low 24 bits of the incarnation, then the count. */
-#define ORDO_TT_INCA_BITS		24
+/* ordo_tt_entry.code_inca: the fence code, the tie flag, incarnation bits. */
+#define ORDO_TT_CODE_BITS		23
+#define ORDO_TT_CODE_MASK		((1U << ORDO_TT_CODE_BITS) - 1)
+#define ORDO_TT_TIE_RIGHT		0x800000U	/* the bit above the code */
+#define ORDO_TT_INCA_SHIFT		24
+#define ORDO_TT_INCA_BITS		8
 #define ORDO_TT_INCA_MASK		((1U << ORDO_TT_INCA_BITS) - 1)
-#define ORDO_TT_COUNT_SHIFT		24
-#define ORDO_TT_COUNT_MAX		255
 
 /*
  * Seeds of the two checksums: the starting value of the running state h
@@ -193,7 +201,7 @@ struct ordo_model_hdr {
  *	the header's epoch; the sub-model index i (zero-extended); pivot[i];
  *	the little-endian 64-bit words at bytes 8, 16 and 24 of this
  *	descriptor; then, for each of the @ntt TT entries of the slice in
- *	order, the entry's little-endian 64-bit words at its bytes 0 and 8.
+ *	order, the entry's little-endian 64-bit word.
  *	sum = fmix64(h).  Documentation/model.rst has a test vector.  A
  *	reader that fetched the descriptor and the slice with separate reads
  *	accepts them only if the checksum matches, whatever order the bytes
@@ -220,20 +228,35 @@ struct ordo_model_desc {
 
 /**
  * struct ordo_tt_entry - one logical leaf of a sub-model
- * @low: the leaf's inclusive low fence key.  Fences increase strictly
- *	along a slice; the first one equals the sub-model's pivot.
  * @leaf: node number of the leaf in the node pool.
- * @inca_cnt: bits 0-23: low 24 bits of the leaf's incarnation at training
- *	time; bits 24-31: its key count, saturated at %ORDO_TT_COUNT_MAX.
+ * @code_inca: bits 0-22: the fence code c of the leaf's low fence; bit 23:
+ *	%ORDO_TT_TIE_RIGHT; bits 24-31: the low 8 bits of the leaf's
+ *	incarnation at training time.
+ *
+ * The fence code places the leaf's low fence f on the sub-model's line
+ * without storing it.  With U = err_under << 24 and O = err_over << 24
+ * (each ntt << 32 instead when it is %ORDO_MODEL_ERR_UNBOUNDED), the
+ * code shift is s = max(0, bitlen(2^32 + O + U) - 22), where bitlen(v) is
+ * the position of v's highest set bit plus one; logical leaf j's grid
+ * position is G(j) = c + ((j << 32) >> s), and the writer stores
+ * c = ((F(f) + U) >> s) - ((j << 32) >> s), which lies in [0, 2^23).
+ * For a key k of the domain let A = (F(k) + U) >> s.  F being monotone,
+ * G(j) < A proves f < k (the leaf starts left of k) and G(j) > A proves
+ * f > k.  G(j) == A (always so for k == f) decides nothing by itself;
+ * %ORDO_TT_TIE_RIGHT says to count it as f <= k: the writer sets it when
+ * no key stored left of f in the domain at training shared f's grid
+ * cell, so only keys absent then can be sent one leaf too far right (the
+ * leaf's low fence shows it).  Logical leaf 0 starts at the pivot: its
+ * code is U >> s and its flag is set.  G never decreases along a slice.
  *
  * A client reading the leaf compares its incarnation with these bits and
  * the key with the leaf's own fences; any mismatch means the entry is
- * stale (split or reused leaf).
+ * stale (split or reused leaf).  The entry is one little-endian 64-bit
+ * word: leaf | code_inca << 32.
  */
 struct ordo_tt_entry {
-	__le64 low;
 	__le32 leaf;
-	__le32 inca_cnt;
+	__le32 code_inca;
 };
 
 /**

@@ -290,8 +290,9 @@ struct ordo_wire_hdr {
  * @hint_leaf: UPDATE with %ORDO_WIRE_KV_HINT: node number of the leaf the
  *	client believes holds @key; else zero.
  * @hint_incarnation: that leaf's incarnation when the client read it; else
- *	zero.  The server writes at the hinted leaf only if the leaf is still
- *	that incarnation and its fences still cover @key, and otherwise
+ *	zero.  The server writes at the hinted leaf only if the leaf's
+ *	incarnation still agrees in its low %ORDO_TT_INCA_BITS bits (what a
+ *	TT entry holds) and its fences still cover @key, and otherwise
  *	searches the tree: a stale hint costs time, never correctness.
  *
  * The value follows, zero-padded to a multiple of 8 bytes.
