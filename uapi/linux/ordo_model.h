@@ -28,18 +28,19 @@
  * tt[tt_start, tt_start + ntt) lists them in key order.  Its logical
  * position of a key k is
  *
- *	F(k) = ((k - pivot[i]) * mant) >> shift	(128-bit product)
+ *	F(k) = min(((k - pivot[i]) * mant) >> shift, (ntt << 32) + over)
  *
- * in units of 2^-32 logical leaf.  For every key of the domain the leaf
- * holding it lies in the logical leaves
+ * (a 128-bit product) in units of 2^-32 logical leaf.  For every key of
+ * the domain the leaf holding it lies in the logical leaves
  *
  *	[ (F - over - 1) >> 32 (or 0 if F <= over),  (F + under) >> 32 ]
  *
- * with over = err_over << 24 and under = err_under << 24, clamped to
- * [0, ntt - 1].  A TT entry does not carry its leaf's fence but a 23-bit
- * code of F(fence) (struct ordo_tt_entry), which narrows the window to
- * the leaf, or to a few adjacent leaves when a fence's code equals the
- * key's; the leaf's own fences are the final check.
+ * with over = err_over << 24 and under = err_under << 24 (each ntt << 32
+ * for %ORDO_MODEL_ERR_UNBOUNDED), clamped to [0, ntt - 1].  A TT entry
+ * does not carry its leaf's fence but a 23-bit code of F(fence) (struct
+ * ordo_tt_entry), which narrows the window to the leaf, or to a few
+ * adjacent leaves when a fence's code equals the key's; the leaf's own
+ * fences are the final check.
  */
 #ifndef _UAPI_LINUX_ORDO_MODEL_H
 #define _UAPI_LINUX_ORDO_MODEL_H
@@ -208,7 +209,8 @@ struct ordo_model_hdr {
  *	were read in.
  * @slope: mantissa (bits 0-55) and shift (bits 56-63, at most
  *	%ORDO_MODEL_SHIFT_MAX) of F(k) = min(((k - pivot) * mant) >> shift,
- *	@ntt << 32), the product and shift exact in 128 bits.
+ *	(@ntt << 32) + O), the product and shift exact in 128 bits (O as at
+ *	struct ordo_tt_entry).
  * @tt_start: index of the first TT entry of the slice.
  * @ntt: leaves in the slice (>= 1); logical leaf j is tt[tt_start + j].
  * @gen: bumped by each patch of this sub-model within an epoch.
