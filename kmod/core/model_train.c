@@ -311,35 +311,37 @@ static u32 first_tie(const struct ordo_sub *s, const struct ordo_leaf_info *lv,
  * seg_end() for a full training: a run whose line puts two fences in one
  * grid cell (a dense cluster inside a wide window) would leave every key
  * between them to two leaves, so the run ends before the second fence;
- * the cluster then gets a line of its own.
+ * the cluster then gets a line of its own.  @t is the run's sub-model:
+ * slope, bounds, ntt and tied (a run still tied after TIE_CUTS_MAX cuts).
  */
 static u32 seg_end_sep(const struct ordo_leaf_info *lv, u32 a, u32 n,
-		       u64 end, u64 eps, u32 cap, struct cone *c)
+		       u64 end, u64 eps, u32 cap, struct ordo_sub *t)
 {
-	u32 b = seg_end(lv, a, n, end, eps, cap, c), k, j;
-	struct ordo_sub t;
+	struct cone c;
+	u32 b = seg_end(lv, a, n, end, eps, cap, &c), k, j;
 
-	for (k = 0; k < TIE_CUTS_MAX && b - a > 1; k++) {
-		memset(&t, 0, sizeof(t));
-		t.ntt = b - a;
-		cone_slope(c, &t);
-		sub_bounds(&t, lv + a, t.ntt, b < n ? lv[b].low : end);
-		j = first_tie(&t, lv + a, t.ntt);
-		if (!j)
-			break;
-		b = seg_end(lv, a, n, end, eps, j, c);
+	for (k = 0;; k++) {
+		memset(t, 0, sizeof(*t));
+		t->ntt = b - a;
+		cone_slope(&c, t);
+		sub_bounds(t, lv + a, t->ntt, b < n ? lv[b].low : end);
+		j = first_tie(t, lv + a, t->ntt);
+		t->tied = !!j;
+		if (!j || k == TIE_CUTS_MAX)
+			return b;
+		b = seg_end(lv, a, n, end, eps, j, &c);
 	}
-	return b;
 }
 
 static u32 seg_count(const struct ordo_leaf_info *lv, u32 n, u64 eps,
 		     u32 cap, u32 limit, bool sep)
 {
+	struct ordo_sub t;
 	struct cone c;
 	u32 a = 0, cnt = 0;
 
 	while (a < n && cnt <= limit) {
-		a = sep ? seg_end_sep(lv, a, n, U64_MAX, eps, cap, &c) :
+		a = sep ? seg_end_sep(lv, a, n, U64_MAX, eps, cap, &t) :
 			  seg_end(lv, a, n, U64_MAX, eps, cap, &c);
 		cnt++;
 	}
@@ -368,6 +370,7 @@ static u32 pick_eps(const struct ordo_leaf_info *lv, u32 n,
 		    const struct ordo_model_params *p, u32 cap)
 {
 	u32 lo = 0, hi = ARRAY_SIZE(eps_ladder) - 1;
+	bool met = false;
 	u64 target;
 
 	if (p->target_subs)
@@ -383,14 +386,17 @@ static u32 pick_eps(const struct ordo_leaf_info *lv, u32 n,
 		u32 mid = (lo + hi) / 2;
 		u64 eps = (u64)eps_ladder[mid] << ERR_TO_POS;
 
-		if (seg_count(lv, n, eps, cap, target, true) <= target)
+		if (seg_count(lv, n, eps, cap, target, true) <= target) {
 			hi = mid;
-		else
+			met = true;
+		} else {
 			lo = mid + 1;
+		}
 		ordo_cond_resched();
 	}
-	if (seg_count(lv, n, (u64)eps_ladder[lo] << ERR_TO_POS, cap, target,
-		      true) <= target)
+	/* hi only moves to a bound that met the target; the last is untried. */
+	if (met || seg_count(lv, n, (u64)eps_ladder[lo] << ERR_TO_POS, cap,
+			     target, true) <= target)
 		return eps_ladder[lo];
 	/*
 	 * Out of reach: wide bounds merge the fences of dense clusters and
@@ -526,7 +532,6 @@ int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
 {
 	const struct ordo_leaf_info *lv = set->leaves;
 	struct ordo_model *m;
-	struct cone c;
 	const u64 *keys = set->keys;
 	u32 n, cap, eps, nsub, nsub_cap, a, i;
 	u64 epsf, tt_cap, nkeys = 0;
@@ -560,16 +565,12 @@ int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
 	m->trained_leaves = n;
 	for (a = 0, i = 0; i < nsub; i++) {
 		struct ordo_sub *s = &m->subs[i];
-		u32 b = seg_end_sep(lv, a, n, U64_MAX, epsf, cap, &c);
+		u32 b = seg_end_sep(lv, a, n, U64_MAX, epsf, cap, s);
 
 		m->pivots[i] = lv[a].low;
-		s->ntt = b - a;
 		s->cap = slack_slots(s->ntt, p);
 		s->tt = m->tt_used;
 		m->tt_used += s->cap;
-		cone_slope(&c, s);
-		sub_bounds(s, lv + a, s->ntt, b < n ? lv[b].low : U64_MAX);
-		s->tied = !!first_tie(s, lv + a, s->ntt);
 		tt_fill(m->tt + s->tt, s, lv + a, keys, s->ntt);
 		sub_seal(m, i);
 		for (; keys && a < b; a++)
@@ -638,12 +639,12 @@ static u32 tail_seg_end(const struct ordo_model *m,
 			const struct ordo_leaf_info *lv, u32 a, u32 n,
 			u32 k, u32 cap)
 {
-	struct cone c;
+	struct ordo_sub t;
 
 	if (k == m->nsub_cap - m->nsub)
 		return n;
 	return seg_end_sep(lv, a, n, U64_MAX, (u64)m->eps << ERR_TO_POS, cap,
-			   &c);
+			   &t);
 }
 
 /*
