@@ -100,9 +100,11 @@ static void client_get(const struct ordo_model *m, const uint8_t *pool,
 		n = pr.ent[c].leaf;
 		read_leaf(copy, pool, sb, n);
 		w->leaves++;
-		if (key < le64_to_cpu(h->low_key) && c == 0 && pr.lln) {
+		if (key < le64_to_cpu(h->low_key) && c == 0 &&
+		    ordo_pred_try(&pr, pr.ncand)) {
 			/* A tie settled right: the leaf before. */
-			read_leaf(copy, pool, sb, pr.ent[-1].leaf);
+			read_leaf(copy, pool, sb,
+				  ordo_pred_try(&pr, pr.ncand)->leaf);
 			w->leaves++;
 			break;
 		}

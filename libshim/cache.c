@@ -339,10 +339,13 @@ int shim_cache_lookup(struct ordo *o, uint64_t key, struct ordo_pred *p,
 		if (!ret) {
 			memcpy(ents, p->ent,
 			       sizeof(*ents) * (p->ncand < max ? p->ncand : max));
-			if (left && p->lln)
-				*left = p->ent[-1];
-			else if (left)
-				left->leaf = ORDO_NODE_NONE;
+			if (left) {
+				const struct ordo_tt *e =
+					ordo_pred_try(p, p->ncand);
+
+				*left = e ? *e : (struct ordo_tt){
+					.leaf = ORDO_NODE_NONE };
+			}
 			p->ent = NULL;
 		}
 	}

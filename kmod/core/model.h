@@ -323,6 +323,24 @@ static inline bool ordo_tt_inca_matches(const struct ordo_tt *e, u32 inca)
 	return ordo_tt_inca(e) == (inca & ORDO_TT_INCA_MASK);
 }
 
+/**
+ * ordo_pred_try() - the @i-th TT entry to try for a lookup's key
+ * @p: the lookup
+ * @i: 0 .. @p->ncand - 1: the candidates; @p->ncand: the leaf before them
+ *
+ * A key absent at training may lie one leaf left of the candidates (a
+ * tie settled for the right); logical leaf 0 has none before it.
+ *
+ * Return: the entry, or NULL past them.
+ */
+static inline const struct ordo_tt *ordo_pred_try(const struct ordo_pred *p,
+						  u32 i)
+{
+	if (i < p->ncand)
+		return &p->ent[i];
+	return i == p->ncand && p->lln ? &p->ent[-1] : NULL;
+}
+
 /* model_predict.c: shared math, lookup and parsing (no trainer needed) */
 u64 ordo_model_mix(u64 h, u64 w);
 u64 ordo_model_fmix(u64 h);

@@ -186,6 +186,7 @@ static int predicts(const struct ordo_model *m, const struct ordo_leaf_info *lv,
 		    u32 nl, u64 key, u64 *cands)
 {
 	u32 want = lv[leaf_of(lv, nl, key)].leaf, i;
+	const struct ordo_tt *e;
 	struct ordo_pred p;
 
 	if (ordo_model_lookup(m, key, &p))
@@ -196,7 +197,8 @@ static int predicts(const struct ordo_model *m, const struct ordo_leaf_info *lv,
 	for (i = 0; i < p.ncand; i++)
 		if (p.ent[i].leaf == want)
 			return 1;
-	return p.lln && p.ent[-1].leaf == want ? 2 : 0;
+	e = ordo_pred_try(&p, p.ncand);
+	return e && e->leaf == want ? 2 : 0;
 }
 
 static int test_model(enum ordo_dist d)

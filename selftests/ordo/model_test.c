@@ -97,10 +97,7 @@ static void resolve(const struct ordo_model *m, const uint8_t *pool,
 		return;
 	}
 	/* The candidates, then the leaf before them (a tie settled right). */
-	for (c = 0; c <= pr.ncand; c++) {
-		e = c < pr.ncand ? &pr.ent[c] : pr.lln ? &pr.ent[-1] : NULL;
-		if (!e)
-			break;
+	for (c = 0; (e = ordo_pred_try(&pr, c)); c++) {
 		do {
 			ret = ordo_node_copy_validate(copy, pool +
 				ordo_node_offset(e->leaf, sb->nodes_per_chunk,
@@ -115,7 +112,6 @@ static void resolve(const struct ordo_model *m, const uint8_t *pool,
 		    key >= low &&
 		    (!(h->flags & ORDO_NODE_F_HAS_HIGH) || key < high))
 			break;
-		e = NULL;
 	}
 	if (!e || !ordo_tt_inca_matches(e, le32_to_cpu(h->incarnation))) {
 		/* No entry leads to the key: stale if one says so. */

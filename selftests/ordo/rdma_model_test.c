@@ -172,8 +172,7 @@ static int resolve(struct rc_conn *conn, const struct ordo_geo *geo,
 		return -EINVAL;
 	/* A fresh model: one of its candidates is the very leaf. */
 	for (c = 0; c <= pr.ncand; c++) {
-		const struct ordo_tt *e = c < pr.ncand ? &pr.ent[c] :
-					  pr.lln ? &pr.ent[-1] : NULL;
+		const struct ordo_tt *e = ordo_pred_try(&pr, c);
 
 		if (!e)
 			return -ESTALE;

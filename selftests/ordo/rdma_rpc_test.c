@@ -894,8 +894,7 @@ static int tt_leaf(struct rc_conn *c, const struct ordo_geo *geo,
 	/* The candidates, then the leaf before them (a tie settled right). */
 	*leaf = pr.ent->leaf;
 	for (i = 0; i <= pr.ncand; i++) {
-		const struct ordo_tt *e = i < pr.ncand ? &pr.ent[i] :
-					  pr.lln ? &pr.ent[-1] : NULL;
+		const struct ordo_tt *e = ordo_pred_try(&pr, i);
 
 		if (!e)
 			return -ESTALE;
