@@ -67,6 +67,15 @@ static int read_model(const uint8_t *region, struct ordo_model **m)
 	return ret;
 }
 
+/* xorshift64: the tests' deterministic key stream. */
+static uint64_t next_rand(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
 struct resolve {
 	long match;	/* a candidate covers the key, incarnation matched */
 	long mismatch;	/* stale entry detected by incarnation */
@@ -245,9 +254,7 @@ TEST_F_TIMEOUT(model, fresh_and_stale_models_resolve, 900)
 
 	/* A first model over a clustered key set. */
 	for (i = 0; i < n0 + n1; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		next_rand(&x);
 		keys[i] = (x % 50) * (1ULL << 40) + (x >> 40) % 5000000;
 	}
 	put_keys(_metadata, self->fd, self->vs, keys, n0);
@@ -397,12 +404,8 @@ TEST_F_TIMEOUT(model, live_image_survives_full_training, 900)
 	uint8_t *img;
 	pthread_t th;
 
-	for (i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		keys[i] = x;
-	}
+	for (i = 0; i < n; i++)
+		keys[i] = next_rand(&x);
 	put_keys(_metadata, self->fd, self->vs, keys, n);
 	ASSERT_EQ(0, retrain(self->fd, &v));
 	ASSERT_EQ(0, ordo_model_parse_anchor(self->region,
@@ -486,12 +489,8 @@ TEST_F_TIMEOUT(model, appends_extend_the_tail, 900)
 	/* Leaves emptied by earlier tests would be retired meanwhile. */
 	t_module_params(params, sizeof(params));
 	reload(_metadata, self, params);
-	for (i = 0; i < n0 + n1; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		keys[i] = 1000000 + 3ULL * i + x % 3;
-	}
+	for (i = 0; i < n0 + n1; i++)
+		keys[i] = 1000000 + 3ULL * i + next_rand(&x) % 3;
 	put_keys(_metadata, self->fd, self->vs, keys, n0);
 	ASSERT_EQ(0, retrain(self->fd, &v));
 	ASSERT_EQ(0, model_info(self->fd, &a));
@@ -639,12 +638,8 @@ TEST_F_TIMEOUT(model, full_region_fails_before_training, 900)
 		 params);
 	reload(_metadata, self, small);
 
-	for (i = 0; i < n + more; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		keys[i] = x;
-	}
+	for (i = 0; i < n + more; i++)
+		keys[i] = next_rand(&x);
 	put_keys(_metadata, self->fd, self->vs, keys, n);
 	ASSERT_EQ(0, retrain(self->fd, &v));
 	ASSERT_EQ(0, retrain(self->fd, &v));	/* two images fit */
