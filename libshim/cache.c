@@ -18,6 +18,22 @@
 
 #define STALE_RING	64
 #define LOAD_TRIES	8
+/* Leaves past the model's end a cache remembers (16 bytes each). */
+#define PAST_MAX	4096
+/*
+ * With more than this many, the model's last sub-model is refreshed, at
+ * most every PAST_REFRESH_MS: appends are learned by the server's trainer,
+ * and a refresh brings them into the cache's TT in one slice.
+ */
+#define PAST_REFRESH_AT		(PAST_MAX / 8)
+#define PAST_REFRESH_MS		100
+
+/* A leaf found right of the model's last one, as its copy showed it. */
+struct shim_past {
+	uint64_t low;
+	uint32_t leaf;
+	uint32_t inca;
+};
 
 /**
  * struct shim_cache - one store's learned cache
@@ -36,6 +52,11 @@
  *	only, whose descriptors are not refreshed one by one) a read met a
  *	stale entry.
  * @next_try_ms: no model yet: when to look for one again.
+ * @past: leaves GETs found right of the model's last leaf (appends since
+ *	the model was loaded), sorted by low fence; @npast of them.  Hints
+ *	like the TT: each leaf's own checks decide.  Trimmed when the
+ *	model's end moves (a reload, the last sub-model installed).
+ * @past_refresh_ms: when the past list may next queue a refresh.
  */
 struct shim_cache {
 	struct shim_cache *next;
@@ -52,6 +73,9 @@ struct shim_cache {
 	uint32_t head, tail;
 	bool reload;
 	long long next_try_ms;
+	struct shim_past *past;
+	uint32_t npast;
+	long long past_refresh_ms;
 };
 
 static pthread_mutex_t caches_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -72,7 +96,33 @@ static uint64_t model_bytes(const struct shim_cache *c)
 		b += (uint64_t)m->tt_cap * sizeof(*m->tt);
 	else
 		b += (uint64_t)m->nsub * sizeof(*c->tt_start);
-	return b;
+	return b + (uint64_t)c->npast * sizeof(*c->past);
+}
+
+/*
+ * The model's end moved: forget the remembered leaves up to its new last
+ * leaf, all of them if that leaf is not among them (it lies further
+ * right, or the list is of another life of the store).
+ */
+static void past_trim(struct shim_cache *c)
+{
+	const struct ordo_model *m = c->m;
+	const struct ordo_tt *last;
+	uint32_t i;
+
+	if (!c->npast)
+		return;
+	last = m ? ordo_model_tt(m, m->nsub - 1, m->subs[m->nsub - 1].ntt - 1) :
+		   NULL;
+	for (i = 0; last && i < c->npast; i++)
+		if (c->past[i].leaf == last->leaf)
+			break;
+	if (!last || i == c->npast) {
+		c->npast = 0;
+		return;
+	}
+	c->npast -= i + 1;
+	memmove(c->past, c->past + i + 1, c->npast * sizeof(*c->past));
 }
 
 /**
@@ -182,6 +232,7 @@ int shim_cache_load(struct ordo *o)
 		c->stale = stale;
 		c->head = c->tail = 0;
 		c->reload = false;
+		past_trim(c);
 		pthread_rwlock_unlock(&c->lock);
 		if (old)
 			ordo_model_free(old);
@@ -265,6 +316,7 @@ void shim_cache_put(struct ordo *o)
 	pthread_rwlock_destroy(&c->lock);
 	free(c->tt_start);
 	free(c->stale);
+	free(c->past);
 	free(c->where);
 	free(c);
 }
@@ -311,6 +363,59 @@ uint64_t shim_cache_bytes(struct ordo *o)
 	return b;
 }
 
+/* Queue a refresh of sub-model @sub, once; the cache's lock held. */
+static void queue_refresh(struct shim_cache *c, uint32_t sub)
+{
+	if (c->m && sub < c->m->nsub && !c->stale[sub] &&
+	    c->tail - c->head < STALE_RING) {
+		c->stale[sub] = 1;
+		c->ring[c->tail++ % STALE_RING] = sub;
+	}
+}
+
+/* Index of the last remembered leaf whose low fence is <= @key, or -1. */
+static int past_find(const struct shim_cache *c, uint64_t key)
+{
+	int lo = 0, hi = (int)c->npast - 1, mid, found = -1;
+
+	while (lo <= hi) {
+		mid = lo + (hi - lo) / 2;
+		if (c->past[mid].low <= key) {
+			found = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return found;
+}
+
+static struct ordo_tt past_ent(const struct shim_past *e)
+{
+	return (struct ordo_tt){ .leaf = e->leaf,
+				 .code_inca = e->inca << ORDO_TT_INCA_SHIFT };
+}
+
+/*
+ * The candidates end at the model's last leaf, @last: a key appended
+ * since may lie in a leaf GETs found past it.  Name the last one that
+ * starts at or before the key instead, and the one before it (or @last)
+ * as @left.
+ */
+static bool past_pick(const struct shim_cache *c, uint64_t key,
+		      const struct ordo_tt *last, struct ordo_tt *ents,
+		      struct ordo_tt *left)
+{
+	int i = past_find(c, key);
+
+	if (i < 0)
+		return false;
+	ents[0] = past_ent(&c->past[i]);
+	if (left)
+		*left = i ? past_ent(&c->past[i - 1]) : *last;
+	return true;
+}
+
 /**
  * shim_cache_lookup() - the leaves the learned cache names for a key
  * @o: handle
@@ -322,35 +427,110 @@ uint64_t shim_cache_bytes(struct ordo *o)
  * @left: NULL, or a copy of the entry before the first candidate (its
  *	leaf %ORDO_NODE_NONE when there is none in the slice): a key
  *	absent at training may lie there (a tie settled for the right)
+ * @at_end: NULL, or out: the candidates end at the model's last leaf or
+ *	are a leaf found past it, so the key may lie further right (leaves
+ *	appended since); with it, remembered leaves past the end take the
+ *	place of the model's last one (then @p->ncand is 1)
+ *
+ * A reload in waiting does not stop the lookups: the model in hand still
+ * names leaves, and each leaf's checks decide.
  *
  * Return: 0, or -ENODATA without a usable model.
  */
 int shim_cache_lookup(struct ordo *o, uint64_t key, struct ordo_pred *p,
-		      struct ordo_tt *ents, uint32_t max, struct ordo_tt *left)
+		      struct ordo_tt *ents, uint32_t max, struct ordo_tt *left,
+		      bool *at_end)
 {
 	struct shim_cache *c = o->cache;
+	const struct ordo_model *m;
 	int ret = -ENODATA;
 
 	if (!c || c->mode != ORDO_MODE_LEARNED)
 		return -ENODATA;
 	pthread_rwlock_rdlock(&c->lock);
-	if (c->m && !c->reload) {
-		ret = ordo_model_lookup(c->m, key, p);
-		if (!ret) {
-			memcpy(ents, p->ent,
-			       sizeof(*ents) * (p->ncand < max ? p->ncand : max));
-			if (left) {
-				const struct ordo_tt *e =
-					ordo_pred_try(p, p->ncand);
+	m = c->m;
+	if (m)
+		ret = ordo_model_lookup(m, key, p);
+	if (!ret) {
+		const struct ordo_tt last = p->ent[p->ncand - 1];
 
-				*left = e ? *e : (struct ordo_tt){
-					.leaf = ORDO_NODE_NONE };
-			}
-			p->ent = NULL;
+		memcpy(ents, p->ent,
+		       sizeof(*ents) * (p->ncand < max ? p->ncand : max));
+		if (left) {
+			const struct ordo_tt *e = ordo_pred_try(p, p->ncand);
+
+			*left = e ? *e : (struct ordo_tt){
+				.leaf = ORDO_NODE_NONE };
+		}
+		p->ent = NULL;
+		if (at_end) {
+			*at_end = p->sub == m->nsub - 1 &&
+				  p->lln + p->ncand >= m->subs[p->sub].ntt;
+			if (*at_end && past_pick(c, key, &last, ents, left))
+				p->ncand = 1;
 		}
 	}
 	pthread_rwlock_unlock(&c->lock);
 	return ret;
+}
+
+/**
+ * shim_cache_past_add() - remember a leaf a GET found past the model's end
+ * @o: handle
+ * @low: the leaf's low fence, @leaf its node number, @inca its
+ *	incarnation, as a validated copy showed them
+ *
+ * A leaf already known by number or by low fence is replaced; when the
+ * list is full the leftmost entry goes (the model learns those first).
+ * A frozen cache remembers them too: they are what reads found, not the
+ * model, and each leaf's checks decide as for TT entries.
+ */
+void shim_cache_past_add(struct ordo *o, uint64_t low, uint32_t leaf,
+			 uint32_t inca)
+{
+	struct shim_cache *c = o->cache;
+	struct shim_past e = { low, leaf, inca & ORDO_TT_INCA_MASK };
+	uint32_t i;
+	int at;
+
+	if (!c || c->mode != ORDO_MODE_LEARNED)
+		return;
+	pthread_rwlock_wrlock(&c->lock);
+	if (!c->past)
+		c->past = malloc(PAST_MAX * sizeof(*c->past));
+	if (!c->past)
+		goto out;
+	for (i = 0; i < c->npast; i++)
+		if (c->past[i].leaf == leaf) {
+			memmove(c->past + i, c->past + i + 1,
+				(c->npast - i - 1) * sizeof(*c->past));
+			c->npast--;
+			break;
+		}
+	at = past_find(c, low);
+	if (at >= 0 && c->past[at].low == low) {
+		c->past[at] = e;
+		goto out;
+	}
+	at++;	/* the first entry above @low */
+	if (c->npast == PAST_MAX) {
+		if (!at)
+			goto out;	/* left of everything kept */
+		memmove(c->past, c->past + 1, --at * sizeof(*c->past));
+		c->npast--;
+	} else {
+		memmove(c->past + at + 1, c->past + at,
+			(c->npast - at) * sizeof(*c->past));
+	}
+	c->past[at] = e;
+	c->npast++;
+out:
+	if (c->m && !o->cache_frozen && c->npast > PAST_REFRESH_AT &&
+	    shim_now_ms() >= c->past_refresh_ms) {
+		c->past_refresh_ms = shim_now_ms() + PAST_REFRESH_MS;
+		queue_refresh(c, c->m->nsub - 1);
+	}
+	pthread_rwlock_unlock(&c->lock);
 }
 
 /* The next leaf in key order after (@sub, @lln); 0 or -ENOENT/-ENODATA. */
@@ -430,13 +610,10 @@ void shim_cache_mark_stale(struct ordo *o, uint32_t sub)
 	if (!c || o->cache_frozen)
 		return;
 	pthread_rwlock_wrlock(&c->lock);
-	if (c->mode != ORDO_MODE_LEARNED) {
+	if (c->mode != ORDO_MODE_LEARNED)
 		c->reload = true;	/* a few bytes per sub-model */
-	} else if (c->m && sub < c->m->nsub && !c->stale[sub] &&
-		   c->tail - c->head < STALE_RING) {
-		c->stale[sub] = 1;
-		c->ring[c->tail++ % STALE_RING] = sub;
-	}
+	else
+		queue_refresh(c, sub);
 	pthread_rwlock_unlock(&c->lock);
 }
 
@@ -457,6 +634,8 @@ static int install_sub(struct ordo *o, uint64_t epoch, uint32_t sub,
 					  len - ORDO_MODEL_DESC_SIZE);
 		if (!ret)
 			c->stale[sub] = 0;
+		if (!ret && sub == c->m->nsub - 1)
+			past_trim(c);
 	} else if (c->m && (c->m->epoch != epoch || sub >= c->m->nsub)) {
 		/* Another epoch, or sub-models appended behind the tail. */
 		c->reload = true;

@@ -77,8 +77,9 @@ struct ordo_opts {
 #define ORDO_OPT_PRIVATE_CACHE	0x1	/* do not share the learned cache */
 #define ORDO_OPT_NO_WALK_CACHE	0x2	/* walk without caching inner nodes */
 /*
- * Tests: never refresh the learned cache after open, so every GET meets
- * whatever staleness the server's changes cause (reads stay validated).
+ * Tests: never refresh the learned cache's model and TT after open, so
+ * every GET meets whatever staleness the server's changes cause (reads
+ * stay validated; leaves found past the model's end are still remembered).
  */
 #define ORDO_OPT_FROZEN_CACHE	0x4
 

@@ -17,7 +17,7 @@ int ordo_raw_leaves(struct ordo *o, uint32_t *nodes, uint32_t max)
 	int ret;
 
 	/* The first leaf is the smallest key's; then step in key order. */
-	ret = shim_cache_lookup(o, 0, &p, &ent, 1, NULL);
+	ret = shim_cache_lookup(o, 0, &p, &ent, 1, NULL, NULL);
 	if (!ret) {
 		sub = p.sub;
 		lln = p.lln;

@@ -41,6 +41,9 @@ static uint8_t *slot_node(struct ordo *o, struct shim_op *op, uint32_t i)
 	return op->buf + (size_t)i * o->geo.node_size;
 }
 
+/* Leaves a GET steps right past the model's last leaf before an RPC. */
+#define PAST_HOPS	8
+
 /* Bytes of TT window a model-only GET reads, after the slot's nodes. */
 #define TT_WINDOW_MAX	256
 
@@ -223,12 +226,25 @@ static int get_done(struct ordo *o, struct shim_op *op, const void *leaf)
 	return finish(op, leaf_get(o, leaf, op->req->key, op->req->val));
 }
 
+/* A leaf past the model's end, read and valid: remember it for later GETs. */
+static void past_note(struct ordo *o, struct shim_op *op, uint32_t at)
+{
+	const struct ordo_node_hdr *h = (const void *)slot_node(o, op, at);
+
+	if (op->st.at_end)
+		shim_cache_past_add(o, le64toh(h->low_key),
+				    op->st.pend_nodes[at],
+				    le32toh(h->incarnation));
+}
+
 /* Candidate @at answered: a stale incarnation queues a refresh. */
 static int get_cand_done(struct ordo *o, struct shim_op *op, uint32_t at)
 {
 	const struct ordo_node_hdr *h = (const void *)slot_node(o, op, at);
 
-	if (op->st.has_pred && !o->cache_frozen &&
+	past_note(o, op, at);
+	/* At the end, a split (new incarnation) is what past_note() is for. */
+	if (op->st.has_pred && !op->st.at_end && !o->cache_frozen &&
 	    op->st.pend_inca[at] !=
 	    (le32toh(h->incarnation) & ORDO_TT_INCA_MASK))
 		shim_cache_mark_stale(o, op->st.sub);
@@ -264,13 +280,22 @@ static int get_leaf_read(struct ordo *o, struct shim_op *op)
 	case P_FOUND:
 		return get_cand_done(o, op, at);
 	case P_RIGHT:
-		if (op->st.right_done)
+		/*
+		 * The key moved right in a split: one more READ.  Past the
+		 * model's last leaf (appends) up to PAST_HOPS, each leaf
+		 * remembered, so the next GET there starts from it.
+		 */
+		if (op->st.at_end && op->st.rights < PAST_HOPS) {
+			past_note(o, op, at);
+			op->st.rights++;
+		} else if (op->st.right_done) {
 			break;
-		/* The key moved right in a split: one more READ. */
+		}
 		h = (const void *)slot_node(o, op, at);
 		op->st.right_done = true;
 		take_node(op, le32toh(h->right));
-		if (o->cache && op->st.sub != UINT32_MAX && !o->cache_frozen)
+		if (o->cache && op->st.sub != UINT32_MAX && !op->st.at_end &&
+		    !o->cache_frozen)
 			shim_cache_mark_stale(o, op->st.sub);
 		o->cnt.speculative_reads++;
 		goto again;
@@ -341,7 +366,7 @@ static int get_start(struct ordo *o, struct shim_op *op)
 	op->st.sub = UINT32_MAX;
 	if (o->mode == ORDO_MODE_LEARNED &&
 	    !shim_cache_lookup(o, op->req->key, &p, ents, slot_nodes(o),
-			       &left)) {
+			       &left, &op->st.at_end)) {
 		op->st.sub = p.sub;
 		op->st.has_pred = true;
 		take_cands(o, op, ents, p.ncand, &left);
@@ -683,7 +708,7 @@ static int scan_start(struct ordo *o, struct shim_op *op)
 		return scan_rpc(o, op);
 	if (o->mode == ORDO_MODE_LEARNED &&
 	    !shim_cache_lookup(o, op->req->key, &p, ents, slot_nodes(o),
-			       NULL)) {
+			       NULL, NULL)) {
 		op->st.sub = p.sub;
 		op->st.lln = p.lln;
 		op->st.has_pred = true;
@@ -714,7 +739,8 @@ static int write_start(struct ordo *o, struct shim_op *op)
 	op->call.len = r->op == ORDO_OP_DELETE ? 0 : r->len;
 	/* The cache's position hint spares the server its descent. */
 	if (r->op == ORDO_OP_UPDATE && o->mode == ORDO_MODE_LEARNED &&
-	    !shim_cache_lookup(o, r->key, &p, &ent, 1, NULL) && p.ncand == 1) {
+	    !shim_cache_lookup(o, r->key, &p, &ent, 1, NULL, NULL) &&
+	    p.ncand == 1) {
 		op->call.hint_leaf = ent.leaf;
 		op->call.hint_inca = ordo_tt_inca(&ent);
 	}

@@ -156,7 +156,7 @@ struct shim_op {
 		uint32_t node, right, have;
 		uint32_t step_rpc, rights;
 		uint64_t fence;
-		bool has_pred, right_done, nocache;
+		bool has_pred, right_done, nocache, at_end;
 		uint32_t ncand, left, left_inca;
 		uint32_t pend_nodes[SHIM_BATCH_MAX];
 		uint32_t pend_inca[SHIM_BATCH_MAX];
@@ -269,7 +269,10 @@ void shim_cache_put(struct ordo *o);
 int shim_cache_load(struct ordo *o);
 int shim_model_layout(struct ordo *o, struct ordo_model_layout *lay);
 int shim_cache_lookup(struct ordo *o, uint64_t key, struct ordo_pred *p,
-		      struct ordo_tt *ents, uint32_t max, struct ordo_tt *left);
+		      struct ordo_tt *ents, uint32_t max, struct ordo_tt *left,
+		      bool *at_end);
+void shim_cache_past_add(struct ordo *o, uint64_t low, uint32_t leaf,
+			 uint32_t inca);
 int shim_cache_next(struct ordo *o, uint32_t *sub, uint32_t *lln,
 		    struct ordo_tt *ent);
 int shim_cache_load_sub(struct ordo *o, uint64_t epoch, uint32_t sub,

@@ -323,6 +323,80 @@ TEST_F_TIMEOUT(client, rdma_fast_path_counters, 900)
 	ordo_close(o);
 }
 
+/*
+ * Keys appended past the end of the client's model: GETs step right from
+ * the model's last leaf and remember each leaf they find, so reading them
+ * in order costs at most one extra READ per new leaf, and again none:
+ * never an RPC.
+ */
+#define APPENDS	2000
+
+static void get_appended(struct __test_metadata *_metadata, struct ordo *o,
+			 struct ordo_counters *d)
+{
+	uint8_t val[ORDO_VALUE_SIZE_MAX];
+	struct ordo_counters a, b;
+	uint32_t i;
+
+	ordo_counters(o, &a);
+	for (i = 0; i < APPENDS; i++) {
+		ASSERT_EQ(0, ordo_get(o, key_of(NKEYS + i), val, sizeof(val)));
+		ASSERT_EQ(1, t_version(val, ordo_value_size(o),
+				       key_of(NKEYS + i)));
+	}
+	ordo_counters(o, &b);
+	d->gets = b.gets - a.gets;
+	d->rpcs = b.rpcs - a.rpcs;
+	d->fallbacks = b.fallbacks - a.fallbacks;
+	d->speculative_reads = b.speculative_reads - a.speculative_reads;
+}
+
+TEST_F_TIMEOUT(client, rdma_appends_past_the_model, 900)
+{
+	struct ordo_opts frozen = {
+		.size = sizeof(frozen),
+		.mode = ORDO_MODE_LEARNED,
+		.timeout_ms = 20000,
+		.flags = ORDO_OPT_FROZEN_CACHE,
+	};
+	uint8_t val[ORDO_VALUE_SIZE_MAX];
+	struct ordo_counters first, again;
+	struct ordo *o, *w;
+	uint32_t vs, i;
+
+	if (!rc_available())
+		SKIP(return, "no RDMA");
+	load_store(_metadata);
+	/* Frozen: the model stays the one of the load, whatever the trainer. */
+	o = ordo_open_opts(URI_RDMA, &frozen);
+	ASSERT_NE(NULL, o);
+	ASSERT_EQ(0, ordo_get(o, key_of(NKEYS - 1), val, sizeof(val)));
+	/* Another client appends; this one's model ends before them. */
+	w = open_mode(URI_RDMA, ORDO_MODE_RPC);
+	ASSERT_NE(NULL, w);
+	vs = ordo_value_size(w);
+	for (i = 0; i < APPENDS; i++) {
+		t_fill(val, vs, key_of(NKEYS + i), 1);
+		ASSERT_EQ(0, ordo_put(w, key_of(NKEYS + i), val, vs));
+	}
+	ordo_close(w);
+
+	get_appended(_metadata, o, &first);
+	get_appended(_metadata, o, &again);
+	TH_LOG("appended keys, in order: %llu extra READs, then %llu",
+	       (unsigned long long)first.speculative_reads,
+	       (unsigned long long)again.speculative_reads);
+	EXPECT_EQ(APPENDS, first.gets);
+	EXPECT_EQ(0, first.rpcs);
+	EXPECT_EQ(0, first.fallbacks);
+	/* A leaf holds at least half its slots' keys after a split. */
+	EXPECT_LE(first.speculative_reads, APPENDS / 8 + 8);
+	EXPECT_EQ(0, again.rpcs);
+	EXPECT_EQ(0, again.fallbacks);
+	EXPECT_EQ(0, again.speculative_reads);
+	ordo_close(o);
+}
+
 static void count_cb(struct ordo_req *r)
 {
 	(*(int *)r->user)++;
