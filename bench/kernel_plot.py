@@ -18,7 +18,7 @@ def main(src, dst):
               ("after_inserts", "after +20% inserts, patched")]
     panels = [
         ("leaves_read_per_get", "leaves read per GET (client walk)", None),
-        ("client_cache_bytes_per_key", "client cache, bytes per key", 2.0),
+        ("client_cache_bytes_per_key", "client cache, bytes per key", 0.75),
         ("window_avg_leaves", "error window before TT fences (leaves)",
          None),
         ("err_leaf_avg", "mean |predicted - true| leaf", None),
