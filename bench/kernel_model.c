@@ -27,9 +27,10 @@
 #include "model.h"
 #include "node.h"
 
-#define POOL_LEN	(1UL << 30)
-#define MODEL_LEN	(64UL << 20)
 #define SAMPLE		100000
+
+/* Bytes the pool and the model region may grow to: the module's limits. */
+static size_t pool_len, model_len;
 
 struct walk {
 	uint64_t gets, leaves, stale;
@@ -53,12 +54,12 @@ static int read_model(const uint8_t *region, struct ordo_model **m)
 
 		ret = ordo_model_parse_anchor(region, ORDO_MODEL_ANCHOR_SIZE,
 					      &live, &epoch);
-		if (ret || live > MODEL_LEN - ORDO_MODEL_HDR_SIZE)
+		if (ret || live > model_len - ORDO_MODEL_HDR_SIZE)
 			continue;
 		ret = ordo_model_parse_hdr(region + live, ORDO_MODEL_HDR_SIZE,
 					   &lay);
 		len = live + lay.region_size;
-		if (ret || len > MODEL_LEN)
+		if (ret || len > model_len)
 			continue;
 		img = malloc(len);
 		memcpy(img, region, len);
@@ -120,6 +121,21 @@ static void client_get(const struct ordo_model *m, const uint8_t *pool,
 		read_leaf(copy, pool, sb, le32_to_cpu(h->right));
 		w->leaves++;
 	}
+}
+
+/* A module parameter in MiB, as bytes. */
+static size_t param_bytes(const char *name)
+{
+	char path[128];
+	unsigned long mb = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/ordo/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%lu", &mb) != 1)
+		die(path, -EIO);
+	fclose(f);
+	return (size_t)mb << 20;
 }
 
 static void put_keys(int fd, const uint64_t *keys, size_t n, size_t vs)
@@ -227,8 +243,14 @@ int main(int argc, char **argv)
 		die("INFO", -errno);
 	if (info.keys)
 		die("the store must be empty", -EEXIST);
-	pool = mmap(NULL, POOL_LEN, PROT_READ, MAP_SHARED, fd, ORDO_MMAP_POOL);
-	region = mmap(NULL, MODEL_LEN, PROT_READ, MAP_SHARED, fd,
+	pool_len = param_bytes("max_memory_mb");
+	/* model_max_mb 0: half the pool's limit, at least 64 MiB. */
+	model_len = param_bytes("model_max_mb");
+	if (!model_len)
+		model_len = pool_len / 2 > (64UL << 20) ? pool_len / 2 :
+							  64UL << 20;
+	pool = mmap(NULL, pool_len, PROT_READ, MAP_SHARED, fd, ORDO_MMAP_POOL);
+	region = mmap(NULL, model_len, PROT_READ, MAP_SHARED, fd,
 		      ORDO_MMAP_MODEL);
 	if (pool == MAP_FAILED || region == MAP_FAILED)
 		die("mmap", -errno);
