@@ -4,8 +4,9 @@
  * same keys in the same run: inserts/s (ascending or random order) and
  * lookups/s (random order), plus memory per store.
  *
- * Usage: tree_bench [--keys N[,N...]] [--slots S] [--seed X] [--repeat R]
- *                   [--json]
+ * Usage: tree_bench [--keys N[,N...]] [--slots S] [--value-size V]
+ *                   [--seed X] [--repeat R] [--json]
+ * Values are V bytes (8 by default), the key in the first 8.
  * Each figure is the best of R runs (default 3): the machines are shared.
  */
 #include <stdio.h>
@@ -71,9 +72,10 @@ struct result {
 };
 
 static int bench_one(struct result *res, const char *dist, u64 n, u32 slots,
-		     u64 seed)
+		     u32 vs, u64 seed)
 {
 	u64 *keys = malloc(sizeof(u64) * n), *order = malloc(sizeof(u64) * n);
+	u8 val[ORDO_VALUE_SIZE_MAX] = { 0 };
 	struct ordo_tree_params p;
 	struct ordo_tree_stats st;
 	struct ordo_tree t;
@@ -101,6 +103,7 @@ static int bench_one(struct result *res, const char *dist, u64 n, u32 slots,
 
 	ordo_tree_default_params(&p);
 	p.leaf_slots = slots;
+	p.value_size = vs;
 	p.max_bytes = 64ULL << 30;
 	p.ops = &chunk_ops;
 	err = ordo_tree_init(&t, &p);
@@ -108,15 +111,17 @@ static int bench_one(struct result *res, const char *dist, u64 n, u32 slots,
 		return err;
 	t0 = now();
 	for (i = 0; i < n; i++) {
-		err = ordo_tree_put(&t, keys[i], &keys[i]);
+		memcpy(val, &keys[i], sizeof(keys[i]));
+		err = ordo_tree_put(&t, keys[i], val);
 		if (err)
 			return err;
 	}
 	res->ordo_ins = n / (now() - t0);
 	t0 = now();
 	for (i = 0; i < n; i++) {
-		if (ordo_tree_get(&t, order[i], &v))
+		if (ordo_tree_get(&t, order[i], val))
 			return -ENOENT;
+		memcpy(&v, val, sizeof(v));
 		sum_o += v;
 	}
 	res->ordo_get = n / (now() - t0);
@@ -163,6 +168,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "keys", required_argument, NULL, 'k' },
 		{ "slots", required_argument, NULL, 's' },
+		{ "value-size", required_argument, NULL, 'v' },
 		{ "seed", required_argument, NULL, 'r' },
 		{ "repeat", required_argument, NULL, 'R' },
 		{ "json", no_argument, NULL, 'j' },
@@ -172,6 +178,7 @@ int main(int argc, char **argv)
 	u64 sizes[8] = { 1000000, 10000000 }, seed = 42;
 	struct result res[16];
 	u32 nsizes = 2, slots = ORDO_LEAF_SLOTS_DEFAULT, nres = 0, i, d, r;
+	u32 vs = 8;
 	u32 repeat = 3;
 	struct result one;
 	bool json = false;
@@ -193,6 +200,11 @@ int main(int argc, char **argv)
 		case 's':
 			slots = strtoul(optarg, NULL, 0);
 			break;
+		case 'v':
+			vs = strtoul(optarg, NULL, 0);
+			if (vs < ORDO_VALUE_SIZE_MIN || vs > ORDO_VALUE_SIZE_MAX)
+				goto usage;
+			break;
 		case 'r':
 			seed = strtoull(optarg, NULL, 0);
 			break;
@@ -210,7 +222,7 @@ int main(int argc, char **argv)
 		for (d = 0; d < ARRAY_SIZE(dists); d++) {
 			for (r = 0; r < max_t(u32, repeat, 1); r++) {
 				err = bench_one(&one, dists[d], sizes[i], slots,
-						seed);
+						vs, seed);
 				if (err) {
 					fprintf(stderr, "tree_bench: %s %" PRIu64
 						": error %d\n", dists[d],
@@ -225,9 +237,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (json) {
-		printf("{\"bench\": \"tree\", \"leaf_slots\": %u, \"value_size\": 8, "
+		printf("{\"bench\": \"tree\", \"leaf_slots\": %u, \"value_size\": %u, "
 		       "\"threads\": 1, \"repeat\": %u, \"results\": [", slots,
-		       repeat);
+		       vs, repeat);
 		for (i = 0; i < nres; i++)
 			printf("%s\n  {\"dist\": \"%s\", \"keys\": %" PRIu64
 			       ", \"ordo_insert_per_sec\": %.0f, \"judy_insert_per_sec\": %.0f"
@@ -240,8 +252,8 @@ int main(int argc, char **argv)
 		printf("\n]}\n");
 		return 0;
 	}
-	printf("ordo B-link tree (%u-slot leaves, 8-byte values) vs JudyL, 1 thread\n",
-	       slots);
+	printf("ordo B-link tree (%u-slot leaves, %u-byte values) vs JudyL, 1 thread\n",
+	       slots, vs);
 	printf("%-10s %10s | %12s %12s | %12s %12s | %9s %9s\n", "dist", "keys",
 	       "ordo ins/s", "judy ins/s", "ordo get/s", "judy get/s",
 	       "ordo MiB", "judy MiB");
@@ -252,7 +264,7 @@ int main(int argc, char **argv)
 		       res[i].ordo_bytes / 1048576.0, res[i].judy_bytes / 1048576.0);
 	return 0;
 usage:
-	fprintf(stderr, "usage: %s [--keys N[,N...]] [--slots S] [--seed X] "
-		"[--repeat R] [--json]\n", argv[0]);
+	fprintf(stderr, "usage: %s [--keys N[,N...]] [--slots S] "
+		"[--value-size V] [--seed X] [--repeat R] [--json]\n", argv[0]);
 	return 2;
 }

@@ -42,17 +42,23 @@ static inline struct ordo_node_hdr *tnode(struct ordo_tree *t, u32 n)
 }
 
 /*
- * Fetch all of a node's cache lines at once: a search touches several of
- * them, and fetching them in parallel beats one miss after another.
+ * Fetch a node's first cache lines at once, on the way down: a search
+ * touches several of them, and fetching them in parallel beats one miss
+ * after another.  The header and the start of the key block come first;
+ * a default-sized node is all of it.  A search of a large node touches a
+ * few lines of it, and prefetching all of it (up to 263 KB) cost large
+ * geometries most of their lookup time.
  */
+#define NODE_PREFETCH_MAX	512
+
 static inline void node_prefetch(struct ordo_tree *t, u32 n)
 {
 	const u8 *p = (const u8 *)tnode(t, n);
-	u32 off;
+	u32 off, end = min_t(u32, t->geo.node_size, NODE_PREFETCH_MAX);
 
 	if (!p)
 		return;
-	for (off = 0; off < t->geo.node_size; off += 64)
+	for (off = 0; off < end; off += 64)
 		__builtin_prefetch(p + off);
 }
 
