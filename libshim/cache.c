@@ -533,6 +533,25 @@ out:
 	pthread_rwlock_unlock(&c->lock);
 }
 
+/* Forget remembered leaf @leaf: a read found it stale (retired, reused). */
+void shim_cache_past_drop(struct ordo *o, uint32_t leaf)
+{
+	struct shim_cache *c = o->cache;
+	uint32_t i;
+
+	if (!c || c->mode != ORDO_MODE_LEARNED)
+		return;
+	pthread_rwlock_wrlock(&c->lock);
+	for (i = 0; i < c->npast; i++)
+		if (c->past[i].leaf == leaf) {
+			memmove(c->past + i, c->past + i + 1,
+				(c->npast - i - 1) * sizeof(*c->past));
+			c->npast--;
+			break;
+		}
+	pthread_rwlock_unlock(&c->lock);
+}
+
 /* The next leaf in key order after (@sub, @lln); 0 or -ENOENT/-ENODATA. */
 int shim_cache_next(struct ordo *o, uint32_t *sub, uint32_t *lln,
 		    struct ordo_tt *ent)

@@ -316,6 +316,8 @@ static int get_leaf_read(struct ordo *o, struct shim_op *op)
 			goto again;
 		break;
 	case P_STALE:
+		if (op->st.at_end)	/* a leaf remembered past the end */
+			shim_cache_past_drop(o, op->st.pend_nodes[at]);
 		if (op->st.has_pred && !o->cache_frozen)
 			shim_cache_mark_stale(o, op->st.sub);
 		break;

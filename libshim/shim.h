@@ -273,6 +273,7 @@ int shim_cache_lookup(struct ordo *o, uint64_t key, struct ordo_pred *p,
 		      bool *at_end);
 void shim_cache_past_add(struct ordo *o, uint64_t low, uint32_t leaf,
 			 uint32_t inca);
+void shim_cache_past_drop(struct ordo *o, uint32_t leaf);
 int shim_cache_next(struct ordo *o, uint32_t *sub, uint32_t *lln,
 		    struct ordo_tt *ent);
 int shim_cache_load_sub(struct ordo *o, uint64_t epoch, uint32_t sub,
