@@ -10,15 +10,29 @@
 
 #include "trainer.h"
 
+/*
+ * A growing array is copied in steps of this many bytes with a
+ * reschedule between them: at 100M keys the keys array is a gigabyte,
+ * and one copy of it outlasts the soft-lockup watchdog on a slow CPU.
+ */
+#define GROW_COPY_STEP	(16UL << 20)
+
+/* Room for @want elements at least, twice the old room if more. */
 static int grow(void **p, u32 *cap, size_t elem, u32 want)
 {
-	u32 ncap = max(want, *cap ? *cap * 2 : 1024U);
-	void *np;
+	u32 ncap = min_t(u64, U32_MAX,
+			 max_t(u64, want, *cap ? (u64)*cap * 2 : 1024));
+	size_t old = (size_t)*cap * elem, off;
+	u8 *np = kvmalloc_array(ncap, elem, GFP_KERNEL);
 
-	np = kvrealloc(*p, (size_t)*cap * elem, (size_t)ncap * elem,
-		       GFP_KERNEL);
 	if (!np)
 		return -ENOMEM;
+	for (off = 0; off < old; off += GROW_COPY_STEP) {
+		memcpy(np + off, (u8 *)*p + off,
+		       min_t(size_t, GROW_COPY_STEP, old - off));
+		cond_resched();
+	}
+	kvfree(*p);
 	*p = np;
 	*cap = ncap;
 	return 0;

@@ -205,7 +205,9 @@ static int ordo_full_train(struct ordo_trainer *tr, u32 target_subs)
 	struct ordo_model *m = NULL, *old = tr->model;
 	struct ordo_tree_stats ts;
 	struct ordo_leaf_set set;
-	u32 key_cap = min_t(u64, U32_MAX, READ_ONCE(tr->info.keys) + 1024);
+	u64 nkeys = READ_ONCE(tr->info.keys);
+	/* 1/16 more for inserts during the snapshot: growing copies it all. */
+	u32 key_cap = min_t(u64, U32_MAX, nkeys + nkeys / 16 + 1024);
 	u64 start = ktime_get_ns();
 	u64 epoch = old ? old->epoch + 1 : tr->first_epoch;
 	u32 old_nsub = old ? old->nsub : 0;
