@@ -803,34 +803,88 @@ static struct ordo_model *policy_split(const struct sim *s,
 	return m;
 }
 
+/* Where a policy run's new keys go, and in which order. */
+enum stream {
+	STREAM_APPEND,		/* above every stored key, ascending */
+	STREAM_DESCEND,		/* below every stored key, descending */
+	STREAM_HOTSPOT,		/* between two stored keys, random order */
+	STREAM_COUNT,
+};
+
+static const char *const stream_names[STREAM_COUNT] = {
+	"appends", "descending", "hotspot",
+};
+
 /*
- * bulk keys of a data set loaded in random order, then the next appends
- * keys above all of them, in key order (time stamps, auto-increment ids).
+ * The universe of a hotspot run: @bulk keys of the data set, and @n keys
+ * spread evenly over the widest gap between two stored keys of the
+ * middle half.  Sorted into @u; *@hot is the rank of the first new key.
+ * False if that gap cannot hold them.
  */
-static void run_appends(enum ordo_dist d, u64 bulk, u64 appends,
-			u64 seed, struct policy *pc)
+static bool hotspot_keys(enum ordo_dist d, u64 bulk, u64 n, u64 seed,
+			 u64 *u, u64 *hot)
 {
-	u64 total = bulk + appends, i;
+	u64 g = bulk / 2, i;
+
+	if (ordo_dataset_gen(d, bulk, seed, ORDO_ORDER_SORTED, u))
+		exit(3);
+	for (i = bulk / 4 + 1; i < bulk && i <= 3 * bulk / 4; i++)
+		if (u[i] - u[i - 1] > u[g] - u[g - 1])
+			g = i;
+	if (u[g] - u[g - 1] <= n)
+		return false;
+	memmove(u + g + n, u + g, (bulk - g) * sizeof(u64));
+	for (i = 0; i < n; i++)
+		u[g + i] = u[g - 1] + 1 + (u64)((unsigned __int128)i *
+						(u[g + n] - u[g - 1] - 1) / n);
+	*hot = g;
+	return true;
+}
+
+/*
+ * @bulk keys of a data set loaded in random order, then @n more as @how
+ * says (appends: the next keys of the set, as time stamps and
+ * auto-increment ids arrive), each split retrained by the policy.  False
+ * if the set has no room for the stream (a hotspot in a dense set).
+ */
+static bool run_stream(enum ordo_dist d, enum stream how, u64 bulk, u64 n,
+		       u64 seed, struct policy *pc)
+{
+	u64 total = bulk + n, i, first = 0, r;
 	u64 *u = xcalloc(total, sizeof(u64));
-	u32 *perm = shuffled_ranks(bulk);
+	u32 *perm = shuffled_ranks(bulk), *news = shuffled_ranks(n);
 	struct ordo_model_params prm;
 	struct ordo_model *m;
 	struct sim s;
 
-	if (ordo_dataset_gen(d, total, seed, ORDO_ORDER_SORTED, u))
+	memset(pc, 0, sizeof(*pc));
+	if (how == STREAM_HOTSPOT) {
+		if (!hotspot_keys(d, bulk, n, seed, u, &first)) {
+			free(u);
+			free(perm);
+			free(news);
+			return false;
+		}
+	} else if (ordo_dataset_gen(d, total, seed, ORDO_ORDER_SORTED, u)) {
 		exit(3);
+	}
+	if (how == STREAM_DESCEND)
+		first = 0;	/* the new keys are the lowest n */
+	else if (how == STREAM_APPEND)
+		first = bulk;
 	sim_init(&s, u, total);
-	for (i = 0; i < bulk; i++)
-		sim_insert(&s, perm[i]);
+	for (i = 0; i < bulk; i++)	/* the stored ranks skip the new ones */
+		sim_insert(&s, perm[i] < first ? perm[i] : perm[i] + n);
 	ordo_model_params_default(&prm);
 	prm.leaf_slots = SLOTS;
-	memset(pc, 0, sizeof(*pc));
 	m = policy_full(&s, NULL, &prm, 0, pc);
-	pc->full_s = 0;	/* the first model is the bulk load's, not the appends' */
-	for (i = bulk; i < total; i++) {
+	pc->full_s = 0;	/* the first model is the bulk load's, not the stream's */
+	for (i = 0; i < n; i++) {
 		u64 before = s.splits;
 
-		sim_insert(&s, i);
+		r = how == STREAM_APPEND ? first + i :
+		    how == STREAM_DESCEND ? first + n - 1 - i : first + news[i];
+		sim_insert(&s, r);
 		if (s.splits == before)
 			continue;
 		pc->splits++;
@@ -843,7 +897,42 @@ static void run_appends(enum ordo_dist d, u64 bulk, u64 appends,
 	ordo_model_free(m);
 	sim_free(&s);
 	free(perm);
+	free(news);
 	free(u);
+	return true;
+}
+
+/* A policy run's figures; null for a stream the set had no room for. */
+static void j_stream(const char *name, u64 bulk, u64 n,
+		     const struct policy *pc)
+{
+	u64 full;
+
+	if (!pc) {
+		fprintf(out, "      \"%s\": null,\n", name);
+		return;
+	}
+	full = pc->full_error + pc->full_resize;
+	fprintf(out, "      \"%s\": {\"bulk_keys\": %llu, \"keys\": %llu, "
+		"\"splits\": %llu, \"patches\": %llu,\n"
+		"        \"full_trains\": %llu, \"full_trains_after_error\": "
+		"%llu, \"full_trains_resize\": %llu,\n"
+		"        \"tail_cuts\": %llu, \"tt_grows\": %llu, "
+		"\"full_trains_per_1m_%s\": %.1f, "
+		"\"patch_us_avg\": %.3f, \"patch_us_p50\": %.3f, "
+		"\"patch_us_p99\": %.3f, \"full_train_ms_avg\": %.3f},\n",
+		name, (unsigned long long)bulk, (unsigned long long)n,
+		(unsigned long long)pc->splits,
+		(unsigned long long)pc->patches, (unsigned long long)full,
+		(unsigned long long)pc->full_error,
+		(unsigned long long)pc->full_resize,
+		(unsigned long long)pc->tail_cuts,
+		(unsigned long long)pc->tt_grows,
+		strcmp(name, "appends") ? "keys" : "appends",
+		n ? full * 1e6 / n : 0,
+		pc->splits ? pc->patch_s * 1e6 / pc->splits : 0,
+		pc->patch_us_p50, pc->patch_us_p99,
+		full ? pc->full_s * 1e3 / full : 0);
 }
 
 /* Client side: load a region image and spot-check it against the master. */
@@ -895,7 +984,8 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 	struct region rg;
 	double t, t_write, t_load, t_patch = 0, t_retrain = 0;
 	double k200, us_avg, us_p50, us_p99, lk_model, lk_bsearch;
-	struct policy pc;
+	struct policy pcs[STREAM_COUNT];
+	bool ran[STREAM_COUNT];
 	u64 lk_probes;
 	u64 valid = 0, moved = 0, fallback = 0, probes = 0;
 	u32 nsweep = 0, dirty_n = 0, n, *byno;
@@ -1050,7 +1140,9 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 		exit(3);
 	}
 
-	run_appends(d, o->append_bulk, o->appends, o->seed, &pc);
+	for (i = 0; i < STREAM_COUNT; i++)
+		ran[i] = run_stream(d, i, o->append_bulk, o->appends, o->seed,
+				    &pcs[i]);
 
 	fprintf(out, "%s\n    \"%s\": {\n", first ? "" : ",", ordo_dist_name(d));
 	j_metrics("bulk", &mt_a, true, NULL);
@@ -1073,28 +1165,9 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 	fprintf(out, "      \"lookup\": {\"probes\": %llu, \"model_ns\": %.1f, "
 		"\"binary_search_ns\": %.1f},\n",
 		(unsigned long long)lk_probes, lk_model, lk_bsearch);
-	fprintf(out, "      \"appends\": {\"bulk_keys\": %llu, \"keys\": %llu, "
-		"\"splits\": %llu, \"patches\": %llu,\n"
-		"        \"full_trains\": %llu, \"full_trains_after_error\": "
-		"%llu, \"full_trains_resize\": %llu,\n"
-		"        \"tail_cuts\": %llu, \"tt_grows\": %llu, "
-		"\"full_trains_per_1m_appends\": %.1f, "
-		"\"patch_us_avg\": %.3f, \"patch_us_p50\": %.3f, "
-		"\"patch_us_p99\": %.3f, \"full_train_ms_avg\": %.3f},\n",
-		(unsigned long long)o->append_bulk,
-		(unsigned long long)o->appends, (unsigned long long)pc.splits,
-		(unsigned long long)pc.patches,
-		(unsigned long long)(pc.full_error + pc.full_resize),
-		(unsigned long long)pc.full_error,
-		(unsigned long long)pc.full_resize,
-		(unsigned long long)pc.tail_cuts,
-		(unsigned long long)pc.tt_grows,
-		o->appends ? (pc.full_error + pc.full_resize) * 1e6 /
-			     o->appends : 0,
-		pc.splits ? pc.patch_s * 1e6 / pc.splits : 0,
-		pc.patch_us_p50, pc.patch_us_p99,
-		pc.full_error + pc.full_resize ?
-			pc.full_s * 1e3 / (pc.full_error + pc.full_resize) : 0);
+	for (i = 0; i < STREAM_COUNT; i++)
+		j_stream(stream_names[i], o->append_bulk, o->appends,
+			 ran[i] ? &pcs[i] : NULL);
 	fprintf(out, "      \"publication\": {\"region_write_s\": %.6f, "
 		"\"client_load_s\": %.6f},\n", t_write, t_load);
 	fprintf(out, "      \"retrain_200\": {\"keys_per_sub\": %.1f, "
