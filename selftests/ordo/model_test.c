@@ -625,14 +625,20 @@ TEST_F_TIMEOUT(model, retires_empty_leaves, 900)
  */
 TEST_F_TIMEOUT(model, full_region_fails_before_training, 900)
 {
-	uint32_t n = 60000, more = 340000, i;
+	/*
+	 * 1.5M keys fill about 133,000 leaves, whose TT entries alone (8
+	 * bytes each) outgrow the whole 1 MiB region: no image of them fits
+	 * beside any live one, however small, whatever the trainer published
+	 * while the keys went in.
+	 */
+	uint32_t n = 60000, more = 1440000, i;
 	uint64_t *keys = malloc((n + more) * 8), v, v2, x = 99;
 	char params[512], small[640];
 	struct ordo_model_info a, b;
 	struct ordo_model *m;
 	int ret;
 
-	/* 64 KiB chunks, 1 MiB of region: about 25,000 leaves' image. */
+	/* 64 KiB chunks, 1 MiB of region. */
 	t_module_params(params, sizeof(params));
 	snprintf(small, sizeof(small), "%s chunk_kb=64 model_max_mb=1",
 		 params);
