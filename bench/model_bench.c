@@ -868,9 +868,8 @@ static bool run_stream(enum ordo_dist d, enum stream how, u64 bulk, u64 n,
 	} else if (ordo_dataset_gen(d, total, seed, ORDO_ORDER_SORTED, u)) {
 		exit(3);
 	}
-	if (how == STREAM_DESCEND)
-		first = 0;	/* the new keys are the lowest n */
-	else if (how == STREAM_APPEND)
+	/* Descending: the new keys are the lowest n, from rank 0. */
+	if (how == STREAM_APPEND)
 		first = bulk;
 	sim_init(&s, u, total);
 	for (i = 0; i < bulk; i++)	/* the stored ranks skip the new ones */

@@ -99,6 +99,25 @@ static uint64_t model_bytes(const struct shim_cache *c)
 	return b + (uint64_t)c->npast * sizeof(*c->past);
 }
 
+/* Index of remembered leaf @leaf, or npast if it is not remembered. */
+static uint32_t past_index(const struct shim_cache *c, uint32_t leaf)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->npast; i++)
+		if (c->past[i].leaf == leaf)
+			break;
+	return i;
+}
+
+/* Forget @n remembered leaves from index @i on. */
+static void past_cut(struct shim_cache *c, uint32_t i, uint32_t n)
+{
+	memmove(c->past + i, c->past + i + n,
+		(c->npast - i - n) * sizeof(*c->past));
+	c->npast -= n;
+}
+
 /*
  * The model's end moved: forget the remembered leaves up to its new last
  * leaf, all of them if that leaf is not among them (it lies further
@@ -114,15 +133,8 @@ static void past_trim(struct shim_cache *c)
 		return;
 	last = m ? ordo_model_tt(m, m->nsub - 1, m->subs[m->nsub - 1].ntt - 1) :
 		   NULL;
-	for (i = 0; last && i < c->npast; i++)
-		if (c->past[i].leaf == last->leaf)
-			break;
-	if (!last || i == c->npast) {
-		c->npast = 0;
-		return;
-	}
-	c->npast -= i + 1;
-	memmove(c->past, c->past + i + 1, c->npast * sizeof(*c->past));
+	i = last ? past_index(c, last->leaf) : c->npast;
+	past_cut(c, 0, i < c->npast ? i + 1 : c->npast);
 }
 
 /**
@@ -500,13 +512,9 @@ void shim_cache_past_add(struct ordo *o, uint64_t low, uint32_t leaf,
 		c->past = malloc(PAST_MAX * sizeof(*c->past));
 	if (!c->past)
 		goto out;
-	for (i = 0; i < c->npast; i++)
-		if (c->past[i].leaf == leaf) {
-			memmove(c->past + i, c->past + i + 1,
-				(c->npast - i - 1) * sizeof(*c->past));
-			c->npast--;
-			break;
-		}
+	i = past_index(c, leaf);
+	if (i < c->npast)
+		past_cut(c, i, 1);
 	at = past_find(c, low);
 	if (at >= 0 && c->past[at].low == low) {
 		c->past[at] = e;
@@ -516,8 +524,8 @@ void shim_cache_past_add(struct ordo *o, uint64_t low, uint32_t leaf,
 	if (c->npast == PAST_MAX) {
 		if (!at)
 			goto out;	/* left of everything kept */
-		memmove(c->past, c->past + 1, --at * sizeof(*c->past));
-		c->npast--;
+		past_cut(c, 0, 1);
+		at--;
 	} else {
 		memmove(c->past + at + 1, c->past + at,
 			(c->npast - at) * sizeof(*c->past));
@@ -542,13 +550,9 @@ void shim_cache_past_drop(struct ordo *o, uint32_t leaf)
 	if (!c || c->mode != ORDO_MODE_LEARNED)
 		return;
 	pthread_rwlock_wrlock(&c->lock);
-	for (i = 0; i < c->npast; i++)
-		if (c->past[i].leaf == leaf) {
-			memmove(c->past + i, c->past + i + 1,
-				(c->npast - i - 1) * sizeof(*c->past));
-			c->npast--;
-			break;
-		}
+	i = past_index(c, leaf);
+	if (i < c->npast)
+		past_cut(c, i, 1);
 	pthread_rwlock_unlock(&c->lock);
 }
 
