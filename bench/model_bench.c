@@ -423,7 +423,7 @@ static void measure(const struct ordo_model *m, const struct snap *p,
 	mt->eval_s = now() - t;
 	mt->keys = p->nkeys;
 	mt->leaves = p->n;
-	mt->nsub = m->nsub;
+	mt->nsub = ordo_model_count(m);
 	mt->eps = m->eps;
 	mt->model_bytes = mt->st.model_bytes;
 	mt->tt_bytes = mt->st.tt_bytes;
@@ -542,7 +542,7 @@ static void bench_retrain200(const struct snap *a, double *keys_per_sub,
 	p.max_sub_leaves = 2 * (lps ? lps : 1);
 	m = train_timed(a, &p, 1, 1, &t);
 	for (tries = 0; n < 4000 && tries < 100000; tries++) {
-		u32 sub = (u32)(rnd() % m->nsub), j;
+		u32 sub = m->first + (u32)(rnd() % ordo_model_count(m)), j;
 		struct ordo_leaf_set set = snap_domain(a, m, sub);
 		u64 k = 0;
 		int err;
@@ -698,6 +698,7 @@ struct policy {
 	u64 full_resize;	/* expand, shrink or rebuild */
 	u64 tt_grows;		/* TT area grown in place instead */
 	u64 tail_cuts;		/* the tail cut, sub-models appended */
+	u64 head_cuts;		/* the head cut, sub-models put in front */
 	double patch_s, full_s;
 	u64 *patch_ns;		/* each patch: snapshot, retrain, publish */
 	u64 npatch_ns;
@@ -750,7 +751,7 @@ static struct ordo_model *policy_split(const struct sim *s,
 				       const struct ordo_model_params *prm,
 				       u64 sep, struct policy *pc)
 {
-	u32 sub = ordo_model_sub_of(m, sep), nsub = m->nsub;
+	u32 sub = ordo_model_sub_of(m, sep), nsub = m->nsub, first = m->first;
 	struct ordo_model_health h;
 	struct ordo_leaf_set set;
 	struct snap d;
@@ -782,6 +783,7 @@ static struct ordo_model *policy_split(const struct sim *s,
 	}
 	pc->patches++;
 	pc->tail_cuts += m->nsub > nsub;
+	pc->head_cuts += m->first < first;
 	ordo_model_health(m, &h);
 	extra = ordo_model_tt_room_due(&h, prm);
 	if (extra && !ordo_model_tt_grow(m, extra)) {
@@ -916,7 +918,8 @@ static void j_stream(const char *name, u64 bulk, u64 n,
 		"\"splits\": %llu, \"patches\": %llu,\n"
 		"        \"full_trains\": %llu, \"full_trains_after_error\": "
 		"%llu, \"full_trains_resize\": %llu,\n"
-		"        \"tail_cuts\": %llu, \"tt_grows\": %llu, "
+		"        \"tail_cuts\": %llu, \"head_cuts\": %llu, "
+		"\"tt_grows\": %llu, "
 		"\"full_trains_per_1m_%s\": %.1f, "
 		"\"patch_us_avg\": %.3f, \"patch_us_p50\": %.3f, "
 		"\"patch_us_p99\": %.3f, \"full_train_ms_avg\": %.3f},\n",
@@ -926,6 +929,7 @@ static void j_stream(const char *name, u64 bulk, u64 n,
 		(unsigned long long)pc->full_error,
 		(unsigned long long)pc->full_resize,
 		(unsigned long long)pc->tail_cuts,
+		(unsigned long long)pc->head_cuts,
 		(unsigned long long)pc->tt_grows,
 		strcmp(name, "appends") ? "keys" : "appends",
 		n ? full * 1e6 / n : 0,
@@ -1047,7 +1051,7 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 			exit(3);
 		ordo_model_eval(x, &set, 16, &st);
 		sw[nsweep].lps = sweep[nsweep];
-		sw[nsweep].nsub = x->nsub;
+		sw[nsweep].nsub = ordo_model_count(x);
 		sw[nsweep].eps = x->eps;
 		sw[nsweep].pct = 100.0 * st.model_bytes / inner_bytes(a.n);
 		sw[nsweep].win = (double)st.win_sum / st.nkeys;

@@ -208,6 +208,73 @@ static int load_model(struct ordo *o, bool learned, struct ordo_model **mp,
 	return -EAGAIN;
 }
 
+/*
+ * The top level changed within the cached epoch (sub-models added at
+ * either end, the first pivot moved, the TT area grew): read header,
+ * pivots and descriptors, keep the slices of the sub-models whose
+ * descriptors did not change, and read only the others'.  The cache's
+ * lock is held only to copy slices, never across a read.
+ */
+static int refresh_top(struct ordo *o, const struct ordo_model_layout *lay,
+		       struct ordo_model **mp)
+{
+	struct shim_cache *c = o->cache;
+	struct ordo_model_layout il;
+	struct ordo_model *m = NULL;
+	uint8_t *img, *slice = NULL;
+	uint64_t off, len;
+	uint32_t i;
+	int ret;
+
+	img = malloc(lay->model_size);
+	if (!img)
+		return -ENOMEM;
+	ret = o->be->bulk(o, SHIM_MODEL, lay->base, img, lay->model_size);
+	if (!ret)
+		ret = ordo_model_parse_hdr(img, lay->model_size, &il);
+	/* The header read first must describe these bytes. */
+	if (!ret && (il.epoch != lay->epoch || il.top_gen != lay->top_gen ||
+		     il.first != lay->first || il.nsub != lay->nsub))
+		ret = -EBADMSG;
+	if (!ret)
+		ret = ordo_model_load_top(&m, img, lay->model_size);
+	if (ret)
+		goto out;
+	il.base = lay->base;
+	pthread_rwlock_rdlock(&c->lock);
+	for (i = m->first; i < m->nsub && c->m; i++)
+		ordo_model_adopt_sub(m, i, img + il.desc_off +
+				     (uint64_t)ORDO_MODEL_DESC_SIZE * i, c->m);
+	pthread_rwlock_unlock(&c->lock);
+	for (i = m->first; !ret && i < m->nsub; i++) {
+		const uint8_t *d = img + il.desc_off +
+				   (uint64_t)ORDO_MODEL_DESC_SIZE * i;
+
+		if (m->subs[i].tt != ORDO_SUB_NO_TT)
+			continue;
+		ret = ordo_model_desc_slice(&il, d, &off, &len);
+		if (!ret) {
+			free(slice);
+			slice = malloc(len);
+			ret = slice ? 0 : -ENOMEM;
+		}
+		if (!ret)
+			ret = o->be->bulk(o, SHIM_MODEL, off, slice, len);
+		if (!ret)
+			ret = ordo_model_load_sub(m, i, d, slice, len);
+		if (!ret)
+			o->cnt.sub_refreshes++;
+	}
+out:
+	free(slice);
+	free(img);
+	if (ret)
+		ordo_model_free(m);
+	else
+		*mp = m;
+	return ret;
+}
+
 /**
  * shim_cache_load() - (re)load the handle's cache from the model region
  * @o: handle with a cache
@@ -218,15 +285,32 @@ static int load_model(struct ordo *o, bool learned, struct ordo_model **mp,
 int shim_cache_load(struct ordo *o)
 {
 	struct shim_cache *c = o->cache;
+	struct ordo_model_layout lay;
 	struct ordo_model *m = NULL, *old;
 	uint32_t *starts = NULL, *old_starts;
 	uint8_t *stale;
 	uint64_t tt_off = 0;
-	int ret;
+	int ret, tries;
 
 	pthread_mutex_lock(&load_lock);
-	ret = load_model(o, c->mode == ORDO_MODE_LEARNED, &m, &starts,
-			 &tt_off);
+	ret = -ESTALE;
+	/*
+	 * Only loads replace c->m, and load_lock holds them off.  A copy
+	 * torn by a patch is read again; anything else loads it all.
+	 */
+	for (tries = 0; tries < LOAD_TRIES && c->mode == ORDO_MODE_LEARNED &&
+	     c->m && !shim_model_layout(o, &lay) &&
+	     lay.epoch == c->m->epoch; tries++) {
+		ret = refresh_top(o, &lay, &m);
+		if (ret != -EBADMSG)
+			break;
+		o->cnt.retries++;
+	}
+	if (!ret)
+		o->cnt.top_refreshes++;
+	else if (!(ret = load_model(o, c->mode == ORDO_MODE_LEARNED, &m,
+				    &starts, &tt_off)))
+		o->cnt.model_loads++;
 	stale = ret ? NULL : calloc(m->nsub, 1);
 	if (!ret && !stale) {
 		ordo_model_free(m);
@@ -249,7 +333,6 @@ int shim_cache_load(struct ordo *o)
 		if (old)
 			ordo_model_free(old);
 		free(old_starts);
-		o->cnt.model_loads++;
 	}
 	pthread_mutex_unlock(&load_lock);
 	return ret;
@@ -378,7 +461,7 @@ uint64_t shim_cache_bytes(struct ordo *o)
 /* Queue a refresh of sub-model @sub, once; the cache's lock held. */
 static void queue_refresh(struct shim_cache *c, uint32_t sub)
 {
-	if (c->m && sub < c->m->nsub && !c->stale[sub] &&
+	if (c->m && ordo_model_has_sub(c->m, sub) && !c->stale[sub] &&
 	    c->tail - c->head < STALE_RING) {
 		c->stale[sub] = 1;
 		c->ring[c->tail++ % STALE_RING] = sub;
@@ -567,7 +650,7 @@ int shim_cache_next(struct ordo *o, uint32_t *sub, uint32_t *lln,
 	if (!c || c->mode != ORDO_MODE_LEARNED)
 		return -ENODATA;
 	pthread_rwlock_rdlock(&c->lock);
-	if (c->m && *sub < c->m->nsub) {
+	if (c->m && ordo_model_has_sub(c->m, *sub)) {
 		ret = ordo_model_next(c->m, sub, lln);
 		t = ret ? NULL : ordo_model_tt(c->m, *sub, *lln);
 		if (t)
@@ -603,7 +686,8 @@ int shim_cache_tt_window(struct ordo *o, uint64_t key, struct shim_window *w,
 	if (c->m && !c->reload) {
 		w->sub = ordo_model_sub_of(c->m, key);
 		w->s = c->m->subs[w->sub];
-		w->pos = ordo_sub_pos(&w->s, key - c->m->pivots[w->sub]);
+		w->pos = ordo_sub_pos(&w->s, ordo_model_dx(key,
+						c->m->pivots[w->sub]));
 		ordo_sub_window(&w->s, w->pos, &w->lo, &w->hi);
 		if (w->hi - w->lo < max) {
 			*off = c->tt_off + ((uint64_t)c->tt_start[w->sub] +
@@ -650,7 +734,7 @@ static int install_sub(struct ordo *o, uint64_t epoch, uint32_t sub,
 	if (len < ORDO_MODEL_DESC_SIZE)
 		return -EINVAL;
 	pthread_rwlock_wrlock(&c->lock);
-	if (c->m && c->m->epoch == epoch && sub < c->m->nsub) {
+	if (c->m && c->m->epoch == epoch && ordo_model_has_sub(c->m, sub)) {
 		ret = ordo_model_load_sub(c->m, sub, bytes,
 					  (const uint8_t *)bytes +
 					  ORDO_MODEL_DESC_SIZE,
@@ -659,8 +743,9 @@ static int install_sub(struct ordo *o, uint64_t epoch, uint32_t sub,
 			c->stale[sub] = 0;
 		if (!ret && sub == c->m->nsub - 1)
 			past_trim(c);
-	} else if (c->m && (c->m->epoch != epoch || sub >= c->m->nsub)) {
-		/* Another epoch, or sub-models appended behind the tail. */
+	} else if (c->m && (c->m->epoch != epoch ||
+			    !ordo_model_has_sub(c->m, sub))) {
+		/* Another epoch, or sub-models added at either end. */
 		c->reload = true;
 	}
 	pthread_rwlock_unlock(&c->lock);
@@ -703,7 +788,8 @@ static int refresh_one(struct ordo *o, uint32_t sub)
 	if (ret)
 		return ret;
 	if (lay.epoch != shim_cache_epoch(o) ||
-	    lay.top_gen != shim_cache_top_gen(o) || sub >= lay.nsub) {
+	    lay.top_gen != shim_cache_top_gen(o) || sub < lay.first ||
+	    sub >= lay.nsub) {
 		o->cache->reload = true;
 		return -ESTALE;
 	}
@@ -768,7 +854,7 @@ void shim_cache_refresh_stale(struct ordo *o)
 		pthread_rwlock_unlock(&c->lock);
 		if (refresh_one(o, sub)) {
 			pthread_rwlock_wrlock(&c->lock);
-			if (c->m && sub < c->m->nsub)
+			if (c->m && ordo_model_has_sub(c->m, sub))
 				c->stale[sub] = 0;
 			pthread_rwlock_unlock(&c->lock);
 			if (c->reload)

@@ -684,16 +684,17 @@ int shim_dec_model_only(const struct ordo_model_layout *lay,
 		return ret;
 	/*
 	 * The header was read before the image: a model published between
-	 * the two reads has another layout (another nsub: the loop below
+	 * the two reads has another layout (another range: the loop below
 	 * would leave sub-models out or write past m->subs).  Read again.
 	 */
-	if (m->epoch != lay->epoch || m->nsub != lay->nsub ||
+	if (m->epoch != lay->epoch || m->first != lay->first ||
+	    m->nsub != lay->nsub ||
 	    ordo_model_parse_hdr(img, len, &il) || il.tt_cap != lay->tt_cap) {
 		ordo_model_free(m);
 		return -EBADMSG;
 	}
 	*starts = calloc(lay->nsub, sizeof(**starts));
-	for (i = 0; *starts && i < lay->nsub; i++) {
+	for (i = lay->first; *starts && i < lay->nsub; i++) {
 		const uint8_t *d = img + lay->desc_off +
 				   (uint64_t)ORDO_MODEL_DESC_SIZE * i;
 		uint64_t off, n;

@@ -159,6 +159,9 @@ int ordo_fd(const struct ordo *o);
  * @model_loads: whole models loaded (open, new epoch).
  * @sub_refreshes: sub-models refreshed after a stale TT entry.
  * @reconnects: connections re-established after a failure.
+ * @top_refreshes: top levels read again within an epoch (sub-models
+ *	added at either end, the first pivot moved), keeping the slices of
+ *	the sub-models that did not change.
  */
 struct ordo_counters {
 	uint64_t gets;
@@ -175,6 +178,7 @@ struct ordo_counters {
 	uint64_t model_loads;
 	uint64_t sub_refreshes;
 	uint64_t reconnects;
+	uint64_t top_refreshes;
 };
 
 int ordo_counters(struct ordo *o, struct ordo_counters *c);

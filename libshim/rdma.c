@@ -622,7 +622,7 @@ static int rdma_model_info(struct ordo *o, struct ordo_model_info *info)
 		return ret;
 	info->version = lay.epoch;
 	info->keys = lay.nkeys;
-	info->sub_models = lay.nsub;
+	info->sub_models = lay.nsub - lay.first;
 	info->tt_entries = lay.nleaves;
 	info->tt_capacity = lay.tt_cap;
 	info->eps = lay.eps;

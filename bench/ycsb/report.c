@@ -178,11 +178,12 @@ void report_json_run(FILE *f, const struct run *r, const char *in,
 		s->c.gets, s->c.scans, s->c.writes);
 	fprintf(f, "%s " Q("fallback_rate") "%.5f, " Q("speculative_rate")
 		"%.5f, " Q("retries") "%" PRIu64 ", " Q("model_loads") "%"
-		PRIu64 ", " Q("sub_refreshes") "%" PRIu64 ", "
-		Q("client_cache_bytes") "%" PRIu64 ",\n", in, fallback_rate(s),
+		PRIu64 ", " Q("sub_refreshes") "%" PRIu64 ", " Q("top_refreshes")
+		"%" PRIu64 ", " Q("client_cache_bytes") "%" PRIu64 ",\n", in,
+		fallback_rate(s),
 		per(s->c.speculative_reads, s->c.gets + s->c.scans),
 		s->c.retries, s->c.model_loads, s->c.sub_refreshes,
-		s->cache_bytes);
+		s->c.top_refreshes, s->cache_bytes);
 	fprintf(f, "%s " Q("read_ops") "%" PRIu64 ", " Q("not_found") "%" PRIu64
 		", " Q("errors") "%" PRIu64 ", " Q("first_error") "%d, "
 		Q("inserts_skipped") "%" PRIu64 ", " Q("scan_pairs") "%" PRIu64

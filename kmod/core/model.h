@@ -128,9 +128,11 @@ struct ordo_sub {
  * struct ordo_model - a model in memory (trainer's master or client copy)
  * @epoch: generation of the model.
  * @nkeys: keys at training.
- * @nsub: sub-models.
+ * @first: the first sub-model in use (the image's sub_first); the room
+ *	below it is for sub-models added in front (descending inserts).
+ * @nsub: one past the last sub-model in use: [@first, @nsub) are.
  * @nsub_cap: room for sub-models (@pivots, @subs; the image's nsub_cap).
- * @top_gen: tail extensions within the epoch (the image's top_gen).
+ * @top_gen: top-level changes within the epoch (the image's top_gen).
  * @leaf_slots: slots per leaf.
  * @eps: training error target, 1/256 leaf.
  * @flags: ORDO_MODEL_F_* bits.
@@ -138,13 +140,15 @@ struct ordo_sub {
  * @tt_used: entries handed out; slots beyond it are free.
  * @nleaves: live TT entries (sum of ntt).
  * @trained_leaves: leaves at the full training (0 in a client copy).
- * @pivots: nsub sorted pivots, pivots[0] == 0 (room for nsub_cap).
- * @subs: nsub sub-models (room for nsub_cap).
+ * @pivots: sorted pivots of [@first, @nsub) (room for nsub_cap); keys
+ *	below pivots[@first] belong to sub-model @first, at position 0.
+ * @subs: the sub-models (room for nsub_cap).
  * @tt: the TT entries; the trainer's copy mirrors the region's indices.
  */
 struct ordo_model {
 	u64 epoch;
 	u64 nkeys;
+	u32 first;
 	u32 nsub;
 	u32 nsub_cap;
 	u32 top_gen;
@@ -272,11 +276,12 @@ struct ordo_region {
  * @desc_off: offset of the descriptors in the image.
  * @tt_off: offset of the TT area in the image.
  * @nsub_cap: room for sub-models.
- * @top_gen: tail extensions within the epoch.
+ * @top_gen: top-level changes within the epoch.
+ * @first: first sub-model in use.
  * @top_size: bytes of header plus pivots (one read, checksummed).
  * @model_size: bytes of header, pivots and descriptors (one read).
  * @nkeys: keys at training.
- * @nsub: sub-models.
+ * @nsub: one past the last sub-model in use.
  * @tt_cap: TT entries in the area.
  * @nleaves: TT entries in use at training.
  * @leaf_slots: slots per leaf.
@@ -295,11 +300,33 @@ struct ordo_model_layout {
 	u32 nsub;
 	u32 nsub_cap;
 	u32 top_gen;
+	u32 first;
 	u32 tt_cap;
 	u32 nleaves;
 	u32 leaf_slots;
 	u32 eps;
 };
+
+/* Sub-models in use. */
+static inline u32 ordo_model_count(const struct ordo_model *m)
+{
+	return m->nsub - m->first;
+}
+
+/* Is @sub a sub-model in use? */
+static inline bool ordo_model_has_sub(const struct ordo_model *m, u32 sub)
+{
+	return sub >= m->first && sub < m->nsub;
+}
+
+/*
+ * The line's argument for @key in a sub-model pivoted at @pivot: keys
+ * below the first sub-model's pivot count as the pivot.
+ */
+static inline u64 ordo_model_dx(u64 key, u64 pivot)
+{
+	return key > pivot ? key - pivot : 0;
+}
 
 static inline u32 ordo_tt_code(const struct ordo_tt *e)
 {
@@ -369,7 +396,8 @@ u64 ordo_sub_sum_entry(u64 h, const void *entry);
 u64 ordo_sub_checksum(u64 epoch, u32 sub, u64 pivot, const void *desc,
 		      const void *slice, u32 n);
 u64 ordo_model_top_sum_head(const void *hdr);
-u64 ordo_model_top_checksum(const void *hdr, const void *pivots, u32 nsub);
+u64 ordo_model_top_checksum(const void *hdr, const void *pivots, u32 first,
+			    u32 nsub);
 void ordo_sub_to_desc(const struct ordo_sub *s, struct ordo_model_desc *d);
 void ordo_tt_to_entry(const struct ordo_tt *t, struct ordo_tt_entry *e);
 int ordo_model_parse_anchor(const void *buf, size_t len, u64 *live,
@@ -382,6 +410,8 @@ int ordo_model_desc_slice(const struct ordo_model_layout *lay,
 int ordo_model_load_top(struct ordo_model **mp, const void *buf, size_t len);
 int ordo_model_load_sub(struct ordo_model *m, u32 sub, const void *desc,
 			const void *slice, size_t slice_len);
+int ordo_model_adopt_sub(struct ordo_model *m, u32 sub, const void *desc,
+			 const struct ordo_model *old);
 int ordo_model_from_image(struct ordo_model **mp, const void *buf,
 			  size_t len);
 int ordo_model_from_region(struct ordo_model **mp, const void *buf,

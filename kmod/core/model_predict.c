@@ -102,14 +102,14 @@ u64 ordo_sub_pos(const struct ordo_sub *s, u64 dx)
 /**
  * ordo_model_pos() - logical position of a key in a given sub-model
  * @m: model
- * @sub: sub-model index, < m->nsub
+ * @sub: sub-model index in use
  * @key: key
  *
  * Return: logical leaf in units of 2^-32.
  */
 u64 ordo_model_pos(const struct ordo_model *m, u32 sub, u64 key)
 {
-	return ordo_sub_pos(&m->subs[sub], key - m->pivots[sub]);
+	return ordo_sub_pos(&m->subs[sub], ordo_model_dx(key, m->pivots[sub]));
 }
 
 /**
@@ -249,12 +249,12 @@ void ordo_sub_pick(const struct ordo_sub *s, u64 pos, const struct ordo_tt *tt,
  * @m: model
  * @key: key
  *
- * Return: the largest i with pivots[i] <= key.
+ * Return: the largest i in use with pivots[i] <= key, else the first.
  */
 u32 ordo_model_sub_of(const struct ordo_model *m, u64 key)
 {
 	const u64 *p = m->pivots;
-	u32 base = 0, n = m->nsub;
+	u32 base = m->first, n = m->nsub - m->first;
 
 	while (n > 1) {
 		u32 half = n / 2;
@@ -269,8 +269,8 @@ u32 ordo_model_sub_of(const struct ordo_model *m, u64 key)
 /**
  * ordo_model_sub_domain() - key domain of a sub-model
  * @m: model
- * @sub: sub-model index, < m->nsub
- * @lo: inclusive low end (the pivot)
+ * @sub: sub-model index in use
+ * @lo: inclusive low end (the pivot; 0 for the first sub-model)
  * @hi: exclusive high end, set only when there is one
  *
  * Return: false for the last sub-model, whose domain ends at U64_MAX
@@ -279,7 +279,7 @@ u32 ordo_model_sub_of(const struct ordo_model *m, u64 key)
 bool ordo_model_sub_domain(const struct ordo_model *m, u32 sub, u64 *lo,
 			   u64 *hi)
 {
-	*lo = m->pivots[sub];
+	*lo = sub == m->first ? 0 : m->pivots[sub];
 	if (sub + 1 >= m->nsub)
 		return false;
 	*hi = m->pivots[sub + 1];
@@ -311,7 +311,7 @@ int ordo_model_lookup(const struct ordo_model *m, u64 key,
 
 	if (s->tt == ORDO_SUB_NO_TT)
 		return -ENODATA;
-	pos = ordo_sub_pos(s, key - m->pivots[sub]);
+	pos = ordo_sub_pos(s, ordo_model_dx(key, m->pivots[sub]));
 	ordo_sub_window(s, pos, &lo, &hi);
 	p->sub = sub;
 	p->win_lo = lo;
@@ -334,7 +334,7 @@ int ordo_model_lookup(const struct ordo_model *m, u64 key,
  */
 int ordo_model_next(const struct ordo_model *m, u32 *sub, u32 *lln)
 {
-	if (*sub >= m->nsub)
+	if (!ordo_model_has_sub(m, *sub))
 		return -EINVAL;
 	if (m->subs[*sub].tt != ORDO_SUB_NO_TT &&
 	    *lln + 1 < m->subs[*sub].ntt) {
@@ -361,7 +361,7 @@ const struct ordo_tt *ordo_model_tt(const struct ordo_model *m, u32 sub,
 {
 	const struct ordo_sub *s;
 
-	if (sub >= m->nsub)
+	if (!ordo_model_has_sub(m, sub))
 		return NULL;
 	s = &m->subs[sub];
 	if (s->tt == ORDO_SUB_NO_TT || lln >= s->ntt)
@@ -371,7 +371,8 @@ const struct ordo_tt *ordo_model_tt(const struct ordo_model *m, u32 sub,
 
 /**
  * ordo_model_alloc_cap() - allocate an empty model with room to grow
- * @nsub: sub-models, 1..@nsub_cap
+ * @nsub: one past the last sub-model, 1..@nsub_cap (the first is 0;
+ *	callers that leave room in front raise ordo_model.first)
  * @nsub_cap: room for sub-models, at most %ORDO_MODEL_MAX_SUBS
  * @tt_cap: TT entries, at most %ORDO_MODEL_MAX_TT
  *
@@ -390,6 +391,7 @@ struct ordo_model *ordo_model_alloc_cap(u32 nsub, u32 nsub_cap, u32 tt_cap)
 	m = ordo_malloc(sizeof(*m));
 	if (!m)
 		return NULL;
+	m->first = 0;
 	m->nsub = nsub;
 	m->nsub_cap = nsub_cap;
 	m->tt_cap = tt_cap;
@@ -400,8 +402,10 @@ struct ordo_model *ordo_model_alloc_cap(u32 nsub, u32 nsub_cap, u32 tt_cap)
 		ordo_model_free(m);
 		return NULL;
 	}
-	for (i = 0; i < nsub_cap; i++)
+	for (i = 0; i < nsub_cap; i++) {
+		m->pivots[i] = 0;
 		m->subs[i].tt = ORDO_SUB_NO_TT;
+	}
 	return m;
 }
 
@@ -455,7 +459,7 @@ static int tt_compact(struct ordo_model *m, u32 skip, u32 need)
 	u64 live = 0, cap;
 	u32 i, pos = 0;
 
-	for (i = 0; i < m->nsub; i++)
+	for (i = m->first; i < m->nsub; i++)
 		if (i != skip && m->subs[i].tt != ORDO_SUB_NO_TT)
 			live += m->subs[i].ntt;
 	cap = live + need + live / CLIENT_TT_SLACK + 64;
@@ -464,7 +468,7 @@ static int tt_compact(struct ordo_model *m, u32 skip, u32 need)
 	nt = ordo_malloc(sizeof(*nt) * cap);
 	if (!nt)
 		return -ENOMEM;
-	for (i = 0; i < m->nsub; i++) {
+	for (i = m->first; i < m->nsub; i++) {
 		struct ordo_sub *s = &m->subs[i];
 
 		if (s->tt == ORDO_SUB_NO_TT)
@@ -666,18 +670,20 @@ u64 ordo_model_top_sum_head(const void *hdr)
 /**
  * ordo_model_top_checksum() - checksum of the header and pivots
  * @hdr: encoded header (its top_sum field is not read)
- * @pivots: @nsub encoded pivots, any alignment
- * @nsub: number of pivots
+ * @pivots: the encoded pivot array from pivot 0, any alignment
+ * @first: first sub-model in use
+ * @nsub: one past the last
  *
  * Return: the value ordo_model_hdr.top_sum must hold.
  */
-u64 ordo_model_top_checksum(const void *hdr, const void *pivots, u32 nsub)
+u64 ordo_model_top_checksum(const void *hdr, const void *pivots, u32 first,
+			    u32 nsub)
 {
 	const u8 *p = pivots;
 	u64 h = ordo_model_top_sum_head(hdr);
 	u32 i;
 
-	for (i = 0; i < nsub; i++)
+	for (i = first; i < nsub; i++)
 		h = ordo_model_mix(h, ld_le64(p + 8 * i));
 	return ordo_model_fmix(h);
 }
@@ -734,7 +740,7 @@ int ordo_model_parse_hdr(const void *buf, size_t len,
 			 struct ordo_model_layout *lay)
 {
 	struct ordo_model_hdr h;
-	u32 nsub, nsub_cap, tt_cap, nleaves, slots, i;
+	u32 first, nsub, nsub_cap, tt_cap, nleaves, slots, i;
 
 	BUILD_BUG_ON(sizeof(struct ordo_model_hdr) != ORDO_MODEL_HDR_SIZE);
 	BUILD_BUG_ON(sizeof(struct ordo_model_desc) != ORDO_MODEL_DESC_SIZE);
@@ -743,6 +749,7 @@ int ordo_model_parse_hdr(const void *buf, size_t len,
 	if (!buf || len < sizeof(h))
 		return -EINVAL;
 	memcpy(&h, buf, sizeof(h));
+	first = le32_to_cpu(h.sub_first);
 	nsub = le32_to_cpu(h.nsub);
 	nsub_cap = le32_to_cpu(h.nsub_cap);
 	tt_cap = le32_to_cpu(h.tt_cap);
@@ -753,14 +760,14 @@ int ordo_model_parse_hdr(const void *buf, size_t len,
 	    le16_to_cpu(h.hdr_size) != ORDO_MODEL_HDR_SIZE ||
 	    le32_to_cpu(h.desc_size) != ORDO_MODEL_DESC_SIZE ||
 	    le32_to_cpu(h.tt_entry_size) != ORDO_TT_ENTRY_SIZE ||
-	    !le64_to_cpu(h.epoch) || h.flags)
+	    !le64_to_cpu(h.epoch) || h.flags || h.reserved1)
 		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(h.reserved); i++)
 		if (h.reserved[i])
 			return -EINVAL;
-	if (!nsub || nsub > nsub_cap || nsub_cap > ORDO_MODEL_MAX_SUBS ||
-	    tt_cap > ORDO_MODEL_MAX_TT || nleaves < nsub || nleaves > tt_cap ||
-	    !slots)
+	if (first >= nsub || nsub > nsub_cap ||
+	    nsub_cap > ORDO_MODEL_MAX_SUBS || tt_cap > ORDO_MODEL_MAX_TT ||
+	    nleaves < nsub - first || nleaves > tt_cap || !slots)
 		return -EINVAL;
 	if (le64_to_cpu(h.piv_off) != ORDO_MODEL_HDR_SIZE ||
 	    le64_to_cpu(h.desc_off) != ordo_model_desc_off(nsub_cap) ||
@@ -777,6 +784,7 @@ int ordo_model_parse_hdr(const void *buf, size_t len,
 	lay->top_size = ORDO_MODEL_HDR_SIZE + 8ULL * nsub;
 	lay->model_size = lay->desc_off + (u64)ORDO_MODEL_DESC_SIZE * nsub;
 	lay->nkeys = le64_to_cpu(h.nkeys);
+	lay->first = first;
 	lay->nsub = nsub;
 	lay->nsub_cap = nsub_cap;
 	lay->top_gen = le32_to_cpu(h.top_gen);
@@ -838,14 +846,14 @@ int ordo_model_load_top(struct ordo_model **mp, const void *buf, size_t len)
 	if (len < lay.top_size)
 		return -EINVAL;
 	piv = (const u8 *)buf + lay.piv_off;
-	sum = ordo_model_top_checksum(buf, piv, lay.nsub);
+	sum = ordo_model_top_checksum(buf, piv, lay.first, lay.nsub);
 	if (sum != ld_le64((const u8 *)buf +
 			   offsetof(struct ordo_model_hdr, top_sum)))
 		return -EBADMSG;
-	for (i = 0; i < lay.nsub; i++) {
+	for (i = lay.first; i < lay.nsub; i++) {
 		u64 p = ld_le64(piv + 8 * i);
 
-		if (i ? p <= prev : p != 0)
+		if (i > lay.first && p <= prev)
 			return -EINVAL;
 		prev = p;
 	}
@@ -856,12 +864,13 @@ int ordo_model_load_top(struct ordo_model **mp, const void *buf, size_t len)
 	if (!m)
 		return -ENOMEM;
 	m->epoch = lay.epoch;
+	m->first = lay.first;
 	m->top_gen = lay.top_gen;
 	m->nkeys = lay.nkeys;
 	m->leaf_slots = lay.leaf_slots;
 	m->eps = lay.eps;
 	m->flags = ORDO_MODEL_F_COMPACT;
-	for (i = 0; i < lay.nsub; i++)
+	for (i = lay.first; i < lay.nsub; i++)
 		m->pivots[i] = ld_le64(piv + 8 * i);
 	*mp = m;
 	return 0;
@@ -918,7 +927,7 @@ int ordo_model_desc_decode(const void *desc, struct ordo_sub *s)
 }
 
 /*
- * Leaf 0 must start at the pivot and the grid positions must never
+ * Leaf 0 must sit at position 0 and the grid positions must never
  * decrease nor place a fence outside the window its leaf allows; the
  * stored bounds must hold at the domain's end.  What the codes cannot
  * show (the fences themselves) the leaves' own fences check.
@@ -977,7 +986,7 @@ int ordo_model_load_sub(struct ordo_model *m, u32 sub, const void *desc,
 	bool last;
 	int err;
 
-	if (sub >= m->nsub || !desc || !slice)
+	if (!ordo_model_has_sub(m, sub) || !desc || !slice)
 		return -EINVAL;
 	err = desc_decode(desc, &f);
 	if (err)
@@ -1010,6 +1019,55 @@ int ordo_model_load_sub(struct ordo_model *m, u32 sub, const void *desc,
 	return 0;
 }
 
+/* Domain end of @sub: the next pivot, or U64_MAX for the last one. */
+static u64 sub_end(const struct ordo_model *m, u32 sub)
+{
+	return sub + 1 < m->nsub ? m->pivots[sub + 1] : U64_MAX;
+}
+
+/**
+ * ordo_model_adopt_sub() - keep a sub-model from the copy being replaced
+ * @m: client copy from ordo_model_load_top()
+ * @sub: sub-model index
+ * @desc: @sub's encoded descriptor, from the bytes @m was loaded from
+ * @old: a client copy of the same epoch, loaded before
+ *
+ * A top level that changed within the epoch (sub-models added at either
+ * end, the first one's pivot moved, the TT area grew) leaves most
+ * sub-models as they were.  One whose descriptor carries the checksum
+ * @old validated for it, at the same index, pivot and domain end, takes
+ * @old's slice without reading it again: the checksum binds the slice.
+ *
+ * Return: 0; -ESTALE when the sub-model is not @old's (read it); -ENOMEM.
+ */
+int ordo_model_adopt_sub(struct ordo_model *m, u32 sub, const void *desc,
+			 const struct ordo_model *old)
+{
+	const struct ordo_sub *o;
+	struct desc_fields f;
+	struct ordo_sub *s;
+	int err;
+
+	if (!ordo_model_has_sub(m, sub) || !ordo_model_has_sub(old, sub) ||
+	    old->epoch != m->epoch || old->pivots[sub] != m->pivots[sub] ||
+	    sub_end(old, sub) != sub_end(m, sub))
+		return -ESTALE;
+	o = &old->subs[sub];
+	if (o->tt == ORDO_SUB_NO_TT || desc_decode(desc, &f) ||
+	    f.sum != o->sum || f.s.ntt != o->ntt || f.s.gen != o->gen)
+		return -ESTALE;
+	s = &m->subs[sub];
+	err = ordo_model_tt_reserve(m, sub, o->ntt, o->ntt);
+	if (err)
+		return err;
+	memcpy(m->tt + s->tt, old->tt + o->tt, sizeof(*m->tt) * o->ntt);
+	f.s.tt = s->tt;
+	f.s.cap = s->cap;
+	*s = f.s;
+	m->nleaves += o->ntt;
+	return 0;
+}
+
 /**
  * ordo_model_from_image() - build a client copy from a whole image
  * @mp: the new model, every sub-model loaded
@@ -1036,7 +1094,7 @@ int ordo_model_from_image(struct ordo_model **mp, const void *buf,
 	err = ordo_model_load_top(&m, buf, len);
 	if (err)
 		return err;
-	for (i = 0; i < lay.nsub; i++) {
+	for (i = lay.first; i < lay.nsub; i++) {
 		const u8 *d = b + lay.desc_off + ORDO_MODEL_DESC_SIZE * i;
 
 		err = ordo_model_desc_slice(&lay, d, &off, &n);

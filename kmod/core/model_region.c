@@ -154,13 +154,14 @@ static void hdr_fill(const struct ordo_model *m, struct ordo_model_hdr *h)
 	h->nsub = cpu_to_le32(m->nsub);
 	h->nsub_cap = cpu_to_le32(m->nsub_cap);
 	h->top_gen = cpu_to_le32(m->top_gen);
+	h->sub_first = cpu_to_le32(m->first);
 	h->tt_cap = cpu_to_le32(m->tt_cap);
 	h->nleaves = cpu_to_le32(m->nleaves);
 	h->leaf_slots = cpu_to_le32(m->leaf_slots);
 	h->nkeys = cpu_to_le64(m->nkeys);
 	h->eps = cpu_to_le32(m->eps);
 	sum = ordo_model_top_sum_head(h);
-	for (i = 0; i < m->nsub; i++)
+	for (i = m->first; i < m->nsub; i++)
 		sum = ordo_model_mix(sum, m->pivots[i]);
 	h->top_sum = cpu_to_le64(ordo_model_fmix(sum));
 }
@@ -182,6 +183,7 @@ int ordo_region_write(const struct ordo_region *rg,
 {
 	u64 piv_end = ORDO_MODEL_HDR_SIZE + 8ULL * m->nsub;
 	u64 desc_off = ordo_model_desc_off(m->nsub_cap);
+	u64 desc_first = desc_off + (u64)ORDO_MODEL_DESC_SIZE * m->first;
 	u64 desc_end = desc_off + (u64)ORDO_MODEL_DESC_SIZE * m->nsub;
 	u64 tt_off = ordo_model_tt_off(m->nsub_cap);
 	u64 b = rg ? rg->base : 0;
@@ -193,18 +195,22 @@ int ordo_region_write(const struct ordo_region *rg,
 	err = rg_check(rg, ordo_region_bytes(m));
 	if (err)
 		return err;
-	for (i = 0; i < m->nsub; i++)
+	if (m->first >= m->nsub || m->nsub > m->nsub_cap)
+		return -EINVAL;
+	for (i = m->first; i < m->nsub; i++)
 		if (!sub_placed(m, &m->subs[i]))
 			return -EINVAL;
+	/* Pivots below the first in use are zero (no reader looks). */
 	for (i = 0; i < m->nsub; i += k) {
 		k = min_t(u32, BATCH, m->nsub - i);
 		for (x = 0; x < k; x++)
-			piv[x] = cpu_to_le64(m->pivots[i + x]);
+			piv[x] = cpu_to_le64(i + x < m->first ? 0 :
+					     m->pivots[i + x]);
 		rg_copy(rg, b + ORDO_MODEL_HDR_SIZE + 8ULL * i, piv,
 			sizeof(piv[0]) * k);
 	}
-	rg_copy(rg, b + piv_end, NULL, desc_off - piv_end);
-	for (i = 0; i < m->nsub; i++) {
+	rg_copy(rg, b + piv_end, NULL, desc_first - piv_end);
+	for (i = m->first; i < m->nsub; i++) {
 		struct ordo_model_desc d;
 
 		rg_put_slice(rg, b + tt_off, m, &m->subs[i]);
@@ -222,54 +228,70 @@ int ordo_region_write(const struct ordo_region *rg,
 	return 0;
 }
 
-/*
- * ordo_region_extend() - publish sub-models appended behind the tail
+/* Write sub-model @i and its pivot where the current top level has none. */
+static void rg_put_new(const struct ordo_region *rg,
+		       const struct ordo_model *m, u32 i)
+{
+	__le64 piv = cpu_to_le64(m->pivots[i]);
+
+	rg_put_sub(rg, m, i);
+	rg_copy(rg, rg->base + ORDO_MODEL_HDR_SIZE + 8ULL * i, &piv,
+		sizeof(piv));
+}
+
+/**
+ * ordo_region_retop() - publish a retraining that changed the top level
  * @rg: the region; @rg->base is the image of @m's epoch
- * @m: the model after ordo_model_retrain_sub() cut the last sub-model
- *	@sub into @sub and the new sub-models @old_nsub..nsub - 1
- * @sub: the sub-model that was the last (@old_nsub - 1)
- * @old_nsub: sub-models the image has now
+ * @m: the model after ordo_model_retrain_sub() cut the last or the first
+ *	sub-model (@sub) or moved the first one's pivot
+ * @sub: the retrained sub-model
+ * @h: the image's header as it is now
  *
  * Called by ordo_region_patch() once it has checked the image's header
- * against @m and @sub's slice.
+ * against @m.
  *
  * Writes the new sub-models (slices, descriptors, pivots) where no reader
- * of the current top level looks (beyond its nsub, or its tt_cap when the
- * TT area grew with the cut), then the narrowed @sub as a patch, then the
- * header with the new count, TT size and top_gen.  A reader of the old top
- * level meets @sub narrowed: keys past its new end land on its last leaf,
- * whose fences tell the reader it is stale.
+ * of the current top level looks (outside its sub_first..nsub - 1, or its
+ * tt_cap when the TT area grew with the cut), then @sub and its pivot,
+ * then the header with the new sub_first, nsub, TT size and top_gen.  A
+ * reader of the old top level meets @sub narrowed: keys past its new end
+ * land on its last leaf, whose fences tell the reader it is stale; when
+ * its pivot moved, the checksum binds the new pivot and fails against the
+ * old top level's.
  *
  * Return: as ordo_region_patch().
  */
-static int ordo_region_extend(const struct ordo_region *rg,
-			      const struct ordo_model *m, u32 sub,
-			      u32 old_nsub)
+static int ordo_region_retop(const struct ordo_region *rg,
+			     const struct ordo_model *m, u32 sub,
+			     const struct ordo_model_hdr *h)
 {
-	struct ordo_model_hdr h;
+	u32 first = le32_to_cpu(h->sub_first), nsub = le32_to_cpu(h->nsub);
+	struct ordo_model_hdr nh;
 	__le64 piv;
 	u32 i;
 	int err;
 
-	if (m->nsub > m->nsub_cap)
-		return -EINVAL;
-	for (i = old_nsub; i < m->nsub; i++)
-		if (!sub_placed(m, &m->subs[i]))
+	if (m->first > first || m->nsub < nsub || m->nsub > m->nsub_cap ||
+	    sub < first || sub >= nsub)
+		return -ESTALE;
+	for (i = m->first; i < m->nsub; i++)
+		if ((i < first || i >= nsub) && !sub_placed(m, &m->subs[i]))
 			return -EINVAL;
 	err = rg_check(rg, ordo_region_bytes(m));
 	if (err)
 		return err;
-	for (i = old_nsub; i < m->nsub; i++) {
-		rg_put_sub(rg, m, i);
-		piv = cpu_to_le64(m->pivots[i]);
-		rg_copy(rg, rg->base + ORDO_MODEL_HDR_SIZE + 8ULL * i, &piv,
-			sizeof(piv));
-	}
+	for (i = m->first; i < first; i++)
+		rg_put_new(rg, m, i);
+	for (i = nsub; i < m->nsub; i++)
+		rg_put_new(rg, m, i);
 	rg_put_sub(rg, m, sub);
-	hdr_fill(m, &h);
+	piv = cpu_to_le64(m->pivots[sub]);
+	rg_copy(rg, rg->base + ORDO_MODEL_HDR_SIZE + 8ULL * sub, &piv,
+		sizeof(piv));
+	hdr_fill(m, &nh);
 	/* The new sub-models and pivots are in place before the header. */
 	smp_wmb();
-	rg_copy(rg, rg->base, &h, sizeof(h));
+	rg_copy(rg, rg->base, &nh, sizeof(nh));
 	return 0;
 }
 
@@ -282,9 +304,10 @@ static int ordo_region_extend(const struct ordo_region *rg,
  * Writes the slice (in place or in fresh slots, as the model placed it),
  * then the descriptor.  A reader racing with this pairs an old descriptor
  * with new entries or the reverse, or reads either one torn; the
- * descriptor's checksum covers both, so it retries.  When retraining cut
- * the last sub-model and appended new ones, publishes those too and then
- * the header (ordo_region_extend()).
+ * descriptor's checksum covers both, so it retries.  When retraining
+ * changed the top level (@m's top_gen is not the image's: sub-models cut
+ * off either end, the first one's pivot moved), publishes the new
+ * sub-models too and then the header (ordo_region_retop()).
  *
  * Return: 0, -EINVAL, -ENOSPC or -ESTALE (the region holds another epoch
  * or layout).
@@ -295,7 +318,7 @@ int ordo_region_patch(const struct ordo_region *rg,
 	struct ordo_model_hdr h;
 	int err;
 
-	if (sub >= m->nsub)
+	if (!ordo_model_has_sub(m, sub))
 		return -EINVAL;
 	if (!sub_placed(m, &m->subs[sub]))
 		return -EINVAL;
@@ -307,10 +330,10 @@ int ordo_region_patch(const struct ordo_region *rg,
 	    le32_to_cpu(h.nsub_cap) != m->nsub_cap ||
 	    le32_to_cpu(h.tt_cap) > m->tt_cap)
 		return -ESTALE;
-	if (le32_to_cpu(h.nsub) < m->nsub &&
-	    sub == le32_to_cpu(h.nsub) - 1)
-		return ordo_region_extend(rg, m, sub, le32_to_cpu(h.nsub));
-	if (le32_to_cpu(h.nsub) != m->nsub ||
+	if (le32_to_cpu(h.top_gen) != m->top_gen)
+		return ordo_region_retop(rg, m, sub, &h);
+	if (le32_to_cpu(h.sub_first) != m->first ||
+	    le32_to_cpu(h.nsub) != m->nsub ||
 	    le32_to_cpu(h.tt_cap) != m->tt_cap)
 		return -ESTALE;
 	err = rg_check(rg, ordo_region_bytes(m));
@@ -343,6 +366,7 @@ int ordo_region_grow(const struct ordo_region *rg,
 		return err;
 	rg_read(rg, rg->base, &h, sizeof(h));
 	if (le64_to_cpu(h.epoch) != m->epoch ||
+	    le32_to_cpu(h.sub_first) != m->first ||
 	    le32_to_cpu(h.nsub) != m->nsub ||
 	    le32_to_cpu(h.nsub_cap) != m->nsub_cap ||
 	    le32_to_cpu(h.tt_cap) > m->tt_cap)
@@ -446,7 +470,7 @@ int ordo_model_export_sub(const struct ordo_model *m, u32 sub, void *buf,
 	u64 need;
 	u32 j;
 
-	if (sub >= m->nsub || m->subs[sub].tt == ORDO_SUB_NO_TT)
+	if (!ordo_model_has_sub(m, sub) || m->subs[sub].tt == ORDO_SUB_NO_TT)
 		return -EINVAL;
 	s = &m->subs[sub];
 	need = ORDO_MODEL_DESC_SIZE + (u64)ORDO_TT_ENTRY_SIZE * s->ntt;

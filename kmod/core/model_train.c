@@ -227,9 +227,9 @@ static u16 err_units(u64 e)
  * it only ever reaches the cap); ordo_sub_window() relies on exactly these.
  */
 static void sub_bounds(struct ordo_sub *s, const struct ordo_leaf_info *lv,
-		       u32 n, u64 end)
+		       u32 n, u64 end, u64 x0)
 {
-	u64 x0 = lv[0].low, over = 0, under = 0;
+	u64 over = 0, under = 0;
 	u32 j;
 
 	for (j = 0; j <= n; j++) {
@@ -238,7 +238,7 @@ static void sub_bounds(struct ordo_sub *s, const struct ordo_leaf_info *lv,
 
 		if (j == n && x == lv[n - 1].low)
 			break;	/* the last leaf starts at U64_MAX */
-		pos = ordo_sub_line(s, x - x0);
+		pos = ordo_sub_line(s, ordo_model_dx(x, x0));
 		if (pos > want && j < n)
 			over = max(over, pos - want);
 		else if (pos < want)
@@ -249,18 +249,37 @@ static void sub_bounds(struct ordo_sub *s, const struct ordo_leaf_info *lv,
 }
 
 /*
+ * The anchor (pivot) of a run from lv[a]: its low fence, except for the
+ * run of the leftmost leaf (fence 0), whose line starts one leaf width
+ * (that of leaf a + 1) before the second fence.  Keys below the first
+ * sub-model's pivot count as the pivot, so its line need not pass through
+ * key 0: descending inserts pile leaves up far above 0, and a line
+ * through 0 could follow them for a few leaves only.
+ */
+static u64 seg_anchor(const struct ordo_leaf_info *lv, u32 a, u32 n, u64 end)
+{
+	u64 f1, f2;
+
+	if (lv[a].low || n - a < 2)
+		return lv[a].low;
+	f1 = lv[a + 1].low;
+	f2 = n - a > 2 ? lv[a + 2].low : end;
+	return f1 - min(f1, max(f2 - f1, 1ULL));
+}
+
+/*
  * Leaves [a, b) become one sub-model: the longest run (at most @cap leaves,
  * 0: no cap) whose fences fit one cone of half-width @eps around a line
- * through lv[a], and whose end point (the next fence, or @end after the
- * last leaf) lies no more than @eps above the line: F saturates past the
- * last fence, so a line that runs past the end costs nothing there.  The last
- * sub-model thus fits its real fences however far @end lies.  Retraining
- * the same leaves with the same @end replays the same steps.
+ * through (@x0, 0) (seg_anchor()), and whose end point (the next fence, or
+ * @end after the last leaf) lies no more than @eps above the line: F
+ * saturates past the last fence, so a line that runs past the end costs
+ * nothing there.  The last sub-model thus fits its real fences however far
+ * @end lies.  Retraining the same leaves with the same @end replays the
+ * same steps.
  */
 static u32 seg_end(const struct ordo_leaf_info *lv, u32 a, u32 n, u64 end,
-		   u64 eps, u32 cap, struct cone *c)
+		   u64 x0, u64 eps, u32 cap, struct cone *c)
 {
-	u64 x0 = lv[a].low;
 	u32 b = a + 1, e, lim = cap && cap < n - a ? a + cap : n;
 	struct cone in, fin;
 
@@ -289,14 +308,14 @@ static u32 seg_end(const struct ordo_leaf_info *lv, u32 a, u32 n, u64 end,
 
 /* First j >= 1 whose fence shares leaf j - 1's grid cell, else 0. */
 static u32 first_tie(const struct ordo_sub *s, const struct ordo_leaf_info *lv,
-		     u32 n)
+		     u32 n, u64 x0)
 {
 	u64 base, prev = 0, g;
 	u32 sh, j;
 
 	ordo_sub_code_params(s, &base, &sh);
 	for (j = 0; j < n; j++) {
-		g = (ordo_sub_pos(s, lv[j].low - lv[0].low) + base) >> sh;
+		g = (ordo_sub_pos(s, ordo_model_dx(lv[j].low, x0)) + base) >> sh;
 		if (j && g == prev)
 			return j;
 		prev = g;
@@ -315,21 +334,21 @@ static u32 first_tie(const struct ordo_sub *s, const struct ordo_leaf_info *lv,
  * slope, bounds, ntt and tied (a run still tied after TIE_CUTS_MAX cuts).
  */
 static u32 seg_end_sep(const struct ordo_leaf_info *lv, u32 a, u32 n,
-		       u64 end, u64 eps, u32 cap, struct ordo_sub *t)
+		       u64 end, u64 x0, u64 eps, u32 cap, struct ordo_sub *t)
 {
 	struct cone c;
-	u32 b = seg_end(lv, a, n, end, eps, cap, &c), k, j;
+	u32 b = seg_end(lv, a, n, end, x0, eps, cap, &c), k, j;
 
 	for (k = 0;; k++) {
 		memset(t, 0, sizeof(*t));
 		t->ntt = b - a;
 		cone_slope(&c, t);
-		sub_bounds(t, lv + a, t->ntt, b < n ? lv[b].low : end);
-		j = first_tie(t, lv + a, t->ntt);
+		sub_bounds(t, lv + a, t->ntt, b < n ? lv[b].low : end, x0);
+		j = first_tie(t, lv + a, t->ntt, x0);
 		t->tied = !!j;
 		if (!j || k == TIE_CUTS_MAX)
 			return b;
-		b = seg_end(lv, a, n, end, eps, j, &c);
+		b = seg_end(lv, a, n, end, x0, eps, j, &c);
 	}
 }
 
@@ -341,8 +360,10 @@ static u32 seg_count(const struct ordo_leaf_info *lv, u32 n, u64 eps,
 	u32 a = 0, cnt = 0;
 
 	while (a < n && cnt <= limit) {
-		a = sep ? seg_end_sep(lv, a, n, U64_MAX, eps, cap, &t) :
-			  seg_end(lv, a, n, U64_MAX, eps, cap, &c);
+		u64 x0 = seg_anchor(lv, a, n, U64_MAX);
+
+		a = sep ? seg_end_sep(lv, a, n, U64_MAX, x0, eps, cap, &t) :
+			  seg_end(lv, a, n, U64_MAX, x0, eps, cap, &c);
 		cnt++;
 	}
 	return cnt;
@@ -429,7 +450,8 @@ static u32 slack_slots(u32 n, const struct ordo_model_params *p)
  * only leaf 0's is settled.
  */
 static void tt_fill(struct ordo_tt *t, const struct ordo_sub *s,
-		    const struct ordo_leaf_info *lv, const u64 *keys, u32 n)
+		    const struct ordo_leaf_info *lv, const u64 *keys, u32 n,
+		    u64 x0)
 {
 	u64 base, koff = 0;
 	u32 sh, j, code;
@@ -437,14 +459,15 @@ static void tt_fill(struct ordo_tt *t, const struct ordo_sub *s,
 
 	ordo_sub_code_params(s, &base, &sh);
 	for (j = 0; j < n; j++) {
-		u64 pos = ordo_sub_pos(s, lv[j].low - lv[0].low);
+		u64 pos = ordo_sub_pos(s, ordo_model_dx(lv[j].low, x0));
 
 		tie = !j || (keys && !koff);
 		if (!tie && keys) {
-			u64 last = keys[koff - 1];	/* the last key left of it */
+			/* the last key left of it */
+			u64 last = keys[koff - 1];
+			u64 lpos = ordo_sub_pos(s, ordo_model_dx(last, x0));
 
-			tie = (ordo_sub_pos(s, last - lv[0].low) + base) >> sh <
-			      (pos + base) >> sh;
+			tie = (lpos + base) >> sh < (pos + base) >> sh;
 		}
 		code = ordo_sub_code(s, j, pos);
 		t[j].leaf = lv[j].leaf;
@@ -492,24 +515,39 @@ static u64 tt_cap_for(u32 n, u32 nsub, const struct ordo_model_params *p)
 	       DIV_ROUND_UP((u64)n * p->tt_spare_pct, 100);
 }
 
+/*
+ * Room for sub-models around the @nsub a training cuts: as many again as
+ * half of them, at least 64, behind the last (appends, time series) and
+ * in front of the first (descending inserts).  Return: the image's
+ * nsub_cap; *@first: the first sub-model's index.
+ */
+static u32 nsub_cap_for(u32 nsub, u32 *first)
+{
+	u32 room = max(nsub / 2, 64U);
+
+	*first = min(room, ORDO_MODEL_MAX_SUBS - nsub);
+	return min_t(u64, (u64)*first + nsub + room, ORDO_MODEL_MAX_SUBS);
+}
+
 /**
  * ordo_model_image_floor() - the smallest image a training can produce
  * @nleaves: leaves of the tree
  * @p: training parameters
  *
  * A training over @nleaves leaves writes at least this many bytes (one
- * sub-model; more add 40 bytes each), so a caller can tell before it
- * snapshots and trains that the region has no room.
+ * sub-model and the room around it; more add 60 bytes each), so a caller
+ * can tell before it snapshots and trains that the region has no room.
  *
  * Return: bytes, or U64_MAX when no model can describe that many leaves.
  */
 u64 ordo_model_image_floor(u32 nleaves, const struct ordo_model_params *p)
 {
 	u64 tt_cap = tt_cap_for(max(nleaves, 1U), 1, p);
+	u32 first;
 
 	if (tt_cap > ORDO_MODEL_MAX_TT)
 		return U64_MAX;
-	return ordo_model_region_size(1, tt_cap);
+	return ordo_model_region_size(nsub_cap_for(1, &first), tt_cap);
 }
 
 /**
@@ -533,7 +571,7 @@ int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
 	const struct ordo_leaf_info *lv = set->leaves;
 	struct ordo_model *m;
 	const u64 *keys = set->keys;
-	u32 n, cap, eps, nsub, nsub_cap, a, i;
+	u32 n, cap, eps, nsub, nsub_cap, first, a, i;
 	u64 epsf, tt_cap, nkeys = 0;
 	int err;
 
@@ -553,25 +591,26 @@ int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
 	tt_cap = tt_cap_for(n, nsub, p);
 	if (tt_cap > ORDO_MODEL_MAX_TT)
 		return -ENOSPC;
-	/* Room to append sub-models behind the tail (appends, time series). */
-	nsub_cap = min_t(u64, nsub + max(nsub / 2, 64U), ORDO_MODEL_MAX_SUBS);
-	m = ordo_model_alloc_cap(nsub, nsub_cap, tt_cap);
+	nsub_cap = nsub_cap_for(nsub, &first);
+	m = ordo_model_alloc_cap(first + nsub, nsub_cap, tt_cap);
 	if (!m)
 		return -ENOMEM;
+	m->first = first;
 	m->epoch = epoch;
 	m->leaf_slots = p->leaf_slots;
 	m->eps = eps;
 	m->nleaves = n;
 	m->trained_leaves = n;
-	for (a = 0, i = 0; i < nsub; i++) {
+	for (a = 0, i = first; i < m->nsub; i++) {
 		struct ordo_sub *s = &m->subs[i];
-		u32 b = seg_end_sep(lv, a, n, U64_MAX, epsf, cap, s);
+		u64 x0 = seg_anchor(lv, a, n, U64_MAX);
+		u32 b = seg_end_sep(lv, a, n, U64_MAX, x0, epsf, cap, s);
 
-		m->pivots[i] = lv[a].low;
+		m->pivots[i] = x0;
 		s->cap = slack_slots(s->ntt, p);
 		s->tt = m->tt_used;
 		m->tt_used += s->cap;
-		tt_fill(m->tt + s->tt, s, lv + a, keys, s->ntt);
+		tt_fill(m->tt + s->tt, s, lv + a, keys, s->ntt, x0);
 		sub_seal(m, i);
 		for (; keys && a < b; a++)
 			keys += lv[a].count;
@@ -592,42 +631,88 @@ int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
  * bound of the ladder that fits.  False if none does (then n > 1).
  */
 static bool fit_domain(const struct ordo_leaf_info *lv, u32 n, u64 end,
-		       u32 eps, struct cone *c)
+		       u64 x0, u32 eps, struct cone *c)
 {
 	u32 lo = 0, hi = ARRAY_SIZE(eps_ladder), mid;
 
-	if (seg_end(lv, 0, n, end, (u64)eps << ERR_TO_POS, 0, c) == n)
+	if (seg_end(lv, 0, n, end, x0, (u64)eps << ERR_TO_POS, 0, c) == n)
 		return true;
 	while (lo < hi && eps_ladder[lo] <= eps)
 		lo++;
 	/* The first index in [lo, hi) whose bound fits, or hi. */
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (seg_end(lv, 0, n, end, (u64)eps_ladder[mid] << ERR_TO_POS,
-			    0, c) == n)
+		if (seg_end(lv, 0, n, end, x0,
+			    (u64)eps_ladder[mid] << ERR_TO_POS, 0, c) == n)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
 	if (lo == ARRAY_SIZE(eps_ladder))
 		return false;
-	return seg_end(lv, 0, n, end, (u64)eps_ladder[lo] << ERR_TO_POS, 0,
-		       c) == n;
+	return seg_end(lv, 0, n, end, x0, (u64)eps_ladder[lo] << ERR_TO_POS,
+		       0, c) == n;
 }
 
-/* Fit leaves [0, @n) of @lv, ending at @end, as retraining does. */
+/* Fit leaves [0, @n) of @lv, ending at @end, anchored at @x0. */
 static void fit_one(struct ordo_sub *t, const struct ordo_leaf_info *lv,
-		    u32 n, u64 end, u32 eps)
+		    u32 n, u64 end, u64 x0, u32 eps)
 {
 	struct cone c;
 
 	memset(t, 0, sizeof(*t));
 	t->ntt = n;	/* F saturates at the slice's end */
-	if (fit_domain(lv, n, end, eps, &c))
+	if (fit_domain(lv, n, end, x0, eps, &c))
 		cone_slope(&c, t);
 	else	/* first to last fence: @end may be far away */
-		chord_slope(t, n - 1, lv[n - 1].low - lv[0].low);
-	sub_bounds(t, lv, n, end);
+		chord_slope(t, n - 1, ordo_model_dx(lv[n - 1].low, x0));
+	sub_bounds(t, lv, n, end, x0);
+}
+
+/*
+ * Sub-model @idx becomes leaves [a, b) of @set (domain end @end), fitted
+ * at the model's eps as retraining fits, with TT room for them.  Return:
+ * 0 or -ENOSPC; the caller counted the slots first.
+ */
+static int cut_piece(struct ordo_model *m, u32 idx,
+		     const struct ordo_leaf_set *set, u32 a, u32 b, u64 end,
+		     u32 gen, const struct ordo_model_params *p)
+{
+	const struct ordo_leaf_info *lv = set->leaves;
+	u64 x0 = seg_anchor(lv, a, set->nleaves, end);
+	u64 pend = b < set->nleaves ? lv[b].low : end;
+	struct ordo_sub t;
+	int err;
+
+	fit_one(&t, lv + a, b - a, pend, x0, m->eps);
+	t.tied = !!first_tie(&t, lv + a, b - a, x0);
+	err = ordo_model_tt_reserve(m, idx, t.ntt,
+				    max(t.ntt, slack_slots(t.ntt, p)));
+	if (err)
+		return err;
+	t.tt = m->subs[idx].tt;
+	t.cap = m->subs[idx].cap;
+	t.gen = gen;
+	m->subs[idx] = t;
+	m->pivots[idx] = x0;
+	tt_fill(m->tt + t.tt, &t, lv + a, keys_from(set, a), t.ntt, x0);
+	return 0;
+}
+
+/*
+ * Make TT room for @need more slots, growing the area by at least the
+ * spare share (the header that publishes the cut publishes both).
+ */
+static int cut_room(struct ordo_model *m, u64 need,
+		    const struct ordo_model_params *p)
+{
+	u64 free = m->tt_cap - m->tt_used;
+
+	if (need <= free)
+		return 0;
+	return ordo_model_tt_grow(m, max_t(u64, need - free,
+					   DIV_ROUND_UP((u64)m->nleaves *
+							p->tt_spare_pct, 100)));
 }
 
 /*
@@ -643,8 +728,8 @@ static u32 tail_seg_end(const struct ordo_model *m,
 
 	if (k == m->nsub_cap - m->nsub)
 		return n;
-	return seg_end_sep(lv, a, n, U64_MAX, (u64)m->eps << ERR_TO_POS, cap,
-			   &t);
+	return seg_end_sep(lv, a, n, U64_MAX, seg_anchor(lv, a, n, U64_MAX),
+			   (u64)m->eps << ERR_TO_POS, cap, &t);
 }
 
 /*
@@ -663,7 +748,7 @@ static int extend_tail(struct ordo_model *m, u32 sub,
 	const struct ordo_leaf_info *lv = set->leaves;
 	u32 n = set->nleaves;
 	struct ordo_sub *s = &m->subs[sub];
-	u32 cap = sub_leaves_cap(p), a, b, k, old = s->ntt;
+	u32 cap = sub_leaves_cap(p), a, b, k, old = s->ntt, gen = s->gen + 1;
 	u64 need = 0;
 	int err;
 
@@ -675,35 +760,97 @@ static int extend_tail(struct ordo_model *m, u32 sub,
 		if (k || b - a > s->cap)
 			need += max(b - a, slack_slots(b - a, p));
 	}
-	if (k == 1)
-		return -EAGAIN;
-	/* The TT area grows with the cut (the same header publishes both). */
-	if (need > m->tt_cap - m->tt_used &&
-	    ordo_model_tt_grow(m, max_t(u64, need - (m->tt_cap - m->tt_used),
-					DIV_ROUND_UP((u64)m->nleaves *
-						     p->tt_spare_pct, 100))))
+	if (k == 1 || cut_room(m, need, p))
 		return -EAGAIN;
 	for (a = 0, k = 0; a < n; a = b, k++) {
-		u32 idx = k ? m->nsub + k - 1 : sub;
-		struct ordo_sub t;
-
 		b = tail_seg_end(m, lv, a, n, k, cap);
-		fit_one(&t, lv + a, b - a, b < n ? lv[b].low : U64_MAX, m->eps);
-		t.tied = !!first_tie(&t, lv + a, b - a);
-		err = ordo_model_tt_reserve(m, idx, t.ntt,
-					    max(t.ntt, slack_slots(t.ntt, p)));
+		err = cut_piece(m, k ? m->nsub + k - 1 : sub, set, a, b,
+				U64_MAX, k ? 0 : gen, p);
 		if (err)	/* not after the count above */
 			return err;
-		t.tt = m->subs[idx].tt;
-		t.cap = m->subs[idx].cap;
-		t.gen = k ? 0 : s->gen + 1;
-		m->subs[idx] = t;
-		m->pivots[idx] = lv[a].low;
-		tt_fill(m->tt + t.tt, &t, lv + a, keys_from(set, a), t.ntt);
 	}
 	m->nsub += k - 1;
 	for (a = 0; a < k; a++)
 		sub_seal(m, a ? m->nsub - k + a : sub);
+	m->nleaves = m->nleaves - old + n;
+	m->top_gen++;
+	return 0;
+}
+
+/* Does one line at @eps fit the run [a, b)? */
+static bool run_fits(const struct ordo_leaf_info *lv, u32 a, u32 b, u32 n,
+		     u64 end, u64 eps)
+{
+	struct cone c;
+
+	return seg_end(lv, a, n, end, seg_anchor(lv, a, n, end), eps, b - a,
+		       &c) == b;
+}
+
+/*
+ * Start of the segment that ends at leaf @b of the first sub-model's
+ * leaves: the earliest leaf at most @cap leaves before @b when the run
+ * from there fits one line at @eps, else the smallest a whose run [a, b)
+ * fits, found by bisection (a run that fits mostly still fits without
+ * its first leaf; any answer found fits, a lone leaf always does).
+ */
+static u32 head_seg_start(const struct ordo_leaf_info *lv, u32 b, u32 n,
+			  u64 end, u64 eps, u32 cap)
+{
+	u32 lo = b > cap ? b - cap : 0, hi = b - 1, mid;
+
+	if (run_fits(lv, lo, b, n, end, eps))
+		return lo;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (run_fits(lv, mid, b, n, end, eps))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/*
+ * Descending inserts grow the first sub-model (@sub) at its left.  When
+ * one line at the model's eps within max_sub_leaves no longer covers its
+ * leaves, cut them from the right end (so the leftmost piece, where the
+ * inserts land, is the one left short) and put the new sub-models in
+ * front of it: indices sub - 1, sub - 2, ..., whose pivots lie below
+ * every other, so no index changes.  The piece that keeps @sub is the
+ * rightmost; the leftmost the model has room for takes the rest.  Return
+ * as extend_tail().
+ */
+static int extend_head(struct ordo_model *m, u32 sub,
+		       const struct ordo_leaf_set *set, u64 end,
+		       const struct ordo_model_params *p)
+{
+	const struct ordo_leaf_info *lv = set->leaves;
+	u32 n = set->nleaves;
+	struct ordo_sub *s = &m->subs[sub];
+	u32 cap = sub_leaves_cap(p), a, b, k, old = s->ntt, gen = s->gen + 1;
+	u64 eps = (u64)m->eps << ERR_TO_POS, need = 0;
+	int err;
+
+	/* One line still covers it (as the training cut it): no cut. */
+	if (!m->first || (n <= cap && run_fits(lv, 0, n, n, end, eps)))
+		return -EAGAIN;
+	for (b = n, k = 0; b; b = a, k++) {
+		a = k == m->first ? 0 : head_seg_start(lv, b, n, end, eps, cap);
+		if (k || b - a > s->cap)
+			need += max(b - a, slack_slots(b - a, p));
+	}
+	if (k == 1 || cut_room(m, need, p))
+		return -EAGAIN;
+	for (b = n, k = 0; b; b = a, k++) {
+		a = k == m->first ? 0 : head_seg_start(lv, b, n, end, eps, cap);
+		err = cut_piece(m, sub - k, set, a, b, end, k ? 0 : gen, p);
+		if (err)
+			return err;
+	}
+	m->first = sub - (k - 1);
+	for (a = m->first; a <= sub; a++)
+		sub_seal(m, a);
 	m->nleaves = m->nleaves - old + n;
 	m->top_gen++;
 	return 0;
@@ -724,9 +871,12 @@ static int extend_tail(struct ordo_model *m, u32 sub,
  * the sub-model bit for bit (its generation aside).  The last sub-model,
  * once one line at the model's eps within max_sub_leaves no longer covers
  * it, is cut as a full training would cut it and the new sub-models are
- * appended behind it (nsub grows, up to nsub_cap; top_gen counts it).  On
- * error the model is unchanged.  Publish with ordo_region_patch(), or
- * ordo_region_extend() when nsub grew.
+ * appended behind it (nsub grows, up to nsub_cap); the first one is cut
+ * the same way from its right end and the new sub-models go in front of
+ * it (first falls, down to 0).  The first sub-model's pivot follows its
+ * leftmost leaves (seg_anchor()).  Whenever the top level changes,
+ * top_gen counts it.  On error the model is unchanged.  Publish with
+ * ordo_region_patch().
  *
  * Return: 0; -ERANGE if @set does not tile the domain (train a new model);
  * -EINVAL; -ENOSPC when the TT has no room left (train a new model).
@@ -737,40 +887,51 @@ int ordo_model_retrain_sub(struct ordo_model *m, u32 sub,
 {
 	const struct ordo_leaf_info *lv = set->leaves;
 	struct ordo_sub *s, t;
-	u64 lo, hi = 0, end;
+	u64 lo, hi = 0, end, x0;
 	u32 n, old;
 	bool last;
 	int err;
 
-	if (sub >= m->nsub || m->subs[sub].tt == ORDO_SUB_NO_TT)
+	if (!ordo_model_has_sub(m, sub) || m->subs[sub].tt == ORDO_SUB_NO_TT)
 		return -EINVAL;
 	last = !ordo_model_sub_domain(m, sub, &lo, &hi);
 	err = ordo_leaf_set_check(set, lo, hi, last);
 	if (err)
 		return err;
 	n = set->nleaves;
+	end = last ? U64_MAX : hi;
 	if (last) {
 		err = extend_tail(m, sub, set, p);
 		if (err != -EAGAIN)
 			return err;
 	}
+	if (sub == m->first) {
+		err = extend_head(m, sub, set, end, p);
+		if (err != -EAGAIN)
+			return err;
+	}
 	if (n > ORDO_MODEL_MAX_SUB_LEAVES)
 		return -ENOSPC;
-	end = last ? U64_MAX : hi;
-	fit_one(&t, lv, n, end, m->eps);
+	/* A lone leaf fits any anchor: keep the pivot (and the top level). */
+	x0 = n > 1 ? seg_anchor(lv, 0, n, end) : m->pivots[sub];
+	fit_one(&t, lv, n, end, x0, m->eps);
 	s = &m->subs[sub];
 	old = s->ntt;
 	err = ordo_model_tt_reserve(m, sub, n, max(n, slack_slots(n, p)));
 	if (err)
 		return err;
+	if (m->pivots[sub] != x0) {	/* only the first sub-model's moves */
+		m->pivots[sub] = x0;
+		m->top_gen++;
+	}
 	s->mant = t.mant;
 	s->shift = t.shift;
 	s->over = t.over;
 	s->under = t.under;
 	s->ntt = n;
 	s->gen++;
-	s->tied = !!first_tie(s, lv, n);
-	tt_fill(m->tt + s->tt, s, lv, set->keys, n);
+	s->tied = !!first_tie(s, lv, n, x0);
+	tt_fill(m->tt + s->tt, s, lv, set->keys, n, x0);
 	sub_seal(m, sub);
 	m->nleaves = m->nleaves - old + n;
 	return 0;
@@ -797,7 +958,7 @@ int ordo_model_eval(const struct ordo_model *m,
 	u32 g, c, j, lln;
 
 	memset(st, 0, sizeof(*st));
-	st->nsub = m->nsub;
+	st->nsub = ordo_model_count(m);
 	st->nleaves = m->nleaves;
 	st->model_bytes = ordo_model_bytes(m->nsub);
 	st->tt_bytes = (u64)ORDO_TT_ENTRY_SIZE * m->nleaves;
@@ -861,13 +1022,13 @@ void ordo_model_health(const struct ordo_model *m,
 	u32 i;
 
 	memset(h, 0, sizeof(*h));
-	h->nsub = m->nsub;
+	h->nsub = ordo_model_count(m);
 	h->nleaves = m->nleaves;
 	h->trained_leaves = m->trained_leaves;
 	h->tt_cap = m->tt_cap;
 	h->tt_used = m->tt_used;
 	h->eps = m->eps;
-	for (i = 0; i < m->nsub; i++) {
+	for (i = m->first; i < m->nsub; i++) {
 		const struct ordo_sub *s = &m->subs[i];
 
 		if (s->tt == ORDO_SUB_NO_TT)

@@ -375,7 +375,8 @@ int ordo_wire_model_span(const struct ordo_wire_model_args *a,
 		*n = min_t(u64, *total - a->offset, room);
 		return 0;
 	case ORDO_WIRE_MODEL_SUB:
-		return a->index < lay->nsub ? 0 : -EINVAL;
+		return a->index >= lay->first && a->index < lay->nsub ?
+		       0 : -EINVAL;
 	}
 	/* TT entries [index, index + count). */
 	*total = lay->tt_cap;

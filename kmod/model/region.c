@@ -144,7 +144,7 @@ int ordo_model_mem_patch(struct ordo_model_mem *mm,
 	preempt_disable();
 	write_seqcount_begin(&mm->seq);
 	ret = ordo_region_patch(&rg, m, sub);
-	/* A tail cut may have grown the TT area, and the image with it. */
+	/* A cut may have grown the TT area, and the image with it. */
 	if (!ret)
 		mm->live_bytes = ordo_region_bytes(m);
 	write_seqcount_end(&mm->seq);

@@ -154,7 +154,7 @@ static void ordo_retire_all(struct ordo_trainer *tr)
 static void ordo_info_sizes(struct ordo_model_info *info,
 			    const struct ordo_model *m, u64 live)
 {
-	info->sub_models = m->nsub;
+	info->sub_models = ordo_model_count(m);
 	info->tt_entries = m->nleaves;
 	info->tt_capacity = m->tt_cap;
 	info->model_bytes = ordo_model_bytes(m->nsub);
@@ -210,7 +210,7 @@ static int ordo_full_train(struct ordo_trainer *tr, u32 target_subs)
 	u32 key_cap = min_t(u64, U32_MAX, nkeys + nkeys / 16 + 1024);
 	u64 start = ktime_get_ns();
 	u64 epoch = old ? old->epoch + 1 : tr->first_epoch;
-	u32 old_nsub = old ? old->nsub : 0;
+	u32 old_nsub = old ? ordo_model_count(old) : 0;
 	int ret;
 
 	p.target_subs = target_subs;
@@ -241,9 +241,9 @@ static int ordo_full_train(struct ordo_trainer *tr, u32 target_subs)
 	ordo_info_eval(&tr->info, m, tr->mem.live, &st);
 	tr->info.full_trains++;
 	/* old is freed by now: compare against the size saved above. */
-	if (old && m->nsub > old_nsub && target_subs)
+	if (old && ordo_model_count(m) > old_nsub && target_subs)
 		tr->info.expansions++;
-	if (old && m->nsub < old_nsub && target_subs)
+	if (old && ordo_model_count(m) < old_nsub && target_subs)
 		tr->info.shrinks++;
 	tr->info.last_full_train_us = div_u64(ktime_get_ns() - start, 1000);
 	tr->info.last_full_train_ns = ktime_get_boottime_ns();

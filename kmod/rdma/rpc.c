@@ -242,16 +242,17 @@ static int ordo_rpc_model_sub(struct ordo_model_mem *mm,
 }
 
 /*
- * The sub-model whose domain holds @key: the largest i < nsub with
- * pivot[i] <= @key, by binary search over the region's pivots, eight
- * bytes at a time (nsub may be in the millions).  Pivots being rewritten
- * give some index < nsub; the caller's epoch check catches that.
+ * The sub-model whose domain holds @key: the largest i in sub_first ..
+ * nsub - 1 with pivot[i] <= @key, else sub_first, by binary search over
+ * the region's pivots, eight bytes at a time (nsub may be in the
+ * millions).  Pivots being rewritten give some index in that range; the
+ * caller's epoch check catches that.
  */
 static int ordo_rpc_model_sub_of(struct ordo_model_mem *mm,
 				 const struct ordo_model_layout *lay, u64 key,
 				 u32 *sub)
 {
-	u32 base = 0, n = lay->nsub;
+	u32 base = lay->first, n = lay->nsub - lay->first;
 	__le64 piv;
 
 	while (n > 1) {

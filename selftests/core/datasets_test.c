@@ -225,7 +225,7 @@ static int test_model(enum ordo_dist d)
 	CHECK(!ordo_model_train(&m, &set, &prm, 1));
 	CHECK(!ordo_model_eval(m, &set, 1, &st));
 	printf("# %s: %u leaves, %u sub-models, window %.2f leaves, "
-	       "%llu wrong\n", name, nl, m->nsub,
+	       "%llu wrong\n", name, nl, ordo_model_count(m),
 	       (double)st.win_sum / st.nkeys, (unsigned long long)st.wrong);
 	for (i = 0; i < N_KEYS; i++)
 		bad += predicts(m, lv, nl, k[i], &cands) != 1;

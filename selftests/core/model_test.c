@@ -242,7 +242,10 @@ static u64 ref_pos(const struct ordo_model *m, u32 sub, u64 key)
 {
 	const struct ordo_sub *s = &m->subs[sub];
 
-	return ref_sat(key - m->pivots[sub], s->mant, s->shift, s->ntt,
+	u64 p = m->pivots[sub];
+
+	/* Keys below the first sub-model's pivot count as the pivot. */
+	return ref_sat(key > p ? key - p : 0, s->mant, s->shift, s->ntt,
 		       s->over);
 }
 
@@ -481,8 +484,8 @@ static void check_same_n(const struct ordo_model *a,
 {
 	u32 i;
 
-	CHECK(a->nsub == b->nsub && a->epoch == b->epoch &&
-	      a->nleaves == b->nleaves, "shape");
+	CHECK(a->first == b->first && a->nsub == b->nsub &&
+	      a->epoch == b->epoch && a->nleaves == b->nleaves, "shape");
 	for (i = 0; i < s->n; i++) {
 		CHECK(same_pred(a, b, s->lv[i].low), "fence %u", i);
 		if (s->lv[i].low)
@@ -560,7 +563,7 @@ static struct ordo_model *load_parts(const u8 *img, u64 len)
 	CHECK(!err, "load_top %d", err);
 	if (err)
 		return NULL;
-	for (i = 0; i < lay.nsub; i++) {
+	for (i = lay.first; i < lay.nsub; i++) {
 		const u8 *d = img + lay.desc_off + ORDO_MODEL_DESC_SIZE * i;
 		u8 desc[ORDO_MODEL_DESC_SIZE], *slice;
 
@@ -624,7 +627,7 @@ static void test_roundtrip(void)
 				}
 				/* RPC path: export every sub-model again. */
 				err = ordo_model_load_top(&c, img, ch.size);
-				for (i = 0; !err && i < m->nsub; i++) {
+				for (i = m->first; !err && i < m->nsub; i++) {
 					len = 0;
 					ordo_model_export_sub(m, i, NULL, &len);
 					buf = malloc(len);
@@ -661,8 +664,9 @@ static void test_determinism(void)
 	a = train(&s, &p, 5);
 	b = train(&s, &p, 5);
 	if (a && b) {
-		CHECK(a->nsub == b->nsub && a->tt_used == b->tt_used, "shape");
-		for (i = 0; i < a->nsub; i++)
+		CHECK(a->first == b->first && a->nsub == b->nsub &&
+		      a->tt_used == b->tt_used, "shape");
+		for (i = a->first; i < a->nsub; i++)
 			CHECK(!memcmp(&a->subs[i], &b->subs[i],
 				      sizeof(a->subs[i])) &&
 			      a->pivots[i] == b->pivots[i], "sub %u", i);
@@ -833,7 +837,7 @@ static void test_retrain_identity(void)
 		sim_fill(&s, D_UNIFORM, 8000);
 		params_variant(&p, v);
 		m = train(&s, &p, 11);
-		for (i = 0; m && i < m->nsub; i++) {
+		for (i = m ? m->first : 0; m && i < m->nsub; i++) {
 			struct ordo_sub before = m->subs[i];
 			struct ordo_tt *t = malloc(sizeof(*t) * before.ntt);
 			struct ordo_leaf_set set = sim_domain(&s, m, i);
@@ -974,6 +978,129 @@ static void test_tail_extension(void)
 	tap("a growing tail is cut and extended within the epoch");
 }
 
+/*
+ * Descending inserts (countdown ids, reverse time stamps) outgrow the
+ * first sub-model at its left: after a bulk load above 2^40, keys arrive
+ * in decreasing order below every stored key, with gaps that change
+ * scale.  Retraining moves the first sub-model's pivot along with its
+ * leftmost leaves, cuts it from the right once one line at the model's
+ * eps within max_sub_leaves no longer covers it, and puts the new
+ * sub-models in front of it within the epoch (first falls, top_gen counts
+ * it): no full training is called for, every key stays exact, the region
+ * (patched through ordo_region_patch()) loads as the trainer's model, and
+ * a client that kept the first top level refuses the old first sub-model,
+ * whose pivot moved, instead of trusting it; refreshing its top level, it
+ * keeps every other slice and reads only the changed ones.
+ */
+static void test_head_extension(void)
+{
+	const u32 bulk = 20000, inserts = 14000;
+	struct ordo_model_params p;
+	struct ordo_model_health h;
+	struct ordo_model *m, *c, *old = NULL;
+	struct chunks ch;
+	struct sim s;
+	u32 i, sp, splits = 0, full = 0, first0 = 0, extra, grows = 0;
+	u32 kept = 0, fetched = 0;
+	u64 key = 1ULL << 40, max_err = 0, off, len;
+	int err;
+
+	sim_init(&s, 16);
+	for (i = 0; i < bulk; i++)
+		sim_insert(&s, (1ULL << 40) + rnd() % (1ULL << 40), &sp);
+	ordo_model_params_default(&p);
+	p.leaves_per_sub = 32;
+	p.max_sub_leaves = 64;
+	m = train(&s, &p, 9);
+	if (m) {
+		first0 = m->first;
+		CHECK(first0 >= 64, "no room in front: first %u", first0);
+		chunks_init(&ch, 4 * ordo_region_bytes(m), 12);
+		CHECK(!ordo_region_write(&ch.rg, m), "write");
+		CHECK(!ordo_model_from_image(&old, chunks_flat(&ch), ch.size),
+		      "first image");
+	}
+	for (i = 0; m && i < inserts; i++) {
+		/* Gaps of 1..8, 1..800 or 1..80000, changing every 1000. */
+		static const u64 scale[] = { 8, 800, 80000 };
+
+		key -= 1 + rnd() % scale[(i / 1000) % 3];
+		if (!sim_insert(&s, key, &sp))
+			continue;
+		splits++;
+		err = retrain_split(&s, m, &p, sp, &ch);
+		CHECK(!err, "retrain after split %u: %d", splits, err);
+		ordo_model_health(m, &h);
+		max_err = max_t(u64, max_err, h.max_err);
+		extra = ordo_model_tt_room_due(&h, &p);
+		if (extra) {
+			CHECK(!ordo_model_tt_grow(m, extra) &&
+			      !ordo_region_grow(&ch.rg, m), "TT growth");
+			grows++;
+			ordo_model_health(m, &h);
+		}
+		full += ordo_model_needs_rebuild(&h, &p);
+	}
+	if (m) {
+		CHECK(m->first + 10 < first0 && m->top_gen > 5,
+		      "first sub-model %u -> %u, top_gen %u", first0, m->first,
+		      m->top_gen);
+		CHECK(!full, "%u of %u splits called for a full training "
+		      "(window %llu/256 leaves at most)", full, splits,
+		      (unsigned long long)max_err);
+		check_model(m, &s, 1000);
+		err = ordo_model_from_image(&c, chunks_flat(&ch), ch.size);
+		CHECK(!err, "image after extensions: %d", err);
+		if (!err) {
+			CHECK(c->first == m->first && c->top_gen == m->top_gen,
+			      "first, top_gen");
+			check_same(m, c, &s);
+			ordo_model_free(c);
+		}
+	}
+	if (m && old) {
+		/* The old first sub-model, now pivoted elsewhere. */
+		struct ordo_model_layout lay;
+		const u8 *d;
+
+		ordo_model_parse_hdr(ch.flat, ch.size, &lay);
+		d = ch.flat + lay.desc_off + ORDO_MODEL_DESC_SIZE * first0;
+		CHECK(!ordo_model_desc_slice(&lay, d, &off, &len) &&
+		      ordo_model_load_sub(old, first0, d, ch.flat + off, len) ==
+		      -EBADMSG, "an old client took the moved first sub-model");
+		CHECK(old->pivots[first0] != m->pivots[first0], "pivot kept");
+		/* Refreshing the top keeps every slice that did not change. */
+		CHECK(!ordo_model_load_top(&c, ch.flat, ch.size), "new top");
+		for (i = c ? c->first : 0; c && i < c->nsub; i++) {
+			d = ch.flat + lay.desc_off + ORDO_MODEL_DESC_SIZE * i;
+			if (!ordo_model_adopt_sub(c, i, d, old)) {
+				kept++;
+				continue;
+			}
+			CHECK(!ordo_model_desc_slice(&lay, d, &off, &len) &&
+			      !ordo_model_load_sub(c, i, d, ch.flat + off, len),
+			      "sub-model %u", i);
+			fetched++;
+		}
+		CHECK(kept == ordo_model_count(old) - 1 &&
+		      fetched == 1 + first0 - m->first,
+		      "%u slices kept, %u read", kept, fetched);
+		if (c)
+			check_same(m, c, &s);
+		ordo_model_free(c);
+	}
+	printf("# head: %u splits, first sub-model %u -> %u, top_gen %u, %u "
+	       "TT growths, widest window %.2f leaves, %u full trainings "
+	       "needed\n", splits, first0, m ? m->first : 0,
+	       m ? m->top_gen : 0, grows, max_err / 256.0, full);
+	if (m)
+		chunks_free(&ch);
+	ordo_model_free(old);
+	ordo_model_free(m);
+	sim_free(&s);
+	tap("a growing head is cut and extended in front within the epoch");
+}
+
 static void test_enospc(void)
 {
 	struct ordo_model_params p;
@@ -1099,11 +1226,12 @@ static void check_sane(const struct ordo_model *m)
 		u64 key = i < 2 ? (i ? U64_MAX : 0) : rnd();
 
 		if (i >= 200)
-			key = m->pivots[(i / 2) % m->nsub] - (i & 1);
+			key = m->pivots[m->first +
+					(i / 2) % ordo_model_count(m)] - (i & 1);
 		if (ordo_model_lookup(m, key, &p))
 			continue;
 		s = &m->subs[p.sub];
-		CHECK(p.sub < m->nsub && p.ncand >= 1 &&
+		CHECK(ordo_model_has_sub(m, p.sub) && p.ncand >= 1 &&
 		      p.lln + p.ncand <= s->ntt &&
 		      p.win_lo <= p.lln && p.lln + p.ncand - 1 <= p.win_hi &&
 		      p.ent == &m->tt[s->tt + p.lln] &&
@@ -1128,7 +1256,7 @@ static struct ordo_model *small_model(struct sim *s, struct chunks *ch,
 	CHECK(!ordo_region_write(&ch->rg, m), "write");
 	chunks_flat(ch);
 	*live_end = 0;
-	for (i = 0; i < m->nsub; i++)
+	for (i = m->first; i < m->nsub; i++)
 		*live_end = max(*live_end, ordo_model_tt_off(m->nsub_cap) +
 				(u64)ORDO_TT_ENTRY_SIZE *
 				(m->subs[i].tt + m->subs[i].ntt));
@@ -1146,12 +1274,12 @@ static void put64(u8 *b, size_t off, u64 w)
  * The test vector of Documentation/model.rst ("Checksums"), byte for
  * byte: its two sums are what the code computes, and the image loads.
  */
-#define DOC_TOP_SUM	0x56975870541b8ea0ULL
+#define DOC_TOP_SUM	0x426e053f2c7f37f6ULL
 #define DOC_SUB_SUM	0xb683138809e44f11ULL
 
 static void doc_image(u8 *img)
 {
-	put64(img, 0, 0x008000044c444d4fULL);
+	put64(img, 0, 0x008000054c444d4fULL);
 	put64(img, 8, 0x0000000800000020ULL);
 	put64(img, 16, 1);
 	put64(img, 24, 0x108);
@@ -1178,9 +1306,10 @@ static void test_doc_vector(void)
 	int err;
 
 	doc_image(img);
-	CHECK(ordo_model_top_checksum(img, img + 128, 1) ==
+	CHECK(ordo_model_top_checksum(img, img + 128, 0, 1) ==
 	      DOC_TOP_SUM, "top_sum %llx",
-	      (unsigned long long)ordo_model_top_checksum(img, img + 128, 1));
+	      (unsigned long long)ordo_model_top_checksum(img, img + 128, 0,
+							  1));
 	CHECK(ordo_sub_checksum(1, 0, 0, img + 192, img + 256, 1) ==
 	      DOC_SUB_SUM, "sum %llx",
 	      (unsigned long long)ordo_sub_checksum(1, 0, 0, img + 192,
@@ -1194,7 +1323,7 @@ static void test_doc_vector(void)
 	}
 	/* The region of the same vector: the anchor, the image at 64. */
 	memset(rgn, 0, sizeof(rgn));
-	put64(rgn, 0, 0x0040000441444d4fULL);
+	put64(rgn, 0, 0x0040000541444d4fULL);
 	put64(rgn, 16, 64);
 	put64(rgn, 24, 1);
 	memcpy(rgn + 64, img, sizeof(img));
@@ -1304,7 +1433,7 @@ static void test_garbage(void)
 		if (i & 1 && len >= ORDO_MODEL_HDR_SIZE) {
 			/* Plausible header, garbage elsewhere. */
 			struct ordo_model_hdr *h = (void *)buf;
-			u32 nsub = rnd() % 40 + 1;
+			u32 nsub = rnd() % 40 + 1, first = rnd() % nsub;
 
 			h->magic = cpu_to_le32(ORDO_MODEL_MAGIC);
 			h->version = cpu_to_le16(ORDO_MODEL_VERSION);
@@ -1314,8 +1443,10 @@ static void test_garbage(void)
 			h->nsub = cpu_to_le32(nsub);
 			h->nsub_cap = cpu_to_le32(nsub);
 			h->top_gen = 0;
+			h->sub_first = cpu_to_le32(first);
+			h->reserved1 = 0;
 			h->tt_cap = cpu_to_le32(nsub + rnd() % 100);
-			h->nleaves = h->nsub;
+			h->nleaves = cpu_to_le32(nsub - first);
 			h->flags = 0;
 			memset(h->reserved, 0, sizeof(h->reserved));
 			h->piv_off = cpu_to_le64(ORDO_MODEL_HDR_SIZE);
@@ -1327,11 +1458,15 @@ static void test_garbage(void)
 			if (i & 2 && len >= ORDO_MODEL_HDR_SIZE + 8 * nsub) {
 				__le64 *piv = (void *)(buf + ORDO_MODEL_HDR_SIZE);
 
+				/* Any first pivot: keys below it go there. */
 				for (j = 0; j < nsub; j++)
-					piv[j] = cpu_to_le64((u64)j << 40);
+					piv[j] = cpu_to_le64(((u64)j << 40) +
+							     (j == first ?
+							      rnd() % 99 : 0));
 			}
 			h->top_sum = cpu_to_le64(ordo_model_top_checksum(h,
-				buf + ORDO_MODEL_HDR_SIZE,
+				buf + ORDO_MODEL_HDR_SIZE, min_t(u32, first,
+					(len - 128) / 8),
 				min_t(u32, nsub, (len - 128) / 8)));
 		}
 		err = ordo_model_from_image(&c, buf, len);
@@ -1375,17 +1510,22 @@ static void test_bitflip(void)
 	struct ordo_model *m, *c;
 	struct chunks ch;
 	struct sim s;
-	u64 live, bit, pad_lo, pad_hi, pad2_lo, pad2_hi;
+	u64 live, bit, pad_lo, pad_hi, pad2_lo, pad2_hi, head_hi, head2_hi;
 	int err;
 
 	m = small_model(&s, &ch, &live);
+	/* Room in front of the first sub-model and behind the last: unused. */
+	head_hi = ORDO_MODEL_HDR_SIZE + 8ULL * m->first;
 	pad_lo = ORDO_MODEL_HDR_SIZE + 8ULL * m->nsub;
 	pad_hi = ordo_model_desc_off(m->nsub_cap);
+	head2_hi = pad_hi + 32ULL * m->first;
 	pad2_lo = pad_hi + 32ULL * m->nsub;
 	pad2_hi = ordo_model_tt_off(m->nsub_cap);
 	for (bit = 0; m && bit < live * 8; bit++) {
 		u64 byte = bit / 8;
-		bool unused = (byte >= pad_lo && byte < pad_hi) ||
+		bool unused = (byte >= ORDO_MODEL_HDR_SIZE && byte < head_hi) ||
+			      (byte >= pad_lo && byte < pad_hi) ||
+			      (byte >= pad_hi && byte < head2_hi) ||
 			      (byte >= pad2_lo && byte < pad2_hi);
 		u32 i;
 
@@ -1394,7 +1534,7 @@ static void test_bitflip(void)
 			u64 e = (byte - pad2_hi) / ORDO_TT_ENTRY_SIZE;
 
 			unused = true;
-			for (i = 0; i < m->nsub; i++)
+			for (i = m->first; i < m->nsub; i++)
 				if (e >= m->subs[i].tt &&
 				    e < m->subs[i].tt + m->subs[i].ntt)
 					unused = false;
@@ -1445,7 +1585,7 @@ static void test_lying_server(void)
 	m = small_model(&s, &ch, &live);
 	for (i = 0; m && i < 4000; i++) {
 		u8 *img = malloc(ch.size);
-		u32 sub = rnd() % m->nsub;
+		u32 sub = m->first + rnd() % ordo_model_count(m);
 		struct ordo_model_desc *d;
 		u8 *e;
 
@@ -1617,7 +1757,7 @@ static void patch_race(u32 inserts)
 	new = malloc(ch.size);
 	memcpy(old, chunks_flat(&ch), ch.size);
 	/* Split leaves of one sub-model, retrain and patch it. */
-	sub = m->nsub / 2;
+	sub = m->first + ordo_model_count(m) / 2;
 	for (i = 0; i < inserts; i++) {
 		u64 lo, hi = U64_MAX;
 
@@ -1670,17 +1810,18 @@ static void patch_race(u32 inserts)
 		struct chunks ch2;
 		u64 off, n;
 		struct ordo_model_layout lay;
-		u8 *img;
+		u8 *img, *d2;
 
 		chunks_init(&ch2, ordo_region_bytes(m2), 12);
 		ordo_region_write(&ch2.rg, m2);
 		img = chunks_flat(&ch2);
 		ordo_model_parse_hdr(img, ch2.size, &lay);
-		if (!ordo_model_desc_slice(&lay, img + lay.desc_off, &off, &n))
-			CHECK(ordo_model_load_sub(c, 0, img + lay.desc_off,
-						  img + off, n) == -EBADMSG,
+		d2 = img + lay.desc_off + ORDO_MODEL_DESC_SIZE * c->first;
+		if (!ordo_model_desc_slice(&lay, d2, &off, &n))
+			CHECK(ordo_model_load_sub(c, c->first, d2, img + off,
+						  n) == -EBADMSG,
 			      "other epoch accepted");
-		CHECK(ordo_region_patch(&ch2.rg, m, 0) == -ESTALE,
+		CHECK(ordo_region_patch(&ch2.rg, m, m->first) == -ESTALE,
 		      "patch into another epoch's region");
 		chunks_free(&ch2);
 		ordo_model_free(m2);
@@ -1799,11 +1940,12 @@ static void test_thresholds(void)
 	p.leaves_per_sub = 16;
 	m = train(&s, &p, 1);
 	p.leaves_per_sub = 0;
-	p.target_subs = m ? 2 * m->nsub : 2;
+	p.target_subs = m ? 2 * ordo_model_count(m) : 2;
 	m2 = train(&s, &p, 2);
 	if (m && m2) {
-		CHECK(m2->nsub > m->nsub && m2->nsub <= 2 * m->nsub,
-		      "expanded %u -> %u", m->nsub, m2->nsub);
+		u32 n1 = ordo_model_count(m), n2 = ordo_model_count(m2);
+
+		CHECK(n2 > n1 && n2 <= 2 * n1, "expanded %u -> %u", n1, n2);
 		CHECK(m2->eps <= m->eps, "eps did not shrink");
 		check_model(m2, &s, 1000);
 	}
@@ -1818,7 +1960,7 @@ static void test_navigation(void)
 	struct ordo_model_params p;
 	struct ordo_model *m;
 	struct sim s;
-	u32 sub = 0, lln = 0, i = 0;
+	u32 sub, lln = 0, i = 0;
 	int err = 0;
 
 	sim_init(&s, 8);
@@ -1826,6 +1968,7 @@ static void test_navigation(void)
 	ordo_model_params_default(&p);
 	p.leaves_per_sub = 5;
 	m = train(&s, &p, 4);
+	sub = m ? m->first : 0;
 	while (m && !err) {
 		const struct ordo_tt *t = ordo_model_tt(m, sub, lln);
 
@@ -1834,7 +1977,9 @@ static void test_navigation(void)
 		err = ordo_model_next(m, &sub, &lln);
 	}
 	CHECK(err == -ENOENT && i == s.n, "walked %u of %u leaves", i, s.n);
-	CHECK(!ordo_model_tt(m, m->nsub, 0) && !ordo_model_tt(m, 0, 1 << 30),
+	CHECK(!ordo_model_tt(m, m->nsub, 0) &&
+	      !ordo_model_tt(m, m->first, 1 << 30) &&
+	      (!m->first || !ordo_model_tt(m, m->first - 1, 0)),
 	      "out of range");
 	ordo_model_free(m);
 	sim_free(&s);
@@ -1857,7 +2002,7 @@ static double now(void)
 
 int main(void)
 {
-	printf("1..22\n");
+	printf("1..23\n");
 	RUN(test_tiny);
 	RUN(test_edges);
 	RUN(test_distributions);
@@ -1867,6 +2012,7 @@ int main(void)
 	RUN(test_retrain_identity);
 	RUN(test_appends);
 	RUN(test_tail_extension);
+	RUN(test_head_extension);
 	RUN(test_enospc);
 	RUN(test_stale);
 	RUN(test_doc_vector);

@@ -42,8 +42,8 @@ static void fix_image(u8 *b, size_t len)
 	if (ordo_model_parse_hdr(b, len, &lay) || len < lay.top_size)
 		return;
 	st64(b + offsetof(struct ordo_model_hdr, top_sum),
-	     ordo_model_top_checksum(b, b + lay.piv_off, lay.nsub));
-	for (i = 0; i < lay.nsub; i++) {
+	     ordo_model_top_checksum(b, b + lay.piv_off, lay.first, lay.nsub));
+	for (i = lay.first; i < lay.nsub; i++) {
 		u8 *d = b + lay.desc_off + (u64)ORDO_MODEL_DESC_SIZE * i;
 		u64 off, n;
 
@@ -63,11 +63,11 @@ static void use_model(const struct ordo_model *m, const u64 *keys)
 	struct ordo_pred p;
 	u32 i, sub, lln, steps;
 
-	FZ_CHECK(m->nsub >= 1 && m->pivots[0] == 0);
-	for (i = 0; i < m->nsub; i++) {
+	FZ_CHECK(m->first < m->nsub);
+	for (i = m->first; i < m->nsub; i++) {
 		const struct ordo_sub *s = &m->subs[i];
 
-		if (i)
+		if (i > m->first)
 			FZ_CHECK(m->pivots[i] > m->pivots[i - 1]);
 		if (s->tt != ORDO_SUB_NO_TT)
 			FZ_CHECK(s->ntt >= 1 &&
@@ -78,21 +78,22 @@ static void use_model(const struct ordo_model *m, const u64 *keys)
 
 		if (ordo_model_lookup(m, keys[i], &p))
 			continue;
-		FZ_CHECK(p.sub < m->nsub);
+		FZ_CHECK(ordo_model_has_sub(m, p.sub));
 		s = &m->subs[p.sub];
-		FZ_CHECK(m->pivots[p.sub] <= keys[i]);
+		/* Keys below the first pivot belong to the first sub-model. */
+		FZ_CHECK(m->pivots[p.sub] <= keys[i] || p.sub == m->first);
 		FZ_CHECK(p.ncand >= 1 && p.win_lo <= p.lln &&
 			 p.lln + p.ncand - 1 <= p.win_hi && p.win_hi < s->ntt);
 		FZ_CHECK(p.ent == &m->tt[s->tt + p.lln]);
 	}
-	sub = 0;
+	sub = m->first;
 	lln = 0;
 	for (steps = 0; steps < 64; steps++) {
 		int r = ordo_model_next(m, &sub, &lln);
 
 		if (r == -ENOENT || r == -EINVAL)
 			break;
-		FZ_CHECK(sub < m->nsub);
+		FZ_CHECK(ordo_model_has_sub(m, sub));
 		if (!r)
 			FZ_CHECK(ordo_model_tt(m, sub, lln));
 	}
@@ -147,7 +148,7 @@ static void fz_model_only(struct fin *f, bool fix, const u64 *keys)
 		return;
 	}
 	FZ_CHECK(tt_off == lay.tt_off);
-	for (i = 0; i < m->nsub; i++) {
+	for (i = m->first; i < m->nsub; i++) {
 		const struct ordo_sub *s = &m->subs[i];
 		u32 lo, hi, k;
 
@@ -157,8 +158,8 @@ static void fz_model_only(struct fin *f, bool fix, const u64 *keys)
 		for (k = 0; k < 4; k++) {
 			if (ordo_model_sub_of(m, keys[k]) != i)
 				continue;
-			ordo_sub_window(s, ordo_sub_pos(s, keys[k] -
-							m->pivots[i]),
+			ordo_sub_window(s, ordo_sub_pos(s,
+					ordo_model_dx(keys[k], m->pivots[i])),
 					&lo, &hi);
 			FZ_CHECK(lo <= hi && hi < s->ntt);
 		}
@@ -189,7 +190,7 @@ static void fz_sub(struct fin *f, bool fix, const u64 *keys)
 		fix_image(img, len);
 	if (ordo_model_load_top(&m, img, len))
 		goto out;
-	sub %= m->nsub;
+	sub = m->first + sub % ordo_model_count(m);
 	if (fix) {
 		struct ordo_model_desc d;
 

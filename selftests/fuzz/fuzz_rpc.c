@@ -169,6 +169,7 @@ static int fz_layout(const struct env *e, struct ordo_model_layout *lay)
 {
 	struct ordo_model_hdr h = { 0 };
 	u32 nsub = 1 + e->a % 100000, tt_cap = nsub + (e->b % 400000);
+	u32 first = (e->b >> 20) % nsub;
 	int ret;
 
 	h.magic = htole32(ORDO_MODEL_MAGIC);
@@ -179,8 +180,9 @@ static int fz_layout(const struct env *e, struct ordo_model_layout *lay)
 	h.epoch = htole64(1 + (e->b >> 32));
 	h.nsub = htole32(nsub);
 	h.nsub_cap = htole32(nsub);
+	h.sub_first = htole32(first);
 	h.tt_cap = htole32(tt_cap);
-	h.nleaves = htole32(nsub);
+	h.nleaves = htole32(nsub - first);
 	h.leaf_slots = htole32(32);
 	h.piv_off = htole64(ORDO_MODEL_HDR_SIZE);
 	h.desc_off = htole64(ordo_model_desc_off(nsub));
@@ -205,7 +207,7 @@ static void fz_model(const struct env *e, const u8 *body, u32 blen)
 	if (ordo_wire_model_span(&a, &lay, room, &src, &n, &total))
 		return;
 	if (a.part == ORDO_WIRE_MODEL_SUB) {
-		FZ_CHECK(a.index < lay.nsub);
+		FZ_CHECK(a.index >= lay.first && a.index < lay.nsub);
 		return;
 	}
 	/* The copy stays inside the reply and inside the model. */

@@ -1132,6 +1132,7 @@ static void counters_add(struct ordo_counters *s, const struct ordo_counters *x)
 	s->model_loads += x->model_loads;
 	s->sub_refreshes += x->sub_refreshes;
 	s->reconnects += x->reconnects;
+	s->top_refreshes += x->top_refreshes;
 }
 
 /* Wait, bounded by the case's deadline, until @reads reads were done. */

@@ -502,7 +502,7 @@ TEST_F_TIMEOUT(model, appends_extend_the_tail, 900)
 		ASSERT_EQ(0, read_model(self->region, &m));
 		if (m->epoch == a.version && m->top_gen > top_gen) {
 			top_gen = m->top_gen;
-			nsub = m->nsub;
+			nsub = ordo_model_count(m);
 		}
 		ordo_model_free(m);
 	}
@@ -517,7 +517,69 @@ TEST_F_TIMEOUT(model, appends_extend_the_tail, 900)
 	EXPECT_LT(0, top_gen);
 	EXPECT_LT(a.sub_models, nsub);
 	ASSERT_EQ(0, read_model(self->region, &m));
-	EXPECT_EQ(b.sub_models, m->nsub);
+	EXPECT_EQ(b.sub_models, ordo_model_count(m));
+	ASSERT_EQ(0, ordo_super_read(self->pool, &self->sb));
+	for (i = 0; i < n0 + n1; i++)
+		resolve(m, self->pool, &self->sb, keys[i], true, &r);
+	EXPECT_EQ(n0 + n1, r.match);
+	EXPECT_EQ(0, r.wrong + r.mismatch + r.missing);
+	ordo_model_free(m);
+	free(keys);
+}
+
+/*
+ * Countdown ids (keys below every stored key, arriving in decreasing
+ * order) grow the first sub-model at its left: the trainer moves its
+ * pivot with its leftmost leaves, cuts it from the right and puts new
+ * sub-models in front of it within the epoch -- seen in the region as a
+ * smaller sub_first under the same epoch -- instead of training again
+ * and again (format 4 needed a full training every ~20 splits here), and
+ * the patched region resolves every key.
+ */
+TEST_F_TIMEOUT(model, descending_inserts_extend_the_head, 900)
+{
+	uint32_t n0 = 100000, n1 = 60000, i, first0 = 0, first = 0;
+	uint64_t *keys = malloc((n0 + n1) * 8), v, x = 7;
+	struct ordo_model_info a, b;
+	struct ordo_model *m;
+	struct resolve r = { 0 };
+	char params[512];
+
+	t_module_params(params, sizeof(params));
+	reload(_metadata, self, params);
+	for (i = 0; i < n0; i++)
+		keys[i] = 1000000000ULL + 3ULL * i + next_rand(&x) % 3;
+	for (i = 0; i < n1; i++)
+		keys[n0 + i] = 1000000000ULL - 3ULL * (i + 1) -
+			       next_rand(&x) % 3;
+	put_keys(_metadata, self->fd, self->vs, keys, n0);
+	ASSERT_EQ(0, retrain(self->fd, &v));
+	ASSERT_EQ(0, model_info(self->fd, &a));
+	ASSERT_EQ(0, read_model(self->region, &m));
+	first0 = first = m->first;
+	ordo_model_free(m);
+	/* Count down in steps; after each, look for the head's cuts. */
+	for (i = 0; i < n1; i += 5000) {
+		put_keys(_metadata, self->fd, self->vs, keys + n0 + i,
+			 n1 - i < 5000 ? n1 - i : 5000);
+		settle(self->fd);
+		ASSERT_EQ(0, read_model(self->region, &m));
+		if (m->epoch == a.version && m->first < first)
+			first = m->first;
+		ordo_model_free(m);
+	}
+	ASSERT_EQ(0, model_info(self->fd, &b));
+	TH_LOG("sub-models %u -> %u, first sub-model %u -> %u in the first "
+	       "epoch, full trainings %llu -> %llu, retrains %llu -> %llu",
+	       a.sub_models, b.sub_models, first0, first,
+	       (unsigned long long)a.full_trains,
+	       (unsigned long long)b.full_trains,
+	       (unsigned long long)a.retrains,
+	       (unsigned long long)b.retrains);
+	EXPECT_LT(first, first0);
+	EXPECT_LE(b.full_trains, a.full_trains + 2);
+	ASSERT_EQ(0, read_model(self->region, &m));
+	EXPECT_EQ(b.sub_models, ordo_model_count(m));
 	ASSERT_EQ(0, ordo_super_read(self->pool, &self->sb));
 	for (i = 0; i < n0 + n1; i++)
 		resolve(m, self->pool, &self->sb, keys[i], true, &r);

@@ -116,7 +116,7 @@ static int fetch_model(struct rc_conn *c, struct ordo_model **mp,
 	ret = ordo_model_parse_hdr(top, total, &lay);
 	if (!ret)
 		ret = ordo_model_load_top(mp, top, total);
-	for (sub = 0; !ret && sub < lay.nsub; sub++) {
+	for (sub = lay.first; !ret && sub < lay.nsub; sub++) {
 		uint32_t n;
 
 		ret = rc_model_fetch(c, ORDO_WIRE_MODEL_SUB, sub, 0, 0, &rep,
@@ -215,7 +215,7 @@ TEST_F_TIMEOUT(model, fetch_rebuilds_the_model_and_resolves_keys, 300)
 	ASSERT_EQ(0, ret);
 	EXPECT_LE(self->version, epoch);
 	TH_LOG("model epoch %llu: %u sub-models fetched in %u RPCs",
-	       (unsigned long long)epoch, m->nsub, rpcs);
+	       (unsigned long long)epoch, ordo_model_count(m), rpcs);
 	ASSERT_EQ(0, rc_regions(&self->c));
 	for (i = 0; i < NKEYS; i += 97) {
 		uint64_t k = KBASE + (uint64_t)i * i * 977;
@@ -314,6 +314,11 @@ TEST_F(model, fetch_bounds)
 				 &rep, buf, sizeof(buf)));
 	EXPECT_EQ(-EINVAL, rc_model_fetch(c, ORDO_WIRE_MODEL_SUB, lay.nsub, 0, 0,
 				 &rep, buf, sizeof(buf)));
+	/* The room in front of the first sub-model holds none. */
+	if (lay.first)
+		EXPECT_EQ(-EINVAL, rc_model_fetch(c, ORDO_WIRE_MODEL_SUB,
+					 lay.first - 1, 0, 0, &rep, buf,
+					 sizeof(buf)));
 	EXPECT_EQ(-EINVAL, rc_model_fetch(c, ORDO_WIRE_MODEL_TT, lay.tt_cap, 1, 0,
 				 &rep, buf, sizeof(buf)));
 	EXPECT_EQ(-EINVAL, rc_model_fetch(c, ORDO_WIRE_MODEL_TT, 0, 0xffffffff, 0,

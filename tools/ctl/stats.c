@@ -94,6 +94,7 @@ static void print_counters(const struct ordo_counters *c)
 		LINE(c, rpcs), LINE(c, fallbacks), LINE(c, speculative_reads),
 		LINE(c, retries), LINE(c, cache_bytes), LINE(c, model_loads),
 		LINE(c, sub_refreshes), LINE(c, reconnects),
+		LINE(c, top_refreshes),
 	};
 	size_t i;
 

@@ -15,20 +15,24 @@
  *	0		struct ordo_model_anchor	(live, epoch)
  *	live		the image, offsets below relative to it:
  *	  0		  struct ordo_model_hdr
- *	  piv_off	  __le64 pivot[nsub]		(sorted, pivot[0] == 0)
- *	  desc_off	  struct ordo_model_desc desc[nsub]
+ *	  piv_off	  __le64 pivot[nsub_cap]	(in use: sub_first .. nsub - 1)
+ *	  desc_off	  struct ordo_model_desc desc[nsub_cap]
  *	  tt_off	  struct ordo_tt_entry tt[tt_cap]
  *
  * The header and the pivots ("top level") are read together and change
- * within an epoch only when appends extend the tail (top_gen counts that);
- * each descriptor and each TT slice can be read alone.
+ * within an epoch only when sub-models are added at either end or the
+ * first one moves its pivot (top_gen counts that); each descriptor and
+ * each TT slice can be read alone.
  *
+ * Sub-models sub_first .. nsub - 1 are in use, pivots strictly increasing.
  * Sub-model i owns the key domain [pivot[i], pivot[i + 1]) (the last one
- * up to and including U64_MAX) and the leaves that tile it: its TT slice
+ * up to and including U64_MAX; the first one from key 0, since keys below
+ * its pivot count as the pivot) and the leaves that tile it: its TT slice
  * tt[tt_start, tt_start + ntt) lists them in key order.  Its logical
  * position of a key k is
  *
- *	F(k) = min(((k - pivot[i]) * mant) >> shift, (ntt << 32) + over)
+ *	F(k) = min(((max(k, pivot[i]) - pivot[i]) * mant) >> shift,
+ *		   (ntt << 32) + over)
  *
  * (a 128-bit product) in units of 2^-32 logical leaf.  For every key of
  * the domain the leaf holding it lies in the logical leaves
@@ -53,9 +57,10 @@
 #define ORDO_MODEL_ANCHOR_MAGIC		0x41444d4f
 /*
  * Of the anchor and the image: 3 added the anchor (double buffering), 4
- * the 8-byte TT entry with fence codes.
+ * the 8-byte TT entry with fence codes, 5 sub_first (sub-models added in
+ * front of the first) and a first pivot that may lie above key 0.
  */
-#define ORDO_MODEL_VERSION		4
+#define ORDO_MODEL_VERSION		5
 
 #define ORDO_MODEL_ANCHOR_SIZE		64
 
@@ -147,7 +152,8 @@ struct ordo_model_anchor {
  *	%ORDO_MODEL_ALIGN aligned.
  * @tt_off: byte offset of the TT area in the image, %ORDO_MODEL_ALIGN
  *	aligned.
- * @nsub: number of sub-models (>= 1).
+ * @nsub: one past the last sub-model in use: sub-models @sub_first ..
+ *	@nsub - 1 are in use (at least one).
  * @tt_cap: TT entries the area holds, including room for patches.
  * @nleaves: TT entries in use after the full training.
  * @leaf_slots: key slots per leaf of the tree the model describes.
@@ -157,13 +163,19 @@ struct ordo_model_anchor {
  * @nsub_cap: pivots and descriptors the image has room for (>= @nsub):
  *	the pivot and descriptor arrays are sized by it, so sub-models can
  *	be appended within the epoch.
- * @top_gen: bumped each time sub-models are appended within the epoch
- *	(the header and pivots are rewritten then); 0 after the training.
+ * @top_gen: bumped each time the top level changes within the epoch
+ *	(sub-models added behind the last or in front of the first, or the
+ *	first one's pivot moved); 0 after the training.
+ * @sub_first: the first sub-model in use (< @nsub).  A training leaves
+ *	room in front of it (descending inserts add sub-models there);
+ *	pivots and descriptors below it are not part of the model.
+ * @reserved1: zero.
  * @reserved: zero.
  * @top_sum: checksum of the top level.  h = %ORDO_MODEL_SUM_TOP; then
  *	h = mix(h, w) for each w in order: the 15 little-endian 64-bit words
  *	at header bytes 0, 8, ..., 112 (everything before @top_sum, as
- *	stored), then pivot[0] to pivot[nsub - 1]; top_sum = fmix64(h).
+ *	stored), then pivot[sub_first] to pivot[nsub - 1];
+ *	top_sum = fmix64(h).
  *	mix() and fmix64() are defined at ordo_model_desc.sum.
  */
 struct ordo_model_hdr {
@@ -186,7 +198,9 @@ struct ordo_model_hdr {
 	__le32 flags;
 	__le32 nsub_cap;
 	__le32 top_gen;
-	__le64 reserved[3];
+	__le32 sub_first;
+	__le32 reserved1;
+	__le64 reserved[2];
 	__le64 top_sum;
 };
 
@@ -209,8 +223,9 @@ struct ordo_model_hdr {
  *	were read in.
  * @slope: mantissa (bits 0-55) and shift (bits 56-63, at most
  *	%ORDO_MODEL_SHIFT_MAX) of F(k) = min(((k - pivot) * mant) >> shift,
- *	(@ntt << 32) + O), the product and shift exact in 128 bits (O as at
- *	struct ordo_tt_entry).
+ *	(@ntt << 32) + O) for k >= pivot and F(k) = 0 below it (only keys
+ *	of the first sub-model lie below its pivot), the product and shift
+ *	exact in 128 bits (O as at struct ordo_tt_entry).
  * @tt_start: index of the first TT entry of the slice.
  * @ntt: leaves in the slice (>= 1); logical leaf j is tt[tt_start + j].
  * @gen: bumped by each patch of this sub-model within an epoch.
@@ -248,7 +263,8 @@ struct ordo_model_desc {
  * %ORDO_TT_TIE_RIGHT says to count it as f <= k: the writer sets it when
  * no key stored left of f in the domain at training shared f's grid
  * cell, so only keys absent then can be sent one leaf too far right (the
- * leaf's low fence shows it).  Logical leaf 0 starts at the pivot: its
+ * leaf's low fence shows it).  Logical leaf 0 starts at or below the
+ * pivot (below only in the first sub-model), so F of its fence is 0: its
  * code is U >> s and its flag is set.  G never decreases along a slice.
  *
  * A client reading the leaf compares its incarnation with these bits and
