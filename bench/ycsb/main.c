@@ -51,7 +51,7 @@ static uint32_t nleaves;
 static void usage(void)
 {
 	fprintf(stderr,
-"usage: ordo-bench [-s URI] [--workload a|b|c|d|e|f|append]\n"
+"usage: ordo-bench [-s URI] [--workload a|b|c|d|e|f|append|countdown]\n"
 "                  [--dist uniform|zipfian|latest] [--keys N]\n"
 "                  [--key-dist linear|noised|uniform|lognormal|maplike|\n"
 "                              osm|fb|timeseries|books]\n"
@@ -162,7 +162,7 @@ static double parse_secs(const char *s, double min)
 /* The key set: loaded keys, then fresh ones for inserts, then room above. */
 static int keyset_init(bool need_reserve)
 {
-	uint64_t total, i, max = 0;
+	uint64_t total, i, max = 0, min = UINT64_MAX;
 
 	ks.nkeys = cfg.keys;
 	ks.nreserve = need_reserve ? (cfg.keys / 2 > 65536 ? cfg.keys / 2 :
@@ -172,10 +172,16 @@ static int keyset_init(bool need_reserve)
 	if (!ks.keys || ordo_dataset_gen(cfg.key_dist, total, cfg.seed,
 					 ORDO_ORDER_RANDOM, ks.keys))
 		return -ENOMEM;
-	for (i = 0; i < total; i++)
+	for (i = 0; i < total; i++) {
 		if (ks.keys[i] > max)
 			max = ks.keys[i];
+		if (ks.keys[i] < min)
+			min = ks.keys[i];
+	}
 	ks.append_base = max + 1;
+	/* Countdown keys run from just below the smallest key towards 0. */
+	ks.down_base = min ? min - 1 : 0;
+	ks.down_room = min;
 	if (ks.append_base + (1ULL << 32) < ks.append_base)
 		return -ERANGE;	/* no room above the key set to append */
 	ks.zeta_n = zeta(0, ks.nkeys, ZIPF_THETA, 0);
@@ -574,8 +580,8 @@ int main(int argc, char **argv)
 		struct group *g = &groups[i];
 
 		if (!g->dist_set)
-			g->dist = g->wl == WL_D || g->wl == WL_APPEND ?
-				  RD_LATEST : RD_UNIFORM;
+			g->dist = g->wl == WL_D || g->wl == WL_APPEND ||
+				  g->wl == WL_COUNTDOWN ? RD_LATEST : RD_UNIFORM;
 		reserve |= g->wl == WL_D || g->wl == WL_E;
 		for (j = 0; j < g->nmodes; j++)
 			need_ordo |= g->modes[j] != BM_REDIS;

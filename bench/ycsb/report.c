@@ -10,7 +10,7 @@
 #include "ycsb.h"
 
 static const char *const wl_names[WL_COUNT] = {
-	"a", "b", "c", "d", "e", "f", "append",
+	"a", "b", "c", "d", "e", "f", "append", "countdown",
 };
 static const char *const rdist_names[RD_COUNT] = {
 	"uniform", "zipfian", "latest",

@@ -171,6 +171,7 @@ enum bop_kind gen_kind(struct gen *g)
 	case WL_F:
 		return p < 50 ? OP_READ : OP_RMW;
 	case WL_APPEND:
+	case WL_COUNTDOWN:
 		return p < 50 ? OP_READ : OP_INSERT;
 	default:
 		return OP_READ;
@@ -212,6 +213,12 @@ bool gen_insert_key(struct gen *g, uint64_t *key, uint64_t *item)
 		/* Increasing keys, as time series and auto-increment ids. */
 		i = __atomic_fetch_add(&ks->append_next, 1, __ATOMIC_RELAXED);
 		*key = ks->append_base + i;
+	} else if (g->wl == WL_COUNTDOWN) {
+		/* Decreasing keys: reverse time stamps, countdown ids. */
+		i = __atomic_fetch_add(&ks->down_next, 1, __ATOMIC_RELAXED);
+		if (i >= ks->down_room)
+			goto none;
+		*key = ks->down_base - i;
 	} else {
 		i = __atomic_fetch_add(&ks->reserve_next, 1, __ATOMIC_RELAXED);
 		if (i >= ks->nreserve)

@@ -21,7 +21,9 @@
 #include "ordo.h"
 
 /* Workloads: YCSB A-F as in XStore's Table 1, and append. */
-enum wl { WL_A, WL_B, WL_C, WL_D, WL_E, WL_F, WL_APPEND, WL_COUNT };
+enum wl {
+	WL_A, WL_B, WL_C, WL_D, WL_E, WL_F, WL_APPEND, WL_COUNTDOWN, WL_COUNT
+};
 /* Request distributions over the items present. */
 enum rdist { RD_UNIFORM, RD_ZIPFIAN, RD_LATEST, RD_COUNT };
 /* What serves the requests. */
@@ -75,6 +77,9 @@ struct keyset {
 	uint64_t reserve_next;	/* next fresh key for D/E inserts (atomic) */
 	uint64_t append_base;	/* above every key: append's first key */
 	uint64_t append_next;	/* (atomic) */
+	uint64_t down_base;	/* below every key: countdown's first key */
+	uint64_t down_room;	/* keys between 0 and down_base */
+	uint64_t down_next;	/* (atomic) */
 	double zeta_n;		/* zeta(nkeys, theta) for scrambled zipfian */
 };
 
