@@ -18,21 +18,26 @@
 
 #define STALE_RING	64
 #define LOAD_TRIES	8
-/* Leaves past the model's end a cache remembers (16 bytes each). */
+/* Leaves at the model's edges a cache remembers (16 bytes each). */
 #define PAST_MAX	4096
 /*
- * With more than this many, the model's last sub-model is refreshed, at
- * most every PAST_REFRESH_MS: appends are learned by the server's trainer,
- * and a refresh brings them into the cache's TT in one slice.
+ * With more than this many, the model's last (or first) sub-model is
+ * refreshed, at most every PAST_REFRESH_MS: appends and descending
+ * inserts are learned by the server's trainer, and a refresh brings them
+ * into the cache's TT in one slice.
  */
 #define PAST_REFRESH_AT		(PAST_MAX / 8)
 #define PAST_REFRESH_MS		100
 
-/* A leaf found right of the model's last one, as its copy showed it. */
+/*
+ * A leaf found right of the model's last one, or split off its first
+ * (@head), as its copy showed it.
+ */
 struct shim_past {
 	uint64_t low;
 	uint32_t leaf;
-	uint32_t inca;
+	uint16_t inca;
+	uint16_t head;
 };
 
 /**
@@ -53,9 +58,11 @@ struct shim_past {
  *	stale entry.
  * @next_try_ms: no model yet: when to look for one again.
  * @past: leaves GETs found right of the model's last leaf (appends since
- *	the model was loaded), sorted by low fence; @npast of them.  Hints
+ *	the model was loaded) or right of its first leaf (split off it by
+ *	descending inserts), sorted by low fence; @npast of them.  Hints
  *	like the TT: each leaf's own checks decide.  Trimmed when the
- *	model's end moves (a reload, the last sub-model installed).
+ *	model's edges move (a reload, the last or the first sub-model
+ *	installed).
  * @past_refresh_ms: when the past list may next queue a refresh.
  */
 struct shim_cache {
@@ -135,6 +142,17 @@ static void past_trim(struct shim_cache *c)
 		   NULL;
 	i = last ? past_index(c, last->leaf) : c->npast;
 	past_cut(c, 0, i < c->npast ? i + 1 : c->npast);
+}
+
+/* The first sub-model was installed: forget the leaves split off it. */
+static void past_trim_head(struct shim_cache *c)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < c->npast; i++)
+		if (!c->past[i].head)
+			c->past[n++] = c->past[i];
+	c->npast = n;
 }
 
 /**
@@ -492,10 +510,12 @@ static struct ordo_tt past_ent(const struct shim_past *e)
 }
 
 /*
- * The candidates end at the model's last leaf, @last: a key appended
- * since may lie in a leaf GETs found past it.  Name the last one that
- * starts at or before the key instead, and the one before it (or @last)
- * as @left.
+ * The candidates end at the model's last leaf or start at its first,
+ * @last: a key inserted since may lie in a leaf GETs found right of it.
+ * Name the last one that starts at or before the key instead, and the
+ * one before it (or @last) as @left.  (Leaves remembered past the end
+ * start right of every model fence, so a key at the first leaf never
+ * picks one of those.)
  */
 static bool past_pick(const struct shim_cache *c, uint64_t key,
 		      const struct ordo_tt *last, struct ordo_tt *ents,
@@ -522,10 +542,12 @@ static bool past_pick(const struct shim_cache *c, uint64_t key,
  * @left: NULL, or a copy of the entry before the first candidate (its
  *	leaf %ORDO_NODE_NONE when there is none in the slice): a key
  *	absent at training may lie there (a tie settled for the right)
- * @at_end: NULL, or out: the candidates end at the model's last leaf or
- *	are a leaf found past it, so the key may lie further right (leaves
- *	appended since); with it, remembered leaves past the end take the
- *	place of the model's last one (then @p->ncand is 1)
+ * @edge: NULL, or out: %SHIM_EDGE_TAIL when the candidates end at the
+ *	model's last leaf, %SHIM_EDGE_HEAD when they start at its first
+ *	(leaves appended, or split off the first by descending inserts,
+ *	since may hold the key further right); then a remembered leaf that
+ *	starts at or before the key takes the candidates' place (and
+ *	@p->ncand is 1)
  *
  * A reload in waiting does not stop the lookups: the model in hand still
  * names leaves, and each leaf's checks decide.
@@ -534,7 +556,7 @@ static bool past_pick(const struct shim_cache *c, uint64_t key,
  */
 int shim_cache_lookup(struct ordo *o, uint64_t key, struct ordo_pred *p,
 		      struct ordo_tt *ents, uint32_t max, struct ordo_tt *left,
-		      bool *at_end)
+		      uint8_t *edge)
 {
 	struct shim_cache *c = o->cache;
 	const struct ordo_model *m;
@@ -558,10 +580,14 @@ int shim_cache_lookup(struct ordo *o, uint64_t key, struct ordo_pred *p,
 				.leaf = ORDO_NODE_NONE };
 		}
 		p->ent = NULL;
-		if (at_end) {
-			*at_end = p->sub == m->nsub - 1 &&
-				  p->lln + p->ncand >= m->subs[p->sub].ntt;
-			if (*at_end && past_pick(c, key, &last, ents, left))
+		if (edge) {
+			bool tail = p->sub == m->nsub - 1 &&
+				    p->lln + p->ncand >= m->subs[p->sub].ntt;
+
+			*edge = tail ? SHIM_EDGE_TAIL :
+				p->sub == m->first && !p->lln ? SHIM_EDGE_HEAD :
+				0;
+			if (*edge && past_pick(c, key, &last, ents, left))
 				p->ncand = 1;
 		}
 	}
@@ -570,10 +596,11 @@ int shim_cache_lookup(struct ordo *o, uint64_t key, struct ordo_pred *p,
 }
 
 /**
- * shim_cache_past_add() - remember a leaf a GET found past the model's end
+ * shim_cache_past_add() - remember a leaf a GET found at a model's edge
  * @o: handle
  * @low: the leaf's low fence, @leaf its node number, @inca its
  *	incarnation, as a validated copy showed them
+ * @head: found right of the model's first leaf (else past its last)
  *
  * A leaf already known by number or by low fence is replaced; when the
  * list is full the leftmost entry goes (the model learns those first).
@@ -581,10 +608,10 @@ int shim_cache_lookup(struct ordo *o, uint64_t key, struct ordo_pred *p,
  * model, and each leaf's checks decide as for TT entries.
  */
 void shim_cache_past_add(struct ordo *o, uint64_t low, uint32_t leaf,
-			 uint32_t inca)
+			 uint32_t inca, bool head)
 {
 	struct shim_cache *c = o->cache;
-	struct shim_past e = { low, leaf, inca & ORDO_TT_INCA_MASK };
+	struct shim_past e = { low, leaf, inca & ORDO_TT_INCA_MASK, head };
 	uint32_t i;
 	int at;
 
@@ -619,7 +646,7 @@ out:
 	if (c->m && !o->cache_frozen && c->npast > PAST_REFRESH_AT &&
 	    shim_now_ms() >= c->past_refresh_ms) {
 		c->past_refresh_ms = shim_now_ms() + PAST_REFRESH_MS;
-		queue_refresh(c, c->m->nsub - 1);
+		queue_refresh(c, head ? c->m->first : c->m->nsub - 1);
 	}
 	pthread_rwlock_unlock(&c->lock);
 }
@@ -743,6 +770,8 @@ static int install_sub(struct ordo *o, uint64_t epoch, uint32_t sub,
 			c->stale[sub] = 0;
 		if (!ret && sub == c->m->nsub - 1)
 			past_trim(c);
+		if (!ret && sub == c->m->first)
+			past_trim_head(c);
 	} else if (c->m && (c->m->epoch != epoch ||
 			    !ordo_model_has_sub(c->m, sub))) {
 		/* Another epoch, or sub-models added at either end. */

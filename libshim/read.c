@@ -226,15 +226,19 @@ static int get_done(struct ordo *o, struct shim_op *op, const void *leaf)
 	return finish(op, leaf_get(o, leaf, op->req->key, op->req->val));
 }
 
-/* A leaf past the model's end, read and valid: remember it for later GETs. */
+/*
+ * A leaf at an edge of the model (past its end, or split off its first
+ * leaf), read and valid: remember it for later GETs.
+ */
 static void past_note(struct ordo *o, struct shim_op *op, uint32_t at)
 {
 	const struct ordo_node_hdr *h = (const void *)slot_node(o, op, at);
 
-	if (op->st.at_end)
+	if (op->st.edge)
 		shim_cache_past_add(o, le64toh(h->low_key),
 				    op->st.pend_nodes[at],
-				    le32toh(h->incarnation));
+				    le32toh(h->incarnation),
+				    op->st.edge == SHIM_EDGE_HEAD);
 }
 
 /* Candidate @at answered: a stale incarnation queues a refresh. */
@@ -243,8 +247,8 @@ static int get_cand_done(struct ordo *o, struct shim_op *op, uint32_t at)
 	const struct ordo_node_hdr *h = (const void *)slot_node(o, op, at);
 
 	past_note(o, op, at);
-	/* At the end, a split (new incarnation) is what past_note() is for. */
-	if (op->st.has_pred && !op->st.at_end && !o->cache_frozen &&
+	/* At an edge, a split (new incarnation) is what past_note() is for. */
+	if (op->st.has_pred && !op->st.edge && !o->cache_frozen &&
 	    op->st.pend_inca[at] !=
 	    (le32toh(h->incarnation) & ORDO_TT_INCA_MASK))
 		shim_cache_mark_stale(o, op->st.sub);
@@ -282,10 +286,11 @@ static int get_leaf_read(struct ordo *o, struct shim_op *op)
 	case P_RIGHT:
 		/*
 		 * The key moved right in a split: one more READ.  Past the
-		 * model's last leaf (appends) up to PAST_HOPS, each leaf
+		 * model's last leaf (appends) or right of its first
+		 * (descending inserts) up to PAST_HOPS, each leaf
 		 * remembered, so the next GET there starts from it.
 		 */
-		if (op->st.at_end && op->st.rights < PAST_HOPS) {
+		if (op->st.edge && op->st.rights < PAST_HOPS) {
 			past_note(o, op, at);
 			op->st.rights++;
 		} else if (op->st.right_done) {
@@ -294,7 +299,7 @@ static int get_leaf_read(struct ordo *o, struct shim_op *op)
 		h = (const void *)slot_node(o, op, at);
 		op->st.right_done = true;
 		take_node(op, le32toh(h->right));
-		if (o->cache && op->st.sub != UINT32_MAX && !op->st.at_end &&
+		if (o->cache && op->st.sub != UINT32_MAX && !op->st.edge &&
 		    !o->cache_frozen)
 			shim_cache_mark_stale(o, op->st.sub);
 		o->cnt.speculative_reads++;
@@ -316,7 +321,7 @@ static int get_leaf_read(struct ordo *o, struct shim_op *op)
 			goto again;
 		break;
 	case P_STALE:
-		if (op->st.at_end)	/* a leaf remembered past the end */
+		if (op->st.edge)	/* maybe a leaf remembered there */
 			shim_cache_past_drop(o, op->st.pend_nodes[at]);
 		if (op->st.has_pred && !o->cache_frozen)
 			shim_cache_mark_stale(o, op->st.sub);
@@ -368,7 +373,7 @@ static int get_start(struct ordo *o, struct shim_op *op)
 	op->st.sub = UINT32_MAX;
 	if (o->mode == ORDO_MODE_LEARNED &&
 	    !shim_cache_lookup(o, op->req->key, &p, ents, slot_nodes(o),
-			       &left, &op->st.at_end)) {
+			       &left, &op->st.edge)) {
 		op->st.sub = p.sub;
 		op->st.has_pred = true;
 		take_cands(o, op, ents, p.ncand, &left);

@@ -156,7 +156,8 @@ struct shim_op {
 		uint32_t node, right, have;
 		uint32_t step_rpc, rights;
 		uint64_t fence;
-		bool has_pred, right_done, nocache, at_end;
+		bool has_pred, right_done, nocache;
+		uint8_t edge;	/* SHIM_EDGE_* of the learned lookup */
 		uint32_t ncand, left, left_inca;
 		uint32_t pend_nodes[SHIM_BATCH_MAX];
 		uint32_t pend_inca[SHIM_BATCH_MAX];
@@ -268,11 +269,14 @@ int shim_cache_get(struct ordo *o, uint64_t server_id, const char *where);
 void shim_cache_put(struct ordo *o);
 int shim_cache_load(struct ordo *o);
 int shim_model_layout(struct ordo *o, struct ordo_model_layout *lay);
+/* Where a learned lookup's candidates lie: at an edge of the model. */
+#define SHIM_EDGE_TAIL	0x1	/* at its last leaf: appends lie right */
+#define SHIM_EDGE_HEAD	0x2	/* at its first leaf: descending inserts */
 int shim_cache_lookup(struct ordo *o, uint64_t key, struct ordo_pred *p,
 		      struct ordo_tt *ents, uint32_t max, struct ordo_tt *left,
-		      bool *at_end);
+		      uint8_t *edge);
 void shim_cache_past_add(struct ordo *o, uint64_t low, uint32_t leaf,
-			 uint32_t inca);
+			 uint32_t inca, bool head);
 void shim_cache_past_drop(struct ordo *o, uint32_t leaf);
 int shim_cache_next(struct ordo *o, uint32_t *sub, uint32_t *lln,
 		    struct ordo_tt *ent);
