@@ -869,6 +869,51 @@ static void test_retrain_identity(void)
 	tap("retraining an unchanged domain reproduces it; foreign leaves refused");
 }
 
+/* What the trainer policy did over a stream of inserts. */
+struct stream_run {
+	u32 splits, full, grows;
+	u64 max_err;
+};
+
+/*
+ * Insert @n keys from @key, each @dir times a gap of 1..8, 1..800 or
+ * 1..80000 (changing every 1000) away from the last, and treat each split
+ * as the trainer does: retrain and patch the sub-model, grow a TT area
+ * short of room in place, and count the splits after which a full
+ * training would be due.  Return: the last key.
+ */
+static u64 run_stream(struct sim *s, struct ordo_model *m,
+		       const struct ordo_model_params *p, struct chunks *ch,
+		       u64 key, int dir, u32 n, struct stream_run *r)
+{
+	static const u64 scale[] = { 8, 800, 80000 };
+	struct ordo_model_health h;
+	u32 i, sp, extra;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		u64 gap = 1 + rnd() % scale[(i / 1000) % 3];
+
+		key = dir > 0 ? key + gap : key - gap;
+		if (!sim_insert(s, key, &sp))
+			continue;
+		r->splits++;
+		err = retrain_split(s, m, p, sp, ch);
+		CHECK(!err, "retrain after split %u: %d", r->splits, err);
+		ordo_model_health(m, &h);
+		r->max_err = max_t(u64, r->max_err, h.max_err);
+		extra = ordo_model_tt_room_due(&h, p);
+		if (extra) {
+			CHECK(!ordo_model_tt_grow(m, extra) &&
+			      !ordo_region_grow(&ch->rg, m), "TT growth");
+			r->grows++;
+			ordo_model_health(m, &h);
+		}
+		r->full += ordo_model_needs_rebuild(&h, p);
+	}
+	return key;
+}
+
 /*
  * A time series outgrows its last sub-model: after a bulk load, keys
  * arrive in order with gaps that change scale, so one line at the model's
@@ -884,12 +929,12 @@ static void test_tail_extension(void)
 {
 	const u32 bulk = 20000, appends = 14000;
 	struct ordo_model_params p;
-	struct ordo_model_health h;
 	struct ordo_model *m, *c, *old = NULL;
+	struct stream_run r = { 0 };
 	struct chunks ch;
 	struct sim s;
-	u32 i, sp, splits = 0, full = 0, nsub0 = 0, sub, extra, grows = 0;
-	u64 key = 1ULL << 40, max_err = 0, off, len;
+	u32 i, sp, nsub0 = 0, sub;
+	u64 key = 1ULL << 40, off, len;
 	int err;
 
 	sim_init(&s, 16);
@@ -907,36 +952,16 @@ static void test_tail_extension(void)
 		CHECK(!ordo_model_from_image(&old, chunks_flat(&ch), ch.size),
 		      "first image");
 	}
-	for (i = 0; m && i < appends; i++) {
-		/* Gaps of 1..8, 1..800 or 1..80000, changing every 1000. */
-		static const u64 scale[] = { 8, 800, 80000 };
-
-		key += 1 + rnd() % scale[(i / 1000) % 3];
-		if (!sim_insert(&s, key, &sp))
-			continue;
-		splits++;
-		err = retrain_split(&s, m, &p, sp, &ch);
-		CHECK(!err, "retrain after split %u: %d", splits, err);
-		ordo_model_health(m, &h);
-		max_err = max_t(u64, max_err, h.max_err);
-		/* As the trainer: a TT area short of room grows in place. */
-		extra = ordo_model_tt_room_due(&h, &p);
-		if (extra) {
-			CHECK(!ordo_model_tt_grow(m, extra) &&
-			      !ordo_region_grow(&ch.rg, m), "TT growth");
-			grows++;
-			ordo_model_health(m, &h);
-		}
-		full += ordo_model_needs_rebuild(&h, &p);
-	}
+	if (m)
+		key = run_stream(&s, m, &p, &ch, key, 1, appends, &r);
 	if (m) {
 		CHECK(m->nsub > nsub0 + 10 && m->top_gen > 5 &&
 		      m->nsub <= m->nsub_cap, "sub-models %u -> %u, top_gen %u",
 		      nsub0, m->nsub, m->top_gen);
-		CHECK(grows, "the TT area never grew");
-		CHECK(!full, "%u of %u splits called for a full training "
-		      "(window %llu/256 leaves at most)", full, splits,
-		      (unsigned long long)max_err);
+		CHECK(r.grows, "the TT area never grew");
+		CHECK(!r.full, "%u of %u splits called for a full training "
+		      "(window %llu/256 leaves at most)", r.full, r.splits,
+		      (unsigned long long)r.max_err);
 		check_model(m, &s, 1000);
 		err = ordo_model_from_image(&c, chunks_flat(&ch), ch.size);
 		CHECK(!err, "image after extensions: %d", err);
@@ -968,8 +993,8 @@ static void test_tail_extension(void)
 	}
 	printf("# tail: %u splits, sub-models %u -> %u, top_gen %u, %u TT "
 	       "growths, widest window %.2f leaves, %u full trainings "
-	       "needed\n", splits, nsub0, m ? m->nsub : 0, m ? m->top_gen : 0,
-	       grows, max_err / 256.0, full);
+	       "needed\n", r.splits, nsub0, m ? m->nsub : 0,
+	       m ? m->top_gen : 0, r.grows, r.max_err / 256.0, r.full);
 	if (m)
 		chunks_free(&ch);
 	ordo_model_free(old);
@@ -996,13 +1021,12 @@ static void test_head_extension(void)
 {
 	const u32 bulk = 20000, inserts = 14000;
 	struct ordo_model_params p;
-	struct ordo_model_health h;
 	struct ordo_model *m, *c, *old = NULL;
+	struct stream_run r = { 0 };
 	struct chunks ch;
 	struct sim s;
-	u32 i, sp, splits = 0, full = 0, first0 = 0, extra, grows = 0;
-	u32 kept = 0, fetched = 0;
-	u64 key = 1ULL << 40, max_err = 0, off, len;
+	u32 i, sp, first0 = 0, kept = 0, fetched = 0;
+	u64 off, len;
 	int err;
 
 	sim_init(&s, 16);
@@ -1020,34 +1044,15 @@ static void test_head_extension(void)
 		CHECK(!ordo_model_from_image(&old, chunks_flat(&ch), ch.size),
 		      "first image");
 	}
-	for (i = 0; m && i < inserts; i++) {
-		/* Gaps of 1..8, 1..800 or 1..80000, changing every 1000. */
-		static const u64 scale[] = { 8, 800, 80000 };
-
-		key -= 1 + rnd() % scale[(i / 1000) % 3];
-		if (!sim_insert(&s, key, &sp))
-			continue;
-		splits++;
-		err = retrain_split(&s, m, &p, sp, &ch);
-		CHECK(!err, "retrain after split %u: %d", splits, err);
-		ordo_model_health(m, &h);
-		max_err = max_t(u64, max_err, h.max_err);
-		extra = ordo_model_tt_room_due(&h, &p);
-		if (extra) {
-			CHECK(!ordo_model_tt_grow(m, extra) &&
-			      !ordo_region_grow(&ch.rg, m), "TT growth");
-			grows++;
-			ordo_model_health(m, &h);
-		}
-		full += ordo_model_needs_rebuild(&h, &p);
-	}
+	if (m)
+		run_stream(&s, m, &p, &ch, 1ULL << 40, -1, inserts, &r);
 	if (m) {
 		CHECK(m->first + 10 < first0 && m->top_gen > 5,
 		      "first sub-model %u -> %u, top_gen %u", first0, m->first,
 		      m->top_gen);
-		CHECK(!full, "%u of %u splits called for a full training "
-		      "(window %llu/256 leaves at most)", full, splits,
-		      (unsigned long long)max_err);
+		CHECK(!r.full, "%u of %u splits called for a full training "
+		      "(window %llu/256 leaves at most)", r.full, r.splits,
+		      (unsigned long long)r.max_err);
 		check_model(m, &s, 1000);
 		err = ordo_model_from_image(&c, chunks_flat(&ch), ch.size);
 		CHECK(!err, "image after extensions: %d", err);
@@ -1091,8 +1096,8 @@ static void test_head_extension(void)
 	}
 	printf("# head: %u splits, first sub-model %u -> %u, top_gen %u, %u "
 	       "TT growths, widest window %.2f leaves, %u full trainings "
-	       "needed\n", splits, first0, m ? m->first : 0,
-	       m ? m->top_gen : 0, grows, max_err / 256.0, full);
+	       "needed\n", r.splits, first0, m ? m->first : 0,
+	       m ? m->top_gen : 0, r.grows, r.max_err / 256.0, r.full);
 	if (m)
 		chunks_free(&ch);
 	ordo_model_free(old);
