@@ -1038,7 +1038,8 @@ static u64 sub_end(const struct ordo_model *m, u32 sub)
  * @old validated for it, at the same index, pivot and domain end, takes
  * @old's slice without reading it again: the checksum binds the slice.
  *
- * Return: 0; -ESTALE when the sub-model is not @old's (read it); -ENOMEM.
+ * Return: 0; -ESTALE when the sub-model is not @old's (read it); -ENOMEM
+ * or -ENOSPC (no TT room).
  */
 int ordo_model_adopt_sub(struct ordo_model *m, u32 sub, const void *desc,
 			 const struct ordo_model *old)

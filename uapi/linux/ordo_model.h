@@ -20,9 +20,9 @@
  *	  tt_off	  struct ordo_tt_entry tt[tt_cap]
  *
  * The header and the pivots ("top level") are read together and change
- * within an epoch only when sub-models are added at either end or the
- * first one moves its pivot (top_gen counts that); each descriptor and
- * each TT slice can be read alone.
+ * within an epoch only when sub-models are added at either end, the first
+ * one moves its pivot or the TT area grows (top_gen counts that); each
+ * descriptor and each TT slice can be read alone.
  *
  * Sub-models sub_first .. nsub - 1 are in use, pivots strictly increasing.
  * Sub-model i owns the key domain [pivot[i], pivot[i + 1]) (the last one
@@ -164,8 +164,8 @@ struct ordo_model_anchor {
  *	the pivot and descriptor arrays are sized by it, so sub-models can
  *	be appended within the epoch.
  * @top_gen: bumped each time the top level changes within the epoch
- *	(sub-models added behind the last or in front of the first, or the
- *	first one's pivot moved); 0 after the training.
+ *	(sub-models added behind the last or in front of the first, the
+ *	first one's pivot moved, the TT area grown); 0 after the training.
  * @sub_first: the first sub-model in use (< @nsub).  A training leaves
  *	room in front of it (descending inserts add sub-models there);
  *	pivots and descriptors below it are not part of the model.
