@@ -253,11 +253,13 @@ static void model_seeds(void)
 	put_u8(1); put_u8(0); model_keys();
 	put(img2, ORDO_MODEL_HDR_SIZE); put(img2, lay2.model_size);
 	emit("model", "model-only-small");
+	/* The third sub-model in use (fuzz_model counts from sub_first). */
 	if (ordo_model_desc_slice(&lay, img + lay.desc_off +
-				  ORDO_MODEL_DESC_SIZE * 2, &off, &len))
+				  ORDO_MODEL_DESC_SIZE * (lay.first + 2),
+				  &off, &len))
 		abort();
 	put_u8(2); put_u8(0); model_keys(); put_u32(2);
-	put(img + lay.desc_off + ORDO_MODEL_DESC_SIZE * 2,
+	put(img + lay.desc_off + ORDO_MODEL_DESC_SIZE * (lay.first + 2),
 	    ORDO_MODEL_DESC_SIZE);
 	put_u16(len); put(img + off, len); put(img, lay.model_size);
 	emit("model", "sub");
