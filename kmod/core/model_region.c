@@ -228,9 +228,9 @@ int ordo_region_write(const struct ordo_region *rg,
 	return 0;
 }
 
-/* Write sub-model @i and its pivot where the current top level has none. */
-static void rg_put_new(const struct ordo_region *rg,
-		       const struct ordo_model *m, u32 i)
+/* Sub-model @i (slice, then descriptor), then its pivot. */
+static void rg_put_sub_pivot(const struct ordo_region *rg,
+			     const struct ordo_model *m, u32 i)
 {
 	__le64 piv = cpu_to_le64(m->pivots[i]);
 
@@ -267,7 +267,6 @@ static int ordo_region_retop(const struct ordo_region *rg,
 {
 	u32 first = le32_to_cpu(h->sub_first), nsub = le32_to_cpu(h->nsub);
 	struct ordo_model_hdr nh;
-	__le64 piv;
 	u32 i;
 	int err;
 
@@ -280,14 +279,12 @@ static int ordo_region_retop(const struct ordo_region *rg,
 	err = rg_check(rg, ordo_region_bytes(m));
 	if (err)
 		return err;
+	/* The new ones where the current top level has none, then @sub. */
 	for (i = m->first; i < first; i++)
-		rg_put_new(rg, m, i);
+		rg_put_sub_pivot(rg, m, i);
 	for (i = nsub; i < m->nsub; i++)
-		rg_put_new(rg, m, i);
-	rg_put_sub(rg, m, sub);
-	piv = cpu_to_le64(m->pivots[sub]);
-	rg_copy(rg, rg->base + ORDO_MODEL_HDR_SIZE + 8ULL * sub, &piv,
-		sizeof(piv));
+		rg_put_sub_pivot(rg, m, i);
+	rg_put_sub_pivot(rg, m, sub);
 	hdr_fill(m, &nh);
 	/* The new sub-models and pivots are in place before the header. */
 	smp_wmb();
