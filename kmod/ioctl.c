@@ -65,11 +65,12 @@ long ordo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (ret < 0 || !(_IOC_DIR(cmd) & _IOC_READ))
 		return ret;
 	/*
-	 * The struct first: a buffer whose head cannot be written fails
-	 * before any byte is written.  Then a newer caller's extra output
-	 * bytes are zeroed (nothing there yet).
+	 * The struct first (an older caller's shorter one: its bytes only):
+	 * a buffer whose head cannot be written fails before any byte is
+	 * written.  Then a newer caller's extra output bytes are zeroed
+	 * (nothing there yet).
 	 */
-	if (copy_to_user(uarg, &args, d->size))
+	if (copy_to_user(uarg, &args, min(usize, d->size)))
 		return -EFAULT;
 	if (usize > d->size && clear_user(uarg + d->size, usize - d->size))
 		return -EFAULT;

@@ -3,14 +3,17 @@
  * Command decoding for /dev/ordo, shared by ioctl and io_uring (cmd.h).
  *
  * Argument structs are extensible: the size comes from the ioctl number.  A
- * shorter struct than the first version is -EINVAL; a longer one is accepted
- * if its extra bytes are zero (-E2BIG otherwise), as copy_struct_from_user()
- * defines it.  Unknown commands, or known ones with the wrong direction
- * bits, are -ENOTTY.
+ * shorter struct than the first version is -EINVAL; an older (shorter)
+ * one reads as zero past its end and gets only its own bytes back; a
+ * longer one is accepted if its extra bytes are zero (-E2BIG otherwise),
+ * as copy_struct_from_user() defines it.  Unknown commands, or known ones
+ * with the wrong direction bits, are -ENOTTY.
  */
 #include "cmd.h"
 
-#define ORDO_CMD(c, o, t) { .cmd = (c), .op = (o), .size = sizeof(t) }
+#define ORDO_CMD_GREW(c, o, t, first)					\
+	{ .cmd = (c), .op = (o), .size = sizeof(t), .min_size = (first) }
+#define ORDO_CMD(c, o, t)	ORDO_CMD_GREW(c, o, t, sizeof(t))
 
 static const struct ordo_cmd_desc ordo_cmds[] = {
 	ORDO_CMD(ORDO_IOC_INFO, 0, struct ordo_info),
@@ -21,7 +24,8 @@ static const struct ordo_cmd_desc ordo_cmds[] = {
 	ORDO_CMD(ORDO_IOC_DELETE, ORDO_OP_DELETE, struct ordo_kv),
 	ORDO_CMD(ORDO_IOC_SCAN, 0, struct ordo_scan),
 	ORDO_CMD(ORDO_IOC_BATCH, 0, struct ordo_batch),
-	ORDO_CMD(ORDO_IOC_MODEL_INFO, 0, struct ordo_model_info),
+	ORDO_CMD_GREW(ORDO_IOC_MODEL_INFO, 0, struct ordo_model_info,
+		      ORDO_MODEL_INFO_SIZE_VER0),
 	ORDO_CMD(ORDO_IOC_RETRAIN, 0, struct ordo_retrain),
 };
 
@@ -49,7 +53,7 @@ const struct ordo_cmd_desc *ordo_cmd_find(unsigned int cmd)
  * ordo_cmd_size() - validate a command number and its argument size
  * @cmd: ioctl number (or io_uring cmd_op)
  * @usize: bytes the caller passes
- * @dp: out: the descriptor; @usize is at least its size
+ * @dp: out: the descriptor; @usize is at least its min_size
  *
  * Return: 0, -ENOTTY or -EINVAL.
  */
@@ -63,7 +67,7 @@ int ordo_cmd_size(unsigned int cmd, size_t usize,
 	d = ordo_cmd_find(cmd);
 	if (!d)
 		return -ENOTTY;
-	if (usize < d->size)
+	if (usize < d->min_size)
 		return -EINVAL;
 	*dp = d;
 	return 0;
@@ -100,10 +104,10 @@ int ordo_cmd_decode(unsigned int cmd, const void *payload, size_t len,
 	if (usize > len || usize > sizeof(raw))
 		return -EINVAL;
 	memcpy(raw, payload, usize);
-	if (memchr_inv(raw + d->size, 0, usize - d->size))
+	if (usize > d->size && memchr_inv(raw + d->size, 0, usize - d->size))
 		return -E2BIG;
 	memset(args, 0, sizeof(*args));
-	memcpy(args, raw, d->size);
+	memcpy(args, raw, min(usize, d->size));
 	*dp = d;
 	return 0;
 }

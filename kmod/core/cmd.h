@@ -30,12 +30,14 @@ union ordo_args {
  * struct ordo_cmd_desc - what a command takes
  * @cmd: the ioctl number of the current struct version
  * @op: enum ordo_op for point operations, else 0
- * @size: size of the current struct version (the smallest accepted)
+ * @size: size of the current struct version
+ * @min_size: size of its first version, the smallest accepted
  */
 struct ordo_cmd_desc {
 	unsigned int cmd;
 	u32 op;
 	size_t size;
+	size_t min_size;
 };
 
 const struct ordo_cmd_desc *ordo_cmd_find(unsigned int cmd);

@@ -36,6 +36,9 @@ ORDO_MODEL_ATTR(err_leaf_max, err_leaf_max);
 ORDO_MODEL_ATTR(window_avg_milli, window_avg_milli);
 ORDO_MODEL_ATTR(window_max, window_max);
 ORDO_MODEL_ATTR(one_leaf_ppm, one_leaf_ppm);
+ORDO_MODEL_ATTR(cand_avg_milli, cand_avg_milli);
+ORDO_MODEL_ATTR(cand_max, cand_max);
+ORDO_MODEL_ATTR(cand_one_ppm, cand_one_ppm);
 ORDO_MODEL_ATTR(wrong, wrong);
 ORDO_MODEL_ATTR(retrains, retrains);
 ORDO_MODEL_ATTR(pending, pending);
@@ -62,6 +65,9 @@ static struct attribute *ordo_model_attrs[] = {
 	&dev_attr_window_avg_milli.attr,
 	&dev_attr_window_max.attr,
 	&dev_attr_one_leaf_ppm.attr,
+	&dev_attr_cand_avg_milli.attr,
+	&dev_attr_cand_max.attr,
+	&dev_attr_cand_one_ppm.attr,
 	&dev_attr_wrong.attr,
 	&dev_attr_retrains.attr,
 	&dev_attr_pending.attr,

@@ -182,6 +182,9 @@ static void ordo_info_eval(struct ordo_model_info *info,
 	info->window_avg_milli = div64_u64(st->win_sum * 1000, n);
 	info->window_max = st->win_max;
 	info->one_leaf_ppm = div64_u64(st->win_one * 1000000, n);
+	info->cand_avg_milli = div64_u64(st->cand_sum * 1000, n);
+	info->cand_max = min_t(u64, st->cand_max, U32_MAX);
+	info->cand_one_ppm = div64_u64(st->cand_one * 1000000, n);
 	info->wrong = st->wrong;
 }
 

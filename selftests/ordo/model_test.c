@@ -228,6 +228,27 @@ FIXTURE_TEARDOWN(model)
 	close(self->fd);
 }
 
+/* MODEL_INFO of the first version: its 168 bytes, nothing past them. */
+TEST_F(model, model_info_first_version)
+{
+	const size_t v0 = ORDO_MODEL_INFO_SIZE_VER0;
+	unsigned char old[ORDO_MODEL_INFO_SIZE_VER0 + 16];
+	struct ordo_model_info mi;
+	size_t i;
+
+	EXPECT_EQ(v0, offsetof(struct ordo_model_info, cand_avg_milli));
+	memset(old, 0xa5, sizeof(old));
+	memset(&mi, 0x5a, sizeof(mi));
+	ASSERT_EQ(0, t_ioctl(self->fd, _IOC(_IOC_READ, ORDO_IOC_MAGIC, 0x08,
+					    v0), old));
+	ASSERT_EQ(0, model_info(self->fd, &mi));
+	EXPECT_EQ(0, memcmp(old, &mi, v0));
+	for (i = v0; i < sizeof(old); i++)
+		EXPECT_EQ(0xa5, old[i]);
+	EXPECT_EQ(-EINVAL, t_ioctl(self->fd, _IOC(_IOC_READ, ORDO_IOC_MAGIC,
+						  0x08, v0 - 1), old));
+}
+
 TEST_F(model, retrain_errors_and_readonly_region)
 {
 	struct ordo_retrain r = { .flags = 1 };
@@ -267,6 +288,14 @@ TEST_F_TIMEOUT(model, fresh_and_stale_models_resolve, 900)
 	EXPECT_EQ(t_sysfs_u64("stats/keys"), mi.keys);
 	EXPECT_EQ(0, mi.wrong);
 	EXPECT_LT(0, mi.one_leaf_ppm + mi.window_avg_milli);
+	/* A fresh model: about one leaf read per stored key. */
+	EXPECT_LE(1000, mi.cand_avg_milli);
+	EXPECT_GE(1050, mi.cand_avg_milli);
+	EXPECT_LE(1, mi.cand_max);
+	EXPECT_LT(500000, mi.cand_one_ppm);
+	EXPECT_GE(1000000, mi.cand_one_ppm);
+	EXPECT_EQ(mi.cand_avg_milli, t_sysfs_u64("model/cand_avg_milli"));
+	EXPECT_EQ(mi.cand_one_ppm, t_sysfs_u64("model/cand_one_ppm"));
 	EXPECT_EQ(mi.version, t_sysfs_u64("model/version"));
 	ASSERT_EQ(0, read_model(self->region, &stale[nstale]));
 	ASSERT_EQ(v1, stale[nstale]->epoch);

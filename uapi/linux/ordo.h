@@ -169,6 +169,17 @@ struct ordo_batch {
  * @shrinks: full trainings that reduced it
  * @last_full_train_us: duration of the last full training, microseconds
  * @last_full_train_ns: CLOCK_BOOTTIME when it was published
+ * @cand_avg_milli: average leaves a client with the fresh model reads for
+ *	a stored key (the candidates the fence codes leave: one, or a few
+ *	adjacent ones read in one batch), in thousandths (measured with the
+ *	window figures)
+ * @cand_max: most candidates for one stored key
+ * @cand_one_ppm: share of stored keys with exactly one candidate, in
+ *	millionths
+ *
+ * The struct grew by the last three fields; the first version
+ * (%ORDO_MODEL_INFO_SIZE_VER0 bytes, up to @last_full_train_ns) is still
+ * accepted and gets its fields only.
  */
 struct ordo_model_info {
 	__u64 version;
@@ -195,7 +206,12 @@ struct ordo_model_info {
 	__u64 shrinks;
 	__u64 last_full_train_us;
 	__u64 last_full_train_ns;
+	__u64 cand_avg_milli;
+	__u32 cand_max;
+	__u32 cand_one_ppm;
 };
+
+#define ORDO_MODEL_INFO_SIZE_VER0	168
 
 /**
  * struct ordo_retrain - force a full training (ORDO_IOC_RETRAIN)
