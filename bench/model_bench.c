@@ -572,9 +572,12 @@ static void bench_retrain200(const struct snap *a, double *keys_per_sub,
 }
 
 /*
- * Client lookup CPU: the model (sub-model, window, fence search in the
- * window) against a binary search over every leaf's low fence, for the
- * same stored keys in random order.  Both return the leaf's node number.
+ * Client lookup CPU: a client's copy of the model (loaded from the region
+ * image, with its pivot search levels; sub-model, window, fence search in
+ * the window) against a binary search over every leaf's low fence, for
+ * the same stored keys in random order.  Both return the leaf's node
+ * number, and both tables sit on huge pages where the system gives them
+ * (ordo_malloc(), as the client's TT).
  */
 /* The last leaf whose low fence is <= @key, by binary search. */
 static u32 fence_search(const u64 *lows, u32 n, u64 key)
@@ -596,9 +599,14 @@ static void bench_lookup(const struct ordo_model *m, const struct snap *a,
 			 double *model_ns, double *bsearch_ns, u64 *probes)
 {
 	u64 n = a->nkeys < 1000000 ? a->nkeys : 1000000, i, sum = 0;
-	u64 *keys = xcalloc(n, sizeof(u64)), *lows = xcalloc(a->n, sizeof(u64));
-	u32 *leaf = xcalloc(a->n, sizeof(u32)), j;
+	u64 *keys = xcalloc(n, sizeof(u64)), *lows = ordo_malloc(8ULL * a->n);
+	u32 *leaf = ordo_malloc(4ULL * a->n), j;
 	double t;
+
+	if (!lows || !leaf) {
+		fprintf(stderr, "model_bench: out of memory\n");
+		exit(2);
+	}
 
 	for (i = 0; i < n; i++)
 		keys[i] = a->keys[rnd() % a->nkeys];
@@ -639,8 +647,8 @@ static void bench_lookup(const struct ordo_model *m, const struct snap *a,
 		}
 	}
 	free(keys);
-	free(lows);
-	free(leaf);
+	ordo_free(lows);
+	ordo_free(leaf);
 }
 
 struct region {
@@ -938,9 +946,13 @@ static void j_stream(const char *name, u64 bulk, u64 n,
 		full ? pc->full_s * 1e3 / full : 0);
 }
 
-/* Client side: load a region image and spot-check it against the master. */
+/*
+ * Client side: load a region image and spot-check it against the master.
+ * The copy, as a client holds it, goes to @cp.
+ */
 static double client_load(const struct ordo_model *m,
-			  const struct ordo_region *rg, u64 size)
+			  const struct ordo_region *rg, u64 size,
+			  struct ordo_model **cp)
 {
 	u8 *img = xcalloc(1, size);
 	u64 csize = 1ULL << rg->chunk_shift, off;
@@ -970,7 +982,7 @@ static double client_load(const struct ordo_model *m,
 			exit(3);
 		}
 	}
-	ordo_model_free(c);
+	*cp = c;
 	free(img);
 	return t;
 }
@@ -981,7 +993,7 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 	u64 *u = xcalloc(total, sizeof(u64));
 	u32 *perm;
 	struct ordo_model_params prm;
-	struct ordo_model *m, *full;
+	struct ordo_model *m, *full, *client;
 	struct snap a, b;
 	struct sim s;
 	struct region rg;
@@ -1026,8 +1038,6 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 		exit(3);
 	}
 
-	bench_lookup(m, &a, &lk_model, &lk_bsearch, &lk_probes);
-
 	/* Publication: region write and a client's full load. */
 	region_alloc(&rg, ordo_region_bytes(m));
 	t = now();
@@ -1036,7 +1046,9 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 		exit(3);
 	}
 	t_write = now() - t;
-	t_load = client_load(m, &rg.rg, ordo_region_bytes(m));
+	t_load = client_load(m, &rg.rg, ordo_region_bytes(m), &client);
+	bench_lookup(client, &a, &lk_model, &lk_bsearch, &lk_probes);
+	ordo_model_free(client);
 
 	/* Model size vs. window: the trade without fences in the TT. */
 	for (nsweep = 0; nsweep < ARRAY_SIZE(sweep); nsweep++) {
@@ -1131,7 +1143,8 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 	memset(&mt_p, 0, sizeof(mt_p));
 	measure(m, &b, o->stride, 0, &mt_p);
 	mt_p.train_s = t_retrain;
-	client_load(m, &rg.rg, ordo_region_bytes(m));
+	client_load(m, &rg.rg, ordo_region_bytes(m), &client);
+	ordo_model_free(client);
 
 	memset(&mt_b, 0, sizeof(mt_b));
 	hist_range(&mt_b, mt_a.eps);

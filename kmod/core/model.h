@@ -121,6 +121,15 @@ struct ordo_sub {
 	u8 tied;
 };
 
+/*
+ * Pivot search levels of a client copy: level l + 1 holds every
+ * ORDO_PIVOT_FAN-th entry of level l (level 0: the pivots), up to a top
+ * level of at most ORDO_PIVOT_FAN entries.  16 pivots are two cache
+ * lines; 16^6 covers %ORDO_MODEL_MAX_SUBS.
+ */
+#define ORDO_PIVOT_FAN		16
+#define ORDO_PIVOT_LEVELS	6
+
 /* ordo_model.flags */
 #define ORDO_MODEL_F_COMPACT	0x1	/* client copy: TT may be compacted */
 
@@ -144,6 +153,11 @@ struct ordo_sub {
  *	below pivots[@first] belong to sub-model @first, at position 0.
  * @subs: the sub-models (room for nsub_cap).
  * @tt: the TT entries; the trainer's copy mirrors the region's indices.
+ * @levels: client copies only (NULL in the trainer's, whose pivots move):
+ *	the pivot search levels, level 1 first; see ordo_model_index_top().
+ * @nlevels: levels above the pivots in @levels (0: plain binary search).
+ * @level_off: start of level l (1..@nlevels) in @levels.
+ * @level_len: entries of level l (level 0: the pivots in use).
  */
 struct ordo_model {
 	u64 epoch;
@@ -162,6 +176,10 @@ struct ordo_model {
 	u64 *pivots;
 	struct ordo_sub *subs;
 	struct ordo_tt *tt;
+	u64 *levels;
+	u32 nlevels;
+	u32 level_off[ORDO_PIVOT_LEVELS + 1];
+	u32 level_len[ORDO_PIVOT_LEVELS + 1];
 };
 
 /**
@@ -380,6 +398,7 @@ u32 ordo_sub_code(const struct ordo_sub *s, u32 j, u64 pos);
 void ordo_sub_pick(const struct ordo_sub *s, u64 pos, const struct ordo_tt *tt,
 		   u32 lo, u32 hi, u32 *first, u32 *n);
 u32 ordo_model_sub_of(const struct ordo_model *m, u64 key);
+int ordo_model_index_top(struct ordo_model *m);
 bool ordo_model_sub_domain(const struct ordo_model *m, u32 sub, u64 *lo,
 			   u64 *hi);
 int ordo_model_lookup(const struct ordo_model *m, u64 key,

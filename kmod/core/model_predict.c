@@ -244,6 +244,40 @@ void ordo_sub_pick(const struct ordo_sub *s, u64 pos, const struct ordo_tt *tt,
 	*n = top - j + 1;
 }
 
+/* Index of the last of @n entries of @v that is <= @key, plus one. */
+static u32 count_le(const u64 *v, u32 n, u64 key)
+{
+	u32 i, c = 0;
+
+	for (i = 0; i < n; i++)
+		c += v[i] <= key;
+	return c;
+}
+
+/*
+ * Down the pivot search levels: in each, the block of ORDO_PIVOT_FAN
+ * entries under the entry found above (the whole top level); the block's
+ * first entry is that entry, so below the top the count is at least one.
+ */
+static u32 sub_of_levels(const struct ordo_model *m, u64 key)
+{
+	u32 l = m->nlevels, b = 0, c;
+
+	for (;;) {
+		const u64 *v = l ? m->levels + m->level_off[l] :
+				   m->pivots + m->first;
+		u32 n = min_t(u32, m->level_len[l] - b, ORDO_PIVOT_FAN);
+
+		c = count_le(v + b, n, key);
+		if (!c)
+			return m->first;
+		b += c - 1;
+		if (!l--)
+			return m->first + b;
+		b *= ORDO_PIVOT_FAN;
+	}
+}
+
 /**
  * ordo_model_sub_of() - the sub-model whose domain holds a key
  * @m: model
@@ -256,6 +290,8 @@ u32 ordo_model_sub_of(const struct ordo_model *m, u64 key)
 	const u64 *p = m->pivots;
 	u32 base = m->first, n = m->nsub - m->first;
 
+	if (m->nlevels)
+		return sub_of_levels(m, key);
 	while (n > 1) {
 		u32 half = n / 2;
 
@@ -264,6 +300,51 @@ u32 ordo_model_sub_of(const struct ordo_model *m, u64 key)
 		n -= half;
 	}
 	return base;
+}
+
+/**
+ * ordo_model_index_top() - build the pivot search levels of a client copy
+ * @m: model whose top level (@first, @nsub, @pivots) no longer changes
+ *
+ * A binary search over hundreds of thousands of pivots misses the cache
+ * at every step of its second half; the levels, 1/15 of the pivots'
+ * bytes, leave about two lines per level to fetch.  Small models keep
+ * the binary search.
+ *
+ * Return: 0 or -ENOMEM (the model still works, by binary search).
+ */
+int ordo_model_index_top(struct ordo_model *m)
+{
+	u32 len = m->nsub - m->first, total = 0, nl = 0, l, i;
+
+	ordo_free(m->levels);
+	m->levels = NULL;
+	m->nlevels = 0;
+	m->level_len[0] = len;
+	if (len <= ORDO_PIVOT_FAN * ORDO_PIVOT_FAN)
+		return 0;
+	while (len > ORDO_PIVOT_FAN && nl < ORDO_PIVOT_LEVELS) {
+		len = DIV_ROUND_UP(len, ORDO_PIVOT_FAN);
+		nl++;
+		m->level_off[nl] = total;
+		m->level_len[nl] = len;
+		total += len;
+	}
+	if (len > ORDO_PIVOT_FAN)	/* beyond ORDO_MODEL_MAX_SUBS */
+		return 0;
+	m->levels = ordo_malloc(sizeof(*m->levels) * total);
+	if (!m->levels)
+		return -ENOMEM;
+	for (l = 1; l <= nl; l++) {
+		const u64 *src = l == 1 ? m->pivots + m->first :
+				 m->levels + m->level_off[l - 1];
+
+		for (i = 0; i < m->level_len[l]; i++)
+			m->levels[m->level_off[l] + i] =
+				src[(u64)i * ORDO_PIVOT_FAN];
+	}
+	m->nlevels = nl;
+	return 0;
 }
 
 /**
@@ -394,6 +475,8 @@ struct ordo_model *ordo_model_alloc_cap(u32 nsub, u32 nsub_cap, u32 tt_cap)
 	m->first = 0;
 	m->nsub = nsub;
 	m->nsub_cap = nsub_cap;
+	m->levels = NULL;
+	m->nlevels = 0;
 	m->tt_cap = tt_cap;
 	m->pivots = ordo_malloc(sizeof(*m->pivots) * nsub_cap);
 	m->subs = ordo_malloc(sizeof(*m->subs) * nsub_cap);
@@ -432,6 +515,7 @@ void ordo_model_free(struct ordo_model *m)
 	ordo_free(m->pivots);
 	ordo_free(m->subs);
 	ordo_free(m->tt);
+	ordo_free(m->levels);
 	ordo_free(m);
 }
 
@@ -872,6 +956,11 @@ int ordo_model_load_top(struct ordo_model **mp, const void *buf, size_t len)
 	m->flags = ORDO_MODEL_F_COMPACT;
 	for (i = lay.first; i < lay.nsub; i++)
 		m->pivots[i] = ld_le64(piv + 8 * i);
+	err = ordo_model_index_top(m);
+	if (err) {
+		ordo_model_free(m);
+		return err;
+	}
 	*mp = m;
 	return 0;
 }

@@ -1991,6 +1991,88 @@ static void test_navigation(void)
 	tap("ordo_model_next walks every leaf in key order (SCAN)");
 }
 
+/* The last pivot in use <= @key, else the first: by a plain scan. */
+static u32 ref_sub_of(const struct ordo_model *m, u64 key)
+{
+	u32 i = m->first;
+
+	while (i + 1 < m->nsub && m->pivots[i + 1] <= key)
+		i++;
+	return i;
+}
+
+static void check_sub_of(const struct ordo_model *m, u64 key)
+{
+	u32 got = ordo_model_sub_of(m, key), want = ref_sub_of(m, key);
+
+	CHECK(got == want, "key %llx: sub %u, want %u (%u in use, %u levels)",
+	      (unsigned long long)key, got, want, m->nsub - m->first,
+	      m->nlevels);
+}
+
+static void test_pivot_levels(void)
+{
+	static const u32 lens[] = { 1, 2, 16, 256, 257, 4095, 4096, 4097,
+				    65537, 70001 };
+	struct ordo_model_params p;
+	struct ordo_model *m, *c;
+	struct chunks ch;
+	struct sim s;
+	u32 li, i;
+
+	for (li = 0; li < ARRAY_SIZE(lens); li++) {
+		u32 len = lens[li], first = li % 3 ? rnd() % 100 : 0;
+		u64 x = rnd() % 1000;
+
+		m = ordo_model_alloc_cap(first + len, first + len + 8, 0);
+		m->first = first;
+		for (i = first; i < first + len; i++) {
+			m->pivots[i] = x;
+			/* Runs of dense pivots between wide gaps. */
+			x += 1 + (i % 97 < 90 ? rnd() % 4 : rnd() >> 24);
+		}
+		CHECK(!ordo_model_index_top(m), "index %u", len);
+		CHECK(!m->nlevels == (len <= ORDO_PIVOT_FAN * ORDO_PIVOT_FAN),
+		      "%u pivots, %u levels", len, m->nlevels);
+		check_sub_of(m, 0);
+		check_sub_of(m, U64_MAX);
+		for (i = first; i < first + len; i += 1 + len / 4000) {
+			check_sub_of(m, m->pivots[i]);
+			check_sub_of(m, m->pivots[i] - 1);
+			check_sub_of(m, m->pivots[i] + 1);
+		}
+		check_sub_of(m, m->pivots[first + len - 1]);
+		for (i = 0; i < 3000; i++)
+			check_sub_of(m, rnd() % (x + 100));
+		ordo_model_free(m);
+	}
+
+	/* A client copy of a trained model has the levels. */
+	sim_init(&s, 8);
+	sim_fill(&s, D_CLUSTER, 200000);
+	ordo_model_params_default(&p);
+	p.leaves_per_sub = 8;
+	m = train(&s, &p, 7);
+	CHECK(m && m->nsub - m->first > ORDO_PIVOT_FAN * ORDO_PIVOT_FAN &&
+	      !m->nlevels, "trainer's copy: %u sub-models, %u levels",
+	      m ? m->nsub - m->first : 0, m ? m->nlevels : 0);
+	if (m) {
+		chunks_init(&ch, ordo_region_bytes(m), 20);
+		CHECK(!ordo_region_write(&ch.rg, m), "region write");
+		CHECK(!ordo_model_from_image(&c, chunks_flat(&ch), ch.size),
+		      "from image");
+		CHECK(c->nlevels >= 2, "client copy: %u levels", c->nlevels);
+		check_same(m, c, &s);
+		for (i = 0; i < 20000; i++)
+			check_sub_of(c, i & 1 ? rnd() : s.lv[rnd() % s.n].low);
+		ordo_model_free(c);
+		chunks_free(&ch);
+		ordo_model_free(m);
+	}
+	sim_free(&s);
+	tap("client copies find sub-models through pivot search levels");
+}
+
 static double now(void)
 {
 	struct timespec t;
@@ -2007,7 +2089,7 @@ static double now(void)
 
 int main(void)
 {
-	printf("1..23\n");
+	printf("1..24\n");
 	RUN(test_tiny);
 	RUN(test_edges);
 	RUN(test_distributions);
@@ -2031,6 +2113,7 @@ int main(void)
 	RUN(test_leaf_set_check);
 	RUN(test_thresholds);
 	RUN(test_navigation);
+	RUN(test_pivot_levels);
 	printf("# %d passed, %d failed\n", n_tests - n_failed, n_failed);
 	return n_failed ? 1 : 0;
 }
