@@ -323,8 +323,9 @@ u32 ordo_model_sub_of(const struct ordo_model *m, u64 key)
  *
  * A binary search over hundreds of thousands of pivots misses the cache
  * at every step of its second half; the levels, 1/15 of the pivots'
- * bytes, leave about two lines per level to fetch.  Small models keep
- * the binary search.
+ * bytes, leave about two lines per level to fetch.  Every copy of more
+ * than 16 sub-models gets them, so that every client exercises them; a
+ * copy of up to 16 needs none (its top level is the pivots).
  *
  * Return: 0 or -ENOMEM (the model still works, by binary search).
  */
@@ -336,7 +337,7 @@ int ordo_model_index_top(struct ordo_model *m)
 	m->levels = NULL;
 	m->nlevels = 0;
 	m->level_len[0] = len;
-	if (len <= ORDO_PIVOT_FAN * ORDO_PIVOT_FAN)
+	if (len <= ORDO_PIVOT_FAN)
 		return 0;
 	while (len > ORDO_PIVOT_FAN && nl < ORDO_PIVOT_LEVELS) {
 		len = DIV_ROUND_UP(len, ORDO_PIVOT_FAN);

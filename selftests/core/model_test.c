@@ -2012,7 +2012,7 @@ static void check_sub_of(const struct ordo_model *m, u64 key)
 
 static void test_pivot_levels(void)
 {
-	static const u32 lens[] = { 1, 2, 16, 256, 257, 4095, 4096, 4097,
+	static const u32 lens[] = { 1, 2, 16, 17, 31, 256, 257, 4095, 4096, 4097,
 				    65537, 70001 };
 	struct ordo_model_params p;
 	struct ordo_model *m, *c;
@@ -2032,7 +2032,7 @@ static void test_pivot_levels(void)
 			x += 1 + (i % 97 < 90 ? rnd() % 4 : rnd() >> 24);
 		}
 		CHECK(!ordo_model_index_top(m), "index %u", len);
-		CHECK(!m->nlevels == (len <= ORDO_PIVOT_FAN * ORDO_PIVOT_FAN),
+		CHECK(!m->nlevels == (len <= ORDO_PIVOT_FAN),
 		      "%u pivots, %u levels", len, m->nlevels);
 		check_sub_of(m, 0);
 		check_sub_of(m, U64_MAX);
