@@ -2,8 +2,9 @@
 /*
  * ordo learned model, trainer half.  The model is a list of sub-models, one
  * per run of leaves whose low fences a single line fits within an error
- * bound eps (a "shrinking cone" anchored at the run's first fence, slopes
- * kept as exact rationals compared with 128-bit products).  Sub-model
+ * bound eps (an optimal free-intercept fit over convex hulls, exact in
+ * integers with 128-bit cross products; the line is stored through the
+ * run's first fence, its offset absorbed by the bounds).  Sub-model
  * domains are cut at fences, so together they tile the whole key space and
  * no key falls between two sub-models.  After fitting, the bounds are
  * measured with the predictor's own arithmetic and stored.
@@ -96,53 +97,247 @@ int ordo_leaf_set_check(const struct ordo_leaf_set *set, u64 lo, u64 hi,
 	return 0;
 }
 
-/* Slope interval lo_n/lo_d <= s <= hi_n/hi_d; hi_d == 0: no upper bound. */
-struct cone {
-	u64 lo_n, lo_d;
-	u64 hi_n, hi_d;
+/*
+ * The free-intercept fit of a run (O'Rourke 1981; the PGM-index's
+ * OptimalPiecewiseLinearModel).  Fence j of a run is the point (dx_j,
+ * j << 32), dx_j = ordo_model_dx(fence, pivot), with ends eps above and
+ * below (fence 0, the pivot's, has ends pla_eps0() away).  The lines
+ * between the ends of every fence so far form a convex set; the fit keeps
+ * its shallowest line, through an upper end and a later lower end (mn[]),
+ * its steepest, through a lower end and a later upper end (mx[]), and the
+ * vertices either can turn on next: the lower hull of the upper ends (up)
+ * and the upper hull of the lower ends (lo), stored as fence indices.
+ *
+ * Coordinates are exact: dx < 2^64; y = (j << 32) +- eps with j < 2^30
+ * (ORDO_MODEL_MAX_TT) and eps < 2^40, so |y| and every |dy| stay below
+ * 2^63 and a product |dy| * dx below 2^127 in an unsigned 128-bit integer.
+ */
+struct pla_pt {
+	u64 x;
+	s64 y;
 };
 
-/* a/b < c/d for positive denominators, exactly. */
-static bool frac_lt(u64 a, u64 b, u64 c, u64 d)
+/* What pla_add() changes, for pla_undo(). */
+struct pla_state {
+	u32 up_s, up_e, lo_s, lo_e;	/* live hull vertices: [s, e) */
+	u32 npts;			/* fences in the fit */
+	u32 mn[2];			/* shallowest: up end, later lo end */
+	u32 mx[2];			/* steepest: lo end, later up end */
+};
+
+struct pla {
+	const struct ordo_leaf_info *lv;	/* the run's leaves */
+	u64 x0;				/* pivot */
+	s64 eps, eps0;
+	u32 *up, *lo;			/* cap vertices each */
+	u32 cap;			/* fences a run may hold */
+	struct pla_state st;
+	struct pla_state old;		/* before the last pla_add() */
+	u32 up_at, lo_at;		/* slots it wrote, or U32_MAX */
+	u32 up_was, lo_was;		/* and their former vertices */
+	struct pla_pt fl;		/* the end point's lower end */
+	bool has_fl;
+};
+
+/* Workspace for runs of up to @cap fences.  Return: 0 or -ENOMEM. */
+static int pla_alloc(struct pla *pl, u32 cap)
 {
-	return (__uint128_t)a * d < (__uint128_t)c * b;
+	memset(pl, 0, sizeof(*pl));
+	pl->up = ordo_malloc(2 * sizeof(*pl->up) * (size_t)cap);
+	if (!pl->up)
+		return -ENOMEM;
+	pl->lo = pl->up + cap;
+	pl->cap = cap;
+	return 0;
 }
 
-static void cone_init(struct cone *c)
+static void pla_free(struct pla *pl)
 {
-	c->lo_n = 0;
-	c->lo_d = 1;
-	c->hi_n = 0;
-	c->hi_d = 0;
+	ordo_free(pl->up);
 }
 
 /*
- * Narrow the cone to lines within @eps of (dx, y); false if none is left.
- * With @floor only the lower side binds (a slice's end point).
+ * The tolerance at the pivot: a line within t of (0, 0) and eps of the
+ * other fences, stored through (0, 0), runs at most eps + t ahead of or
+ * behind any fence; t = eps keeps the window within 2 * eps, and t is
+ * less where eps + eps would exceed the largest bound a descriptor holds
+ * (one 1/256 leaf below it is left for the slope's rounding).
  */
-static bool cone_add(struct cone *c, u64 dx, u64 y, u64 eps, bool floor)
+static s64 pla_eps0(u64 eps)
 {
-	u64 hn = y + eps, ln = y > eps ? y - eps : 0;
+	u64 top = (u64)(ORDO_MODEL_ERR_UNBOUNDED - 2) << ERR_TO_POS;
 
-	if (c->hi_d && frac_lt(c->hi_n, c->hi_d, ln, dx))
-		return false;
-	if (floor) {
-		if (frac_lt(c->lo_n, c->lo_d, ln, dx)) {
-			c->lo_n = ln;
-			c->lo_d = dx;
-		}
+	return min(eps, eps < top ? top - eps : 0);
+}
+
+static void pla_init(struct pla *pl, const struct ordo_leaf_info *lv,
+		     u64 x0, u64 eps)
+{
+	pl->lv = lv;
+	pl->x0 = x0;
+	pl->eps = eps;
+	pl->eps0 = pla_eps0(eps);
+	memset(&pl->st, 0, sizeof(pl->st));
+	pl->st.npts = 1;
+	pl->st.up_e = 1;
+	pl->st.lo_e = 1;
+	pl->up[0] = 0;
+	pl->lo[0] = 0;
+	pl->has_fl = false;
+}
+
+/* The upper (@up) or lower end of fence @j of the run. */
+static struct pla_pt pla_end(const struct pla *pl, u32 j, bool up)
+{
+	s64 t = j ? pl->eps : pl->eps0;
+	struct pla_pt p = {
+		.x = ordo_model_dx(pl->lv[j].low, pl->x0),
+		.y = ((s64)j << ORDO_MODEL_POS_SHIFT) + (up ? t : -t),
+	};
+
+	return p;
+}
+
+/*
+ * The sign of slope(p, q) - slope(r, t), for p.x < q.x and r.x < t.x:
+ * the signs of the rises first, then their magnitudes cross-multiplied.
+ */
+static int slope_cmp(struct pla_pt p, struct pla_pt q, struct pla_pt r,
+		     struct pla_pt t)
+{
+	s64 d1 = q.y - p.y, d2 = t.y - r.y;
+	bool neg = d1 < 0, neg2 = d2 < 0;
+	__uint128_t a, b;
+
+	if (neg != neg2)
+		return neg ? -1 : 1;
+	a = (__uint128_t)(neg ? -(u64)d1 : (u64)d1) * (t.x - r.x);
+	b = (__uint128_t)(neg ? -(u64)d2 : (u64)d2) * (q.x - p.x);
+	if (a == b)
+		return 0;
+	return (a > b) != neg ? 1 : -1;
+}
+
+/*
+ * The vertex of hull @h (ends @up) from index @s on whose line to @p is
+ * the steepest (@dir 1) or the shallowest (-1): the slopes to @p are
+ * unimodal along a hull, so walk while they improve or tie.  Vertices
+ * at or right of @p (the fence of @p itself) bound nothing.
+ */
+static u32 pla_tangent(const struct pla *pl, const u32 *h, u32 s, u32 e,
+		       bool up, struct pla_pt p, int dir)
+{
+	struct pla_pt best = pla_end(pl, h[s], up), v;
+	u32 i;
+
+	for (i = s + 1; i < e; i++) {
+		v = pla_end(pl, h[i], up);
+		if (v.x >= p.x || dir * slope_cmp(v, p, best, p) < 0)
+			break;
+		best = v;
+		s = i;
+	}
+	return s;
+}
+
+/* Push fence @j (end @p) onto hull @h, popping what it hides. */
+static void pla_push(struct pla *pl, u32 *h, u32 s, u32 *e, bool up,
+		     u32 j, struct pla_pt p, u32 *at, u32 *was)
+{
+	struct pla_pt o;
+
+	for (; *e >= s + 2; --*e) {
+		o = pla_end(pl, h[*e - 2], up);
+		/* up keeps left turns (a lower hull), lo right turns */
+		if ((up ? 1 : -1) *
+		    slope_cmp(o, p, o, pla_end(pl, h[*e - 1], up)) > 0)
+			break;
+	}
+	*at = *e;
+	*was = h[*e];
+	h[(*e)++] = j;
+}
+
+/*
+ * Add fence @j (right of every fence so far) to the fit.  Return: false,
+ * with nothing changed, if no line is within the bounds of every fence.
+ */
+static bool pla_add(struct pla *pl, u32 j)
+{
+	struct pla_state *st = &pl->st;
+	struct pla_pt u = pla_end(pl, j, true), l = pla_end(pl, j, false);
+	struct pla_pt mn0, mn1, mx0, mx1;
+
+	pl->old = *st;
+	pl->up_at = U32_MAX;
+	pl->lo_at = U32_MAX;
+	if (st->npts == 1) {	/* any two fences fit a line */
+		st->mn[1] = j;
+		st->mx[1] = j;
+		pla_push(pl, pl->up, st->up_s, &st->up_e, true, j, u,
+			 &pl->up_at, &pl->up_was);
+		pla_push(pl, pl->lo, st->lo_s, &st->lo_e, false, j, l,
+			 &pl->lo_at, &pl->lo_was);
+		st->npts++;
 		return true;
 	}
-	if (frac_lt(hn, dx, c->lo_n, c->lo_d))
+	mn0 = pla_end(pl, st->mn[0], true);
+	mn1 = pla_end(pl, st->mn[1], false);
+	mx0 = pla_end(pl, st->mx[0], false);
+	mx1 = pla_end(pl, st->mx[1], true);
+	/* Below the shallowest line or above the steepest: no line left. */
+	if (slope_cmp(mn1, u, mn0, mn1) < 0 || slope_cmp(mx1, l, mx0, mx1) > 0)
 		return false;
-	if (frac_lt(c->lo_n, c->lo_d, ln, dx)) {
-		c->lo_n = ln;
-		c->lo_d = dx;
+	if (slope_cmp(mx0, u, mx0, mx1) < 0) {
+		/* u is below the steepest line: it turns on the lo hull */
+		st->lo_s = pla_tangent(pl, pl->lo, st->lo_s, st->lo_e, false,
+				       u, -1);
+		st->mx[0] = pl->lo[st->lo_s];
+		st->mx[1] = j;
+		pla_push(pl, pl->up, st->up_s, &st->up_e, true, j, u,
+			 &pl->up_at, &pl->up_was);
 	}
-	if (!c->hi_d || frac_lt(hn, dx, c->hi_n, c->hi_d)) {
-		c->hi_n = hn;
-		c->hi_d = dx;
+	if (slope_cmp(mn0, l, mn0, mn1) > 0) {
+		/* l is above the shallowest line: it turns on the up hull */
+		st->up_s = pla_tangent(pl, pl->up, st->up_s, st->up_e, true,
+				       l, 1);
+		st->mn[0] = pl->up[st->up_s];
+		st->mn[1] = j;
+		pla_push(pl, pl->lo, st->lo_s, &st->lo_e, false, j, l,
+			 &pl->lo_at, &pl->lo_was);
 	}
+	st->npts++;
+	return true;
+}
+
+/* Take back the last pla_add() that succeeded (once). */
+static void pla_undo(struct pla *pl)
+{
+	if (pl->up_at != U32_MAX)
+		pl->up[pl->up_at] = pl->up_was;
+	if (pl->lo_at != U32_MAX)
+		pl->lo[pl->lo_at] = pl->lo_was;
+	pl->st = pl->old;
+}
+
+/*
+ * Make the end point (@dx, @y) the run's floor: some line of the fit
+ * passes no more than eps below it.  The steepest line is the highest
+ * one right of its upper end, hence at @dx.  Return: false, with the
+ * floor unchanged, if none does.
+ */
+static bool pla_floor(struct pla *pl, u64 dx, u64 y)
+{
+	const struct pla_state *st = &pl->st;
+	struct pla_pt f = { .x = dx, .y = (s64)y - pl->eps };
+
+	if (st->npts > 1 &&
+	    slope_cmp(pla_end(pl, st->mx[0], false), f,
+		      pla_end(pl, st->mx[0], false),
+		      pla_end(pl, st->mx[1], true)) > 0)
+		return false;
+	pl->fl = f;
+	pl->has_fl = true;
 	return true;
 }
 
@@ -174,27 +369,58 @@ static u64 frac_fix(u64 p, u64 q, unsigned int sh)
 	return mul_u64_u64_div_u64(p << t1, 1ULL << t2, q);
 }
 
-/* The middle of the cone as a fixed-point slope. */
-static void cone_slope(const struct cone *c, struct ordo_sub *s)
+/* Rise and run of the line through @p and @q (p.x < q.x). */
+static void pla_rise(struct pla_pt p, struct pla_pt q, s64 *dy, u64 *dx)
 {
+	*dy = q.y - p.y;
+	*dx = q.x - p.x;
+}
+
+/*
+ * The fit's slope as a fixed-point one: the middle of the slopes its
+ * lines take, [max(shallowest, 0), steepest], the shallowest raised by
+ * the floor where it passes more than eps below the end point.  A lone
+ * fence has no steepest line: the line through the pivot that meets the
+ * floor, if any.  (Increasing points allow no negative slope only:
+ * whatever fits at s < 0 fits at s = 0 at its height over the pivot.)
+ */
+static void pla_slope(const struct pla *pl, struct ordo_sub *s)
+{
+	const struct pla_state *st = &pl->st;
+	struct pla_pt mn0, mn1, f = pl->fl;
 	unsigned int sh;
-	u64 mh, ml;
+	u64 hd, ld, mh, ml;
+	s64 hn, ln;
 
 	s->mant = 0;
 	s->shift = 0;
-	if (!c->hi_d) {
-		/* Only a floor (one leaf): the line that meets it. */
-		if (c->lo_n) {
-			sh = frac_shift(c->lo_n, c->lo_d);
-			s->mant = frac_fix(c->lo_n, c->lo_d, sh) &
-				  ORDO_MODEL_MANT_MASK;
+	if (st->npts == 1) {
+		if (pl->has_fl && f.y > 0) {
+			sh = frac_shift(f.y, f.x);
+			s->mant = frac_fix(f.y, f.x, sh) & ORDO_MODEL_MANT_MASK;
 			s->shift = sh;
 		}
 		return;
 	}
-	sh = frac_shift(c->hi_n, c->hi_d);
-	mh = frac_fix(c->hi_n, c->hi_d, sh);
-	ml = frac_fix(c->lo_n, c->lo_d, sh);
+	pla_rise(pla_end(pl, st->mx[0], false), pla_end(pl, st->mx[1], true),
+		 &hn, &hd);
+	mn0 = pla_end(pl, st->mn[0], true);
+	mn1 = pla_end(pl, st->mn[1], false);
+	if (pl->has_fl && slope_cmp(mn0, f, mn0, mn1) > 0)
+		mn0 = pla_end(pl, pl->up[pla_tangent(pl, pl->up, st->up_s,
+						     st->up_e, true, f, 1)],
+			      true);
+	else
+		f = mn1;
+	pla_rise(mn0, f, &ln, &ld);
+	if (ln < 0) {
+		ln = 0;
+		ld = 1;
+	}
+	/* hn > 0: a lower end rises to a later fence's upper end */
+	sh = frac_shift(hn, hd);
+	mh = frac_fix(hn, hd, sh);
+	ml = frac_fix(ln, ld, sh);
 	s->mant = (ml + (mh - ml) / 2) & ORDO_MODEL_MANT_MASK;
 	s->shift = sh;
 }
@@ -269,38 +495,34 @@ static u64 seg_anchor(const struct ordo_leaf_info *lv, u32 a, u32 n, u64 end)
 
 /*
  * Leaves [a, b) become one sub-model: the longest run (at most @cap leaves,
- * 0: no cap) whose fences fit one cone of half-width @eps around a line
- * through (@x0, 0) (seg_anchor()), and whose end point (the next fence, or
- * @end after the last leaf) lies no more than @eps above the line: F
- * saturates past the last fence, so a line that runs past the end costs
- * nothing there.  The last sub-model thus fits its real fences however far
- * @end lies.  Retraining the same leaves with the same @end replays the
- * same steps.
+ * 0: no cap) whose fences one line fits within @eps (the pivot's fence
+ * within pla_eps0(); @pl holds the fit, pivoted at @x0, seg_anchor()), and
+ * whose end point (the next fence, or @end after the last leaf) lies no
+ * more than @eps above that line: F saturates past the last fence, so a
+ * line that runs past the end costs nothing there.  The last sub-model
+ * thus fits its real fences however far @end lies.  Retraining the same
+ * leaves with the same @end replays the same steps.
  */
 static u32 seg_end(const struct ordo_leaf_info *lv, u32 a, u32 n, u64 end,
-		   u64 x0, u64 eps, u32 cap, struct cone *c)
+		   u64 x0, u64 eps, u32 cap, struct pla *pl)
 {
 	u32 b = a + 1, e, lim = cap && cap < n - a ? a + cap : n;
-	struct cone in, fin;
 
-	cone_init(&in);
-	cone_init(c);
+	pla_init(pl, lv + a, x0, eps);
 	for (e = a + 1; e <= lim; e++) {
 		u64 x = e < n ? lv[e].low : end;
 		u64 y = (u64)(e - a) << ORDO_MODEL_POS_SHIFT;
 
-		if (x == x0) {
-			b = e;	/* a single leaf at U64_MAX */
+		if (x == x0)
+			break;	/* a single leaf at U64_MAX */
+		/* Point e as the run's end: only a floor. */
+		if (!pla_floor(pl, x - x0, y)) {
+			pla_undo(pl);	/* fence e - 1 ends the run */
 			break;
 		}
-		/* Point e as the run's end: only a floor. */
-		fin = in;
-		if (!cone_add(&fin, x - x0, y, eps, true))
-			break;
 		b = e;
-		*c = fin;
 		/* Point e as a fence inside a longer run. */
-		if (e == lim || !cone_add(&in, x - x0, y, eps, false))
+		if (e == lim || !pla_add(pl, e - a))
 			break;
 	}
 	return b;
@@ -334,49 +556,49 @@ static u32 first_tie(const struct ordo_sub *s, const struct ordo_leaf_info *lv,
  * slope, bounds, ntt and tied (a run still tied after TIE_CUTS_MAX cuts).
  */
 static u32 seg_end_sep(const struct ordo_leaf_info *lv, u32 a, u32 n,
-		       u64 end, u64 x0, u64 eps, u32 cap, struct ordo_sub *t)
+		       u64 end, u64 x0, u64 eps, u32 cap, struct ordo_sub *t,
+		       struct pla *pl)
 {
-	struct cone c;
-	u32 b = seg_end(lv, a, n, end, x0, eps, cap, &c), k, j;
+	u32 b = seg_end(lv, a, n, end, x0, eps, cap, pl), k, j;
 
 	for (k = 0;; k++) {
 		memset(t, 0, sizeof(*t));
 		t->ntt = b - a;
-		cone_slope(&c, t);
+		pla_slope(pl, t);
 		sub_bounds(t, lv + a, t->ntt, b < n ? lv[b].low : end, x0);
 		j = first_tie(t, lv + a, t->ntt, x0);
 		t->tied = !!j;
 		if (!j || k == TIE_CUTS_MAX)
 			return b;
-		b = seg_end(lv, a, n, end, x0, eps, j, &c);
+		b = seg_end(lv, a, n, end, x0, eps, j, pl);
 	}
 }
 
 static u32 seg_count(const struct ordo_leaf_info *lv, u32 n, u64 eps,
-		     u32 cap, u32 limit, bool sep)
+		     u32 cap, u32 limit, bool sep, struct pla *pl)
 {
 	struct ordo_sub t;
-	struct cone c;
 	u32 a = 0, cnt = 0;
 
 	while (a < n && cnt <= limit) {
 		u64 x0 = seg_anchor(lv, a, n, U64_MAX);
 
-		a = sep ? seg_end_sep(lv, a, n, U64_MAX, x0, eps, cap, &t) :
-			  seg_end(lv, a, n, U64_MAX, x0, eps, cap, &c);
+		a = sep ? seg_end_sep(lv, a, n, U64_MAX, x0, eps, cap, &t, pl) :
+			  seg_end(lv, a, n, U64_MAX, x0, eps, cap, pl);
 		cnt++;
 	}
 	return cnt;
 }
 
 /* The bound of the ladder whose full training cuts the fewest runs. */
-static u32 fewest_eps(const struct ordo_leaf_info *lv, u32 n, u32 cap)
+static u32 fewest_eps(const struct ordo_leaf_info *lv, u32 n, u32 cap,
+		      struct pla *pl)
 {
 	u32 i, best = 0, cnt, best_cnt = U32_MAX;
 
 	for (i = 0; i < ARRAY_SIZE(eps_ladder); i++) {
 		cnt = seg_count(lv, n, (u64)eps_ladder[i] << ERR_TO_POS, cap,
-				best_cnt, true);
+				best_cnt, true, pl);
 		if (cnt < best_cnt) {
 			best_cnt = cnt;
 			best = i;
@@ -388,7 +610,7 @@ static u32 fewest_eps(const struct ordo_leaf_info *lv, u32 n, u32 cap)
 
 /* Smallest eps of the ladder whose segmentation meets the count target. */
 static u32 pick_eps(const struct ordo_leaf_info *lv, u32 n,
-		    const struct ordo_model_params *p, u32 cap)
+		    const struct ordo_model_params *p, u32 cap, struct pla *pl)
 {
 	u32 lo = 0, hi = ARRAY_SIZE(eps_ladder) - 1;
 	bool met = false;
@@ -407,7 +629,7 @@ static u32 pick_eps(const struct ordo_leaf_info *lv, u32 n,
 		u32 mid = (lo + hi) / 2;
 		u64 eps = (u64)eps_ladder[mid] << ERR_TO_POS;
 
-		if (seg_count(lv, n, eps, cap, target, true) <= target) {
+		if (seg_count(lv, n, eps, cap, target, true, pl) <= target) {
 			hi = mid;
 			met = true;
 		} else {
@@ -417,14 +639,14 @@ static u32 pick_eps(const struct ordo_leaf_info *lv, u32 n,
 	}
 	/* hi only moves to a bound that met the target; the last is untried. */
 	if (met || seg_count(lv, n, (u64)eps_ladder[lo] << ERR_TO_POS, cap,
-			     target, true) <= target)
+			     target, true, pl) <= target)
 		return eps_ladder[lo];
 	/*
 	 * Out of reach: wide bounds merge the fences of dense clusters and
 	 * cost cuts of their own, so the count is least at some middle
 	 * bound.  Take the bound of the fewest sub-models.
 	 */
-	return fewest_eps(lv, n, cap);
+	return fewest_eps(lv, n, cap, pl);
 }
 
 static u32 sub_leaves_cap(const struct ordo_model_params *p)
@@ -559,7 +781,8 @@ u64 ordo_model_image_floor(u32 nleaves, const struct ordo_model_params *p)
  *	@p->leaves_per_sub, so expansion and shrinking just change them
  * @epoch: non-zero generation for the new model
  *
- * Runs in O(leaves * passes) with a handful of passes; keys are only read
+ * Runs in O(leaves * passes) with a handful of passes and a workspace of
+ * 8 bytes per leaf of the longest run (max_sub_leaves); keys are only read
  * for validation when @set->keys is given.
  *
  * Return: 0, -EINVAL, -ERANGE, -ENOSPC (more leaves than a model can
@@ -573,6 +796,7 @@ int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
 	const u64 *keys = set->keys;
 	u32 n, cap, eps, nsub, nsub_cap, first, a, i;
 	u64 epsf, tt_cap, nkeys = 0;
+	struct pla pl;
 	int err;
 
 	*mp = NULL;
@@ -583,18 +807,22 @@ int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
 		return err;
 	n = set->nleaves;
 	cap = sub_leaves_cap(p);
-	eps = pick_eps(lv, n, p, cap);
+	if (pla_alloc(&pl, min(cap, n)))
+		return -ENOMEM;
+	eps = pick_eps(lv, n, p, cap, &pl);
 	epsf = (u64)eps << ERR_TO_POS;
-	nsub = seg_count(lv, n, epsf, cap, ORDO_MODEL_MAX_SUBS, true);
-	if (nsub > ORDO_MODEL_MAX_SUBS)
-		return -ENOSPC;
+	nsub = seg_count(lv, n, epsf, cap, ORDO_MODEL_MAX_SUBS, true, &pl);
 	tt_cap = tt_cap_for(n, nsub, p);
-	if (tt_cap > ORDO_MODEL_MAX_TT)
-		return -ENOSPC;
+	if (nsub > ORDO_MODEL_MAX_SUBS || tt_cap > ORDO_MODEL_MAX_TT) {
+		err = -ENOSPC;
+		goto out;
+	}
 	nsub_cap = nsub_cap_for(nsub, &first);
 	m = ordo_model_alloc_cap(first + nsub, nsub_cap, tt_cap);
-	if (!m)
-		return -ENOMEM;
+	if (!m) {
+		err = -ENOMEM;
+		goto out;
+	}
 	m->first = first;
 	m->epoch = epoch;
 	m->leaf_slots = p->leaf_slots;
@@ -604,7 +832,7 @@ int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
 	for (a = 0, i = first; i < m->nsub; i++) {
 		struct ordo_sub *s = &m->subs[i];
 		u64 x0 = seg_anchor(lv, a, n, U64_MAX);
-		u32 b = seg_end_sep(lv, a, n, U64_MAX, x0, epsf, cap, s);
+		u32 b = seg_end_sep(lv, a, n, U64_MAX, x0, epsf, cap, s, &pl);
 
 		m->pivots[i] = x0;
 		s->cap = slack_slots(s->ntt, p);
@@ -622,20 +850,22 @@ int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
 		nkeys += lv[i].count;
 	m->nkeys = nkeys;
 	*mp = m;
-	return 0;
+out:
+	pla_free(&pl);
+	return err;
 }
 
 /*
- * The narrowest cone over a whole domain: at @eps when it fits (a domain
- * that did not change replays its training), else at the smallest larger
- * bound of the ladder that fits.  False if none does (then n > 1).
+ * Fit a whole domain into @pl: at @eps when one line fits (a domain that
+ * did not change replays its training), else at the smallest larger bound
+ * of the ladder that fits.  False if none does (then n > 1).
  */
 static bool fit_domain(const struct ordo_leaf_info *lv, u32 n, u64 end,
-		       u64 x0, u32 eps, struct cone *c)
+		       u64 x0, u32 eps, struct pla *pl)
 {
 	u32 lo = 0, hi = ARRAY_SIZE(eps_ladder), mid;
 
-	if (seg_end(lv, 0, n, end, x0, (u64)eps << ERR_TO_POS, 0, c) == n)
+	if (seg_end(lv, 0, n, end, x0, (u64)eps << ERR_TO_POS, 0, pl) == n)
 		return true;
 	while (lo < hi && eps_ladder[lo] <= eps)
 		lo++;
@@ -643,7 +873,7 @@ static bool fit_domain(const struct ordo_leaf_info *lv, u32 n, u64 end,
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		if (seg_end(lv, 0, n, end, x0,
-			    (u64)eps_ladder[mid] << ERR_TO_POS, 0, c) == n)
+			    (u64)eps_ladder[mid] << ERR_TO_POS, 0, pl) == n)
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -651,19 +881,17 @@ static bool fit_domain(const struct ordo_leaf_info *lv, u32 n, u64 end,
 	if (lo == ARRAY_SIZE(eps_ladder))
 		return false;
 	return seg_end(lv, 0, n, end, x0, (u64)eps_ladder[lo] << ERR_TO_POS,
-		       0, c) == n;
+		       0, pl) == n;
 }
 
 /* Fit leaves [0, @n) of @lv, ending at @end, anchored at @x0. */
 static void fit_one(struct ordo_sub *t, const struct ordo_leaf_info *lv,
-		    u32 n, u64 end, u64 x0, u32 eps)
+		    u32 n, u64 end, u64 x0, u32 eps, struct pla *pl)
 {
-	struct cone c;
-
 	memset(t, 0, sizeof(*t));
 	t->ntt = n;	/* F saturates at the slice's end */
-	if (fit_domain(lv, n, end, x0, eps, &c))
-		cone_slope(&c, t);
+	if (fit_domain(lv, n, end, x0, eps, pl))
+		pla_slope(pl, t);
 	else	/* first to last fence: @end may be far away */
 		chord_slope(t, n - 1, ordo_model_dx(lv[n - 1].low, x0));
 	sub_bounds(t, lv, n, end, x0);
@@ -676,7 +904,8 @@ static void fit_one(struct ordo_sub *t, const struct ordo_leaf_info *lv,
  */
 static int cut_piece(struct ordo_model *m, u32 idx,
 		     const struct ordo_leaf_set *set, u32 a, u32 b, u64 end,
-		     u32 gen, const struct ordo_model_params *p)
+		     u32 gen, const struct ordo_model_params *p,
+		     struct pla *pl)
 {
 	const struct ordo_leaf_info *lv = set->leaves;
 	u64 x0 = seg_anchor(lv, a, set->nleaves, end);
@@ -684,7 +913,7 @@ static int cut_piece(struct ordo_model *m, u32 idx,
 	struct ordo_sub t;
 	int err;
 
-	fit_one(&t, lv + a, b - a, pend, x0, m->eps);
+	fit_one(&t, lv + a, b - a, pend, x0, m->eps, pl);
 	t.tied = !!first_tie(&t, lv + a, b - a, x0);
 	err = ordo_model_tt_reserve(m, idx, t.ntt,
 				    max(t.ntt, slack_slots(t.ntt, p)));
@@ -717,19 +946,19 @@ static int cut_room(struct ordo_model *m, u64 need,
 
 /*
  * End of segment @k of the last sub-model's leaves from leaf @a: cut as a
- * full training cuts (cone at the model's eps, at most @cap leaves), but
- * the last segment the model has room for takes the rest.
+ * full training cuts (one line at the model's eps, at most @cap leaves),
+ * but the last segment the model has room for takes the rest.
  */
 static u32 tail_seg_end(const struct ordo_model *m,
 			const struct ordo_leaf_info *lv, u32 a, u32 n,
-			u32 k, u32 cap)
+			u32 k, u32 cap, struct pla *pl)
 {
 	struct ordo_sub t;
 
 	if (k == m->nsub_cap - m->nsub)
 		return n;
 	return seg_end_sep(lv, a, n, U64_MAX, seg_anchor(lv, a, n, U64_MAX),
-			   (u64)m->eps << ERR_TO_POS, cap, &t);
+			   (u64)m->eps << ERR_TO_POS, cap, &t, pl);
 }
 
 /*
@@ -743,7 +972,7 @@ static u32 tail_seg_end(const struct ordo_model *m,
  */
 static int extend_tail(struct ordo_model *m, u32 sub,
 		       const struct ordo_leaf_set *set,
-		       const struct ordo_model_params *p)
+		       const struct ordo_model_params *p, struct pla *pl)
 {
 	const struct ordo_leaf_info *lv = set->leaves;
 	u32 n = set->nleaves;
@@ -756,16 +985,16 @@ static int extend_tail(struct ordo_model *m, u32 sub,
 		return -EAGAIN;
 	/* Count the segments and their TT slots first: all or nothing. */
 	for (a = 0, k = 0; a < n; a = b, k++) {
-		b = tail_seg_end(m, lv, a, n, k, cap);
+		b = tail_seg_end(m, lv, a, n, k, cap, pl);
 		if (k || b - a > s->cap)
 			need += max(b - a, slack_slots(b - a, p));
 	}
 	if (k == 1 || cut_room(m, need, p))
 		return -EAGAIN;
 	for (a = 0, k = 0; a < n; a = b, k++) {
-		b = tail_seg_end(m, lv, a, n, k, cap);
+		b = tail_seg_end(m, lv, a, n, k, cap, pl);
 		err = cut_piece(m, k ? m->nsub + k - 1 : sub, set, a, b,
-				U64_MAX, k ? 0 : gen, p);
+				U64_MAX, k ? 0 : gen, p, pl);
 		if (err)	/* not after the count above */
 			return err;
 	}
@@ -779,12 +1008,10 @@ static int extend_tail(struct ordo_model *m, u32 sub,
 
 /* Does one line at @eps fit the run [a, b)? */
 static bool run_fits(const struct ordo_leaf_info *lv, u32 a, u32 b, u32 n,
-		     u64 end, u64 eps)
+		     u64 end, u64 eps, struct pla *pl)
 {
-	struct cone c;
-
 	return seg_end(lv, a, n, end, seg_anchor(lv, a, n, end), eps, b - a,
-		       &c) == b;
+		       pl) == b;
 }
 
 /*
@@ -795,15 +1022,15 @@ static bool run_fits(const struct ordo_leaf_info *lv, u32 a, u32 b, u32 n,
  * its first leaf; any answer found fits, a lone leaf always does).
  */
 static u32 head_seg_start(const struct ordo_leaf_info *lv, u32 b, u32 n,
-			  u64 end, u64 eps, u32 cap)
+			  u64 end, u64 eps, u32 cap, struct pla *pl)
 {
 	u32 lo = b > cap ? b - cap : 0, hi = b - 1, mid;
 
-	if (run_fits(lv, lo, b, n, end, eps))
+	if (run_fits(lv, lo, b, n, end, eps, pl))
 		return lo;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (run_fits(lv, mid, b, n, end, eps))
+		if (run_fits(lv, mid, b, n, end, eps, pl))
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -823,7 +1050,7 @@ static u32 head_seg_start(const struct ordo_leaf_info *lv, u32 b, u32 n,
  */
 static int extend_head(struct ordo_model *m, u32 sub,
 		       const struct ordo_leaf_set *set, u64 end,
-		       const struct ordo_model_params *p)
+		       const struct ordo_model_params *p, struct pla *pl)
 {
 	const struct ordo_leaf_info *lv = set->leaves;
 	u32 n = set->nleaves;
@@ -833,18 +1060,21 @@ static int extend_head(struct ordo_model *m, u32 sub,
 	int err;
 
 	/* One line still covers it (as the training cut it): no cut. */
-	if (!m->first || (n <= cap && run_fits(lv, 0, n, n, end, eps)))
+	if (!m->first || (n <= cap && run_fits(lv, 0, n, n, end, eps, pl)))
 		return -EAGAIN;
 	for (b = n, k = 0; b; b = a, k++) {
-		a = k == m->first ? 0 : head_seg_start(lv, b, n, end, eps, cap);
+		a = k == m->first ? 0 :
+		    head_seg_start(lv, b, n, end, eps, cap, pl);
 		if (k || b - a > s->cap)
 			need += max(b - a, slack_slots(b - a, p));
 	}
 	if (k == 1 || cut_room(m, need, p))
 		return -EAGAIN;
 	for (b = n, k = 0; b; b = a, k++) {
-		a = k == m->first ? 0 : head_seg_start(lv, b, n, end, eps, cap);
-		err = cut_piece(m, sub - k, set, a, b, end, k ? 0 : gen, p);
+		a = k == m->first ? 0 :
+		    head_seg_start(lv, b, n, end, eps, cap, pl);
+		err = cut_piece(m, sub - k, set, a, b, end, k ? 0 : gen, p,
+				pl);
 		if (err)
 			return err;
 	}
@@ -856,57 +1086,25 @@ static int extend_head(struct ordo_model *m, u32 sub,
 	return 0;
 }
 
-/**
- * ordo_model_retrain_sub() - retrain one sub-model after its leaves changed
- * @m: the trainer's model
- * @sub: sub-model index, e.g. ordo_model_sub_of() of a split key
- * @set: a fresh snapshot of exactly the leaves tiling the sub-model's
- *	domain (splits never move a fence across a domain boundary)
- * @p: parameters (TT slack)
- *
- * Fits one line over the domain (the cone at the model's eps, else at the
- * smallest larger bound that fits, else the chord from the first to the
- * last fence), measures the bounds and rewrites the TT slice, in
- * place when it fits its slots.  Retraining an unchanged domain reproduces
- * the sub-model bit for bit (its generation aside).  The last sub-model,
- * once one line at the model's eps within max_sub_leaves no longer covers
- * it, is cut as a full training would cut it and the new sub-models are
- * appended behind it (nsub grows, up to nsub_cap); the first one is cut
- * the same way from its right end and the new sub-models go in front of
- * it (first falls, down to 0).  The first sub-model's pivot follows its
- * leftmost leaves (seg_anchor()).  Whenever the top level changes,
- * top_gen counts it.  On error the model is unchanged.  Publish with
- * ordo_region_patch().
- *
- * Return: 0; -ERANGE if @set does not tile the domain (train a new model);
- * -EINVAL; -ENOSPC when the TT has no room left (train a new model).
- */
-int ordo_model_retrain_sub(struct ordo_model *m, u32 sub,
-			   const struct ordo_leaf_set *set,
-			   const struct ordo_model_params *p)
+/* ordo_model_retrain_sub() of a checked @set, domain end @end. */
+static int retrain_sub(struct ordo_model *m, u32 sub,
+		       const struct ordo_leaf_set *set,
+		       const struct ordo_model_params *p, u64 end, bool last,
+		       struct pla *pl)
 {
 	const struct ordo_leaf_info *lv = set->leaves;
+	u32 n = set->nleaves, old;
 	struct ordo_sub *s, t;
-	u64 lo, hi = 0, end, x0;
-	u32 n, old;
-	bool last;
+	u64 x0;
 	int err;
 
-	if (!ordo_model_has_sub(m, sub) || m->subs[sub].tt == ORDO_SUB_NO_TT)
-		return -EINVAL;
-	last = !ordo_model_sub_domain(m, sub, &lo, &hi);
-	err = ordo_leaf_set_check(set, lo, hi, last);
-	if (err)
-		return err;
-	n = set->nleaves;
-	end = last ? U64_MAX : hi;
 	if (last) {
-		err = extend_tail(m, sub, set, p);
+		err = extend_tail(m, sub, set, p, pl);
 		if (err != -EAGAIN)
 			return err;
 	}
 	if (sub == m->first) {
-		err = extend_head(m, sub, set, end, p);
+		err = extend_head(m, sub, set, end, p, pl);
 		if (err != -EAGAIN)
 			return err;
 	}
@@ -914,7 +1112,7 @@ int ordo_model_retrain_sub(struct ordo_model *m, u32 sub,
 		return -ENOSPC;
 	/* A lone leaf fits any anchor: keep the pivot (and the top level). */
 	x0 = n > 1 ? seg_anchor(lv, 0, n, end) : m->pivots[sub];
-	fit_one(&t, lv, n, end, x0, m->eps);
+	fit_one(&t, lv, n, end, x0, m->eps, pl);
 	s = &m->subs[sub];
 	old = s->ntt;
 	err = ordo_model_tt_reserve(m, sub, n, max(n, slack_slots(n, p)));
@@ -935,6 +1133,54 @@ int ordo_model_retrain_sub(struct ordo_model *m, u32 sub,
 	sub_seal(m, sub);
 	m->nleaves = m->nleaves - old + n;
 	return 0;
+}
+
+/**
+ * ordo_model_retrain_sub() - retrain one sub-model after its leaves changed
+ * @m: the trainer's model
+ * @sub: sub-model index, e.g. ordo_model_sub_of() of a split key
+ * @set: a fresh snapshot of exactly the leaves tiling the sub-model's
+ *	domain (splits never move a fence across a domain boundary)
+ * @p: parameters (TT slack)
+ *
+ * Fits one line over the domain (at the model's eps, else at the smallest
+ * larger bound that fits, else the chord from the first to the last
+ * fence), measures the bounds and rewrites the TT slice, in
+ * place when it fits its slots.  Retraining an unchanged domain reproduces
+ * the sub-model bit for bit (its generation aside).  The last sub-model,
+ * once one line at the model's eps within max_sub_leaves no longer covers
+ * it, is cut as a full training would cut it and the new sub-models are
+ * appended behind it (nsub grows, up to nsub_cap); the first one is cut
+ * the same way from its right end and the new sub-models go in front of
+ * it (first falls, down to 0).  The first sub-model's pivot follows its
+ * leftmost leaves (seg_anchor()).  Whenever the top level changes,
+ * top_gen counts it.  On error the model is unchanged.  Publish with
+ * ordo_region_patch().
+ *
+ * Return: 0; -ERANGE if @set does not tile the domain (train a new model);
+ * -EINVAL; -ENOSPC when the TT has no room left (train a new model);
+ * -ENOMEM (the fit's workspace, 8 bytes per leaf of @set).
+ */
+int ordo_model_retrain_sub(struct ordo_model *m, u32 sub,
+			   const struct ordo_leaf_set *set,
+			   const struct ordo_model_params *p)
+{
+	u64 lo, hi = 0;
+	struct pla pl;
+	bool last;
+	int err;
+
+	if (!ordo_model_has_sub(m, sub) || m->subs[sub].tt == ORDO_SUB_NO_TT)
+		return -EINVAL;
+	last = !ordo_model_sub_domain(m, sub, &lo, &hi);
+	err = ordo_leaf_set_check(set, lo, hi, last);
+	if (err)
+		return err;
+	if (pla_alloc(&pl, set->nleaves))
+		return -ENOMEM;
+	err = retrain_sub(m, sub, set, p, last ? U64_MAX : hi, last, &pl);
+	pla_free(&pl);
+	return err;
 }
 
 /**
