@@ -10,6 +10,7 @@
  * with a patch notice; a stale model never names a wrong leaf with a
  * matching incarnation.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
@@ -2073,6 +2074,243 @@ static void test_pivot_levels(void)
 	tap("client copies find sub-models through pivot search levels");
 }
 
+/* ---- the free-intercept fit against an O(n^2) reference ---------------- */
+
+/* The pivot fence's tolerance (Documentation/model.rst, Segmentation). */
+static u64 ref_eps0(u64 eps)
+{
+	u64 top = (u64)(ORDO_MODEL_ERR_UNBOUNDED - 2) << 24;
+
+	return eps < top ? min(eps, top - eps) : 0;
+}
+
+/* A slope bound n/d, d > 0. */
+struct ref_frac {
+	__int128 n;
+	__int128 d;
+};
+
+static bool ref_lt(struct ref_frac a, struct ref_frac b)
+{
+	return a.n * b.d < b.n * a.d;	/* |n| < 2^63, d < 2^64 */
+}
+
+/*
+ * Is there a line within the tolerance of fences [0, m) of @lv (pivot
+ * @x0, y_j = j << 32, tolerance eps0 at fence 0 and @eps elsewhere), with
+ * a slope s >= 0, passing no more than @eps below the end point (@fx,
+ * m << 32), unless !@floor?  Every pair i < j bounds the slope:
+ * y_j - y_i - t_i - t_j <= s * (x_j - x_i) <= y_j - y_i + t_i + t_j, and
+ * the end point bounds it below against every fence; a line exists iff the
+ * largest lower bound is at most the smallest upper one.  *@lo gets the
+ * largest lower bound, *@hi the smallest upper one (d = 0: none).
+ */
+static bool ref_fits(const struct ordo_leaf_info *lv, u32 m, u64 x0,
+		     u64 eps, bool floor, u64 fx, struct ref_frac *lo,
+		     struct ref_frac *hi)
+{
+	struct ref_frac l = { 0, 1 }, h = { 1, 0 }, f;
+	__int128 ti, tj, yi, yj, fy = ((__int128)m << 32) - eps;
+	u32 i, j;
+
+	for (i = 0; i < m; i++) {
+		u64 xi = ordo_model_dx(lv[i].low, x0);
+
+		ti = i ? eps : ref_eps0(eps);
+		yi = (__int128)i << 32;
+		for (j = i + 1; j < m; j++) {
+			u64 dx = ordo_model_dx(lv[j].low, x0) - xi;
+
+			tj = eps;
+			yj = (__int128)j << 32;
+			f = (struct ref_frac){ yj - yi + ti + tj, dx };
+			if (h.d == 0 || ref_lt(f, h))
+				h = f;
+			f = (struct ref_frac){ yj - yi - ti - tj, dx };
+			if (ref_lt(l, f))
+				l = f;
+		}
+		if (!floor)
+			continue;
+		if (fx == xi) {
+			if (fy > yi + ti)
+				return false;
+			continue;
+		}
+		f = (struct ref_frac){ fy - yi - ti, fx - xi };
+		if (ref_lt(l, f))
+			l = f;
+	}
+	*lo = l;
+	*hi = h;
+	return h.d == 0 || !ref_lt(h, l);
+}
+
+/* Random fences from 0: equal, random, clustered, near 2^64, curved. */
+static u32 ref_fences(struct ordo_leaf_info *lv, u32 max)
+{
+	u32 mode = rnd() % 5, n = 2 + rnd() % (max - 1), i;
+	u64 g = 1 + (rnd() >> (rnd() % 64)), x = 0, gap;
+
+	for (i = 0; i < n; i++) {
+		memset(&lv[i], 0, sizeof(lv[i]));
+		lv[i].low = x;
+		lv[i].leaf = i;
+		switch (mode) {
+		case 0:		/* equal, now and then a jitter */
+			gap = g + (rnd() % 4 ? 0 : rnd() % (g / 8 + 1));
+			break;
+		case 1:
+			gap = 1 + (rnd() >> (rnd() % 64));
+			break;
+		case 2:		/* dense clusters, huge gaps between */
+			gap = rnd() % 6 ? 1 + rnd() % 3 : rnd() >> (rnd() % 8);
+			break;
+		case 3:		/* towards 2^64 */
+			gap = (U64_MAX - x) / (1 + rnd() % 3);
+			break;
+		default:	/* convex or concave: long hulls */
+			gap = g + (u64)(g & 1 ? i : n - i) * (i + 1) *
+				  (1 + (g >> 20));
+			break;
+		}
+		if (i + 1 < n && (!gap || gap > U64_MAX - x ||
+				  (rnd() % 16 == 0 && i + 2 == n)))
+			gap = U64_MAX - x;	/* the last leaf at U64_MAX */
+		if (i + 1 < n && !gap) {
+			n = i + 1;
+			break;
+		}
+		x += gap;
+		lv[i].high = x;
+	}
+	lv[n - 1].flags = ORDO_LEAF_LAST;
+	lv[n - 1].high = 0;
+	return n;
+}
+
+/*
+ * Is the slope the middle of [lo, hi] (rounded down at a 56-bit mantissa)?
+ * long double is ample for that.
+ */
+static bool slope_mid(const struct ordo_sub *s, struct ref_frac lo,
+		      struct ref_frac hi)
+{
+	long double l = (long double)lo.n / lo.d, h = (long double)hi.n / hi.d;
+	long double q = ldexpl(s->mant, -s->shift), mid = (l + h) / 2;
+
+	return q >= l - ldexpl(2, -s->shift) && q <= h &&
+	       fabsl(q - mid) <= ldexpl(2, -s->shift) + ldexpl(mid, -50);
+}
+
+/*
+ * Each run a training cuts fits one line at its eps (the O(n^2) reference)
+ * with a window of at most 2 * eps and the middle slope, and is the longest that does unless
+ * the cap ended it or it was cut for the fence codes: then some line of
+ * the longer run put its next fence in the grid cell of its last, which
+ * needs the shallowest slope of [a, b] times the last gap below a cell.
+ */
+static void test_fit_reference(void)
+{
+	static const u32 epss[] = { 16, 256, 1024, 24576, 40000, 65024, 65534 };
+	static const u32 caps[] = { 0, 5, 13 };
+	u64 runs = 0, longest = 0, capped = 0, cut = 0;
+	struct ordo_leaf_info lv[48];
+	struct ordo_model_params p;
+	u32 iter, e, c, i;
+
+	for (iter = 0; iter < 1500; iter++) {
+		u32 n = ref_fences(lv, ARRAY_SIZE(lv));
+		struct ordo_leaf_set set = { .leaves = lv, .nleaves = n };
+
+		for (e = 0; e < ARRAY_SIZE(epss); e++)
+			for (c = 0; c < ARRAY_SIZE(caps); c++) {
+				struct ordo_model *m = NULL;
+				u64 eps = (u64)epss[e] << 24;
+				u32 a = 0, cap;
+
+				ordo_model_params_default(&p);
+				p.leaves_per_sub = 0;
+				p.eps = epss[e];
+				p.max_sub_leaves = caps[c];
+				cap = caps[c] ? caps[c] : ORDO_MODEL_MAX_SUB_LEAVES;
+				CHECK(!ordo_model_train(&m, &set, &p, 1),
+				      "train");
+				if (!m)
+					continue;
+				for (i = m->first; i < m->nsub; i++) {
+					const struct ordo_sub *s = &m->subs[i];
+					u32 b = a + s->ntt;
+					u64 x0 = m->pivots[i];
+					u64 fx = b < n ? lv[b].low : U64_MAX;
+					u64 e0 = ref_eps0(eps) >> 24;
+					struct ref_frac lo, hi;
+					struct ordo_sub g = { .ntt = 1 };
+					__uint128_t lhs, rhs;
+					u64 base, gap;
+					u32 sh;
+
+					runs++;
+					CHECK(ref_fits(lv + a, s->ntt, x0, eps,
+						       fx != x0,
+						       ordo_model_dx(fx, x0),
+						       &lo, &hi),
+					      "set %u eps %u cap %u: [%u, %u) "
+					      "does not fit", iter, epss[e],
+					      caps[c], a, b);
+					CHECK(s->over + s->under <= 2 * epss[e] + 2 &&
+					      s->over <= epss[e] + e0 + 1 &&
+					      s->under <= epss[e] + e0 + 1,
+					      "window %u + %u at eps %u",
+					      s->over, s->under, epss[e]);
+					CHECK(hi.d == 0 || slope_mid(s, lo, hi),
+					      "slope %llu >> %u",
+					      (unsigned long long)s->mant, s->shift);
+					if (b == n) {
+						a = b;
+						continue;
+					}
+					if (s->ntt == cap) {
+						capped++;
+						a = b;
+						continue;
+					}
+					fx = b + 1 < n ? lv[b + 1].low : U64_MAX;
+					if (!ref_fits(lv + a, s->ntt + 1, x0,
+						      eps, true,
+						      ordo_model_dx(fx, x0),
+						      &lo, &hi)) {
+						longest++;
+						a = b;
+						continue;
+					}
+					/* a cut for the fence codes? */
+					g.over = min(2 * epss[e] + 2,
+						     ORDO_MODEL_ERR_UNBOUNDED - 1);
+					ordo_sub_code_params(&g, &base, &sh);
+					gap = lv[b].low - lv[b - 1].low;
+					lhs = (__uint128_t)lo.n * gap;
+					rhs = (__uint128_t)((1ULL << sh) + 2) *
+					      (u64)lo.d + (lhs >> 40);
+					CHECK(lhs < rhs, "set %u eps %u cap %u: "
+					      "[%u, %u) could be longer",
+					      iter, epss[e], caps[c], a, b);
+					cut++;
+					a = b;
+				}
+				CHECK(a == n, "runs cover %u of %u leaves", a, n);
+				ordo_model_free(m);
+			}
+	}
+	printf("# %llu runs: %llu longest, %llu at the cap, %llu cut for "
+	       "the fence codes, %llu last\n", (unsigned long long)runs,
+	       (unsigned long long)longest, (unsigned long long)capped,
+	       (unsigned long long)cut,
+	       (unsigned long long)(runs - longest - capped - cut));
+	CHECK(longest > runs / 10 && capped && cut, "cases not all reached");
+	tap("each run fits one free line at eps and is the longest that does");
+}
+
 static double now(void)
 {
 	struct timespec t;
@@ -2089,7 +2327,7 @@ static double now(void)
 
 int main(void)
 {
-	printf("1..24\n");
+	printf("1..25\n");
 	RUN(test_tiny);
 	RUN(test_edges);
 	RUN(test_distributions);
@@ -2114,6 +2352,7 @@ int main(void)
 	RUN(test_thresholds);
 	RUN(test_navigation);
 	RUN(test_pivot_levels);
+	RUN(test_fit_reference);
 	printf("# %d passed, %d failed\n", n_tests - n_failed, n_failed);
 	return n_failed ? 1 : 0;
 }
