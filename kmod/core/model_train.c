@@ -121,16 +121,16 @@ struct pla_pt {
 struct pla_state {
 	u32 up_s, up_e, lo_s, lo_e;	/* live hull vertices: [s, e) */
 	u32 npts;			/* fences in the fit */
-	u32 mn[2];			/* shallowest: up end, later lo end */
-	u32 mx[2];			/* steepest: lo end, later up end */
+	struct pla_pt mn[2];		/* shallowest: up end, later lo end */
+	struct pla_pt mx[2];		/* steepest: lo end, later up end */
 };
 
+/* A run's fit, its hulls' room and what pla_undo() needs. */
 struct pla {
 	const struct ordo_leaf_info *lv;	/* the run's leaves */
 	u64 x0;				/* pivot */
 	s64 eps, eps0;
-	u32 *up, *lo;			/* cap vertices each */
-	u32 cap;			/* fences a run may hold */
+	u32 *up, *lo;			/* room for a run's fences each */
 	struct pla_state st;
 	struct pla_state old;		/* before the last pla_add() */
 	u32 up_at, lo_at;		/* slots it wrote, or U32_MAX */
@@ -147,7 +147,6 @@ static int pla_alloc(struct pla *pl, u32 cap)
 	if (!pl->up)
 		return -ENOMEM;
 	pl->lo = pl->up + cap;
-	pl->cap = cap;
 	return 0;
 }
 
@@ -170,22 +169,6 @@ static s64 pla_eps0(u64 eps)
 	return min(eps, eps < top ? top - eps : 0);
 }
 
-static void pla_init(struct pla *pl, const struct ordo_leaf_info *lv,
-		     u64 x0, u64 eps)
-{
-	pl->lv = lv;
-	pl->x0 = x0;
-	pl->eps = eps;
-	pl->eps0 = pla_eps0(eps);
-	memset(&pl->st, 0, sizeof(pl->st));
-	pl->st.npts = 1;
-	pl->st.up_e = 1;
-	pl->st.lo_e = 1;
-	pl->up[0] = 0;
-	pl->lo[0] = 0;
-	pl->has_fl = false;
-}
-
 /* The upper (@up) or lower end of fence @j of the run. */
 static struct pla_pt pla_end(const struct pla *pl, u32 j, bool up)
 {
@@ -198,21 +181,39 @@ static struct pla_pt pla_end(const struct pla *pl, u32 j, bool up)
 	return p;
 }
 
+static void pla_init(struct pla *pl, const struct ordo_leaf_info *lv,
+		     u64 x0, u64 eps)
+{
+	pl->lv = lv;
+	pl->x0 = x0;
+	pl->eps = eps;
+	pl->eps0 = pla_eps0(eps);
+	memset(&pl->st, 0, sizeof(pl->st));
+	pl->st.npts = 1;
+	pl->st.up_e = 1;
+	pl->st.lo_e = 1;
+	pl->st.mn[0] = pla_end(pl, 0, true);
+	pl->st.mx[0] = pla_end(pl, 0, false);
+	pl->up[0] = 0;
+	pl->lo[0] = 0;
+	pl->has_fl = false;
+}
+
 /*
  * The sign of slope(p, q) - slope(r, t), for p.x < q.x and r.x < t.x:
  * the signs of the rises first, then their magnitudes cross-multiplied.
  */
-static int slope_cmp(struct pla_pt p, struct pla_pt q, struct pla_pt r,
-		     struct pla_pt t)
+static inline int slope_cmp(const struct pla_pt *p, const struct pla_pt *q,
+			    const struct pla_pt *r, const struct pla_pt *t)
 {
-	s64 d1 = q.y - p.y, d2 = t.y - r.y;
+	s64 d1 = q->y - p->y, d2 = t->y - r->y;
 	bool neg = d1 < 0, neg2 = d2 < 0;
 	__uint128_t a, b;
 
 	if (neg != neg2)
 		return neg ? -1 : 1;
-	a = (__uint128_t)(neg ? -(u64)d1 : (u64)d1) * (t.x - r.x);
-	b = (__uint128_t)(neg ? -(u64)d2 : (u64)d2) * (q.x - p.x);
+	a = (__uint128_t)(neg ? -(u64)d1 : (u64)d1) * (t->x - r->x);
+	b = (__uint128_t)(neg ? -(u64)d2 : (u64)d2) * (q->x - p->x);
 	if (a == b)
 		return 0;
 	return (a > b) != neg ? 1 : -1;
@@ -220,21 +221,23 @@ static int slope_cmp(struct pla_pt p, struct pla_pt q, struct pla_pt r,
 
 /*
  * The vertex of hull @h (ends @up) from index @s on whose line to @p is
- * the steepest (@dir 1) or the shallowest (-1): the slopes to @p are
- * unimodal along a hull, so walk while they improve or tie.  Vertices
- * at or right of @p (the fence of @p itself) bound nothing.
+ * the steepest (@dir 1) or the shallowest (-1), into *@best: the slopes
+ * to @p are unimodal along a hull, so walk while they improve or tie.
+ * Vertices at or right of @p (the fence of @p itself) bound nothing.
+ * Return: its index.
  */
 static u32 pla_tangent(const struct pla *pl, const u32 *h, u32 s, u32 e,
-		       bool up, struct pla_pt p, int dir)
+		       bool up, struct pla_pt p, int dir, struct pla_pt *best)
 {
-	struct pla_pt best = pla_end(pl, h[s], up), v;
+	struct pla_pt v;
 	u32 i;
 
+	*best = pla_end(pl, h[s], up);
 	for (i = s + 1; i < e; i++) {
 		v = pla_end(pl, h[i], up);
-		if (v.x >= p.x || dir * slope_cmp(v, p, best, p) < 0)
+		if (v.x >= p.x || dir * slope_cmp(&v, &p, best, &p) < 0)
 			break;
-		best = v;
+		*best = v;
 		s = i;
 	}
 	return s;
@@ -244,13 +247,13 @@ static u32 pla_tangent(const struct pla *pl, const u32 *h, u32 s, u32 e,
 static void pla_push(struct pla *pl, u32 *h, u32 s, u32 *e, bool up,
 		     u32 j, struct pla_pt p, u32 *at, u32 *was)
 {
-	struct pla_pt o;
+	struct pla_pt o, v;
 
 	for (; *e >= s + 2; --*e) {
 		o = pla_end(pl, h[*e - 2], up);
+		v = pla_end(pl, h[*e - 1], up);
 		/* up keeps left turns (a lower hull), lo right turns */
-		if ((up ? 1 : -1) *
-		    slope_cmp(o, p, o, pla_end(pl, h[*e - 1], up)) > 0)
+		if ((up ? 1 : -1) * slope_cmp(&o, &p, &o, &v) > 0)
 			break;
 	}
 	*at = *e;
@@ -259,21 +262,22 @@ static void pla_push(struct pla *pl, u32 *h, u32 s, u32 *e, bool up,
 }
 
 /*
- * Add fence @j (right of every fence so far) to the fit.  Return: false,
- * with nothing changed, if no line is within the bounds of every fence.
+ * Add fence @j (right of every fence so far), whose lower end passed
+ * pla_floor() as the end point: it lies on or below the steepest line.
+ * Return: false, with nothing changed, if no line is within the bounds
+ * of every fence.
  */
 static bool pla_add(struct pla *pl, u32 j)
 {
 	struct pla_state *st = &pl->st;
 	struct pla_pt u = pla_end(pl, j, true), l = pla_end(pl, j, false);
-	struct pla_pt mn0, mn1, mx0, mx1;
 
 	pl->old = *st;
 	pl->up_at = U32_MAX;
 	pl->lo_at = U32_MAX;
 	if (st->npts == 1) {	/* any two fences fit a line */
-		st->mn[1] = j;
-		st->mx[1] = j;
+		st->mn[1] = l;
+		st->mx[1] = u;
 		pla_push(pl, pl->up, st->up_s, &st->up_e, true, j, u,
 			 &pl->up_at, &pl->up_was);
 		pla_push(pl, pl->lo, st->lo_s, &st->lo_e, false, j, l,
@@ -281,28 +285,22 @@ static bool pla_add(struct pla *pl, u32 j)
 		st->npts++;
 		return true;
 	}
-	mn0 = pla_end(pl, st->mn[0], true);
-	mn1 = pla_end(pl, st->mn[1], false);
-	mx0 = pla_end(pl, st->mx[0], false);
-	mx1 = pla_end(pl, st->mx[1], true);
-	/* Below the shallowest line or above the steepest: no line left. */
-	if (slope_cmp(mn1, u, mn0, mn1) < 0 || slope_cmp(mx1, l, mx0, mx1) > 0)
+	/* Below the shallowest line: no line left. */
+	if (slope_cmp(&st->mn[1], &u, &st->mn[0], &st->mn[1]) < 0)
 		return false;
-	if (slope_cmp(mx0, u, mx0, mx1) < 0) {
+	if (slope_cmp(&st->mx[0], &u, &st->mx[0], &st->mx[1]) < 0) {
 		/* u is below the steepest line: it turns on the lo hull */
 		st->lo_s = pla_tangent(pl, pl->lo, st->lo_s, st->lo_e, false,
-				       u, -1);
-		st->mx[0] = pl->lo[st->lo_s];
-		st->mx[1] = j;
+				       u, -1, &st->mx[0]);
+		st->mx[1] = u;
 		pla_push(pl, pl->up, st->up_s, &st->up_e, true, j, u,
 			 &pl->up_at, &pl->up_was);
 	}
-	if (slope_cmp(mn0, l, mn0, mn1) > 0) {
+	if (slope_cmp(&st->mn[0], &l, &st->mn[0], &st->mn[1]) > 0) {
 		/* l is above the shallowest line: it turns on the up hull */
 		st->up_s = pla_tangent(pl, pl->up, st->up_s, st->up_e, true,
-				       l, 1);
-		st->mn[0] = pl->up[st->up_s];
-		st->mn[1] = j;
+				       l, 1, &st->mn[0]);
+		st->mn[1] = l;
 		pla_push(pl, pl->lo, st->lo_s, &st->lo_e, false, j, l,
 			 &pl->lo_at, &pl->lo_was);
 	}
@@ -332,9 +330,7 @@ static bool pla_floor(struct pla *pl, u64 dx, u64 y)
 	struct pla_pt f = { .x = dx, .y = (s64)y - pl->eps };
 
 	if (st->npts > 1 &&
-	    slope_cmp(pla_end(pl, st->mx[0], false), f,
-		      pla_end(pl, st->mx[0], false),
-		      pla_end(pl, st->mx[1], true)) > 0)
+	    slope_cmp(&st->mx[0], &f, &st->mx[0], &st->mx[1]) > 0)
 		return false;
 	pl->fl = f;
 	pl->has_fl = true;
@@ -381,13 +377,13 @@ static void pla_rise(struct pla_pt p, struct pla_pt q, s64 *dy, u64 *dx)
  * lines take, [max(shallowest, 0), steepest], the shallowest raised by
  * the floor where it passes more than eps below the end point.  A lone
  * fence has no steepest line: the line through the pivot that meets the
- * floor, if any.  (Increasing points allow no negative slope only:
- * whatever fits at s < 0 fits at s = 0 at its height over the pivot.)
+ * floor, if any.  (Rising points need no negative slope: whatever fits
+ * with s < 0 fits with s = 0 at its height over the pivot.)
  */
 static void pla_slope(const struct pla *pl, struct ordo_sub *s)
 {
 	const struct pla_state *st = &pl->st;
-	struct pla_pt mn0, mn1, f = pl->fl;
+	struct pla_pt mn0 = st->mn[0], f = pl->fl;
 	unsigned int sh;
 	u64 hd, ld, mh, ml;
 	s64 hn, ln;
@@ -402,16 +398,11 @@ static void pla_slope(const struct pla *pl, struct ordo_sub *s)
 		}
 		return;
 	}
-	pla_rise(pla_end(pl, st->mx[0], false), pla_end(pl, st->mx[1], true),
-		 &hn, &hd);
-	mn0 = pla_end(pl, st->mn[0], true);
-	mn1 = pla_end(pl, st->mn[1], false);
-	if (pl->has_fl && slope_cmp(mn0, f, mn0, mn1) > 0)
-		mn0 = pla_end(pl, pl->up[pla_tangent(pl, pl->up, st->up_s,
-						     st->up_e, true, f, 1)],
-			      true);
+	pla_rise(st->mx[0], st->mx[1], &hn, &hd);
+	if (pl->has_fl && slope_cmp(&mn0, &f, &mn0, &st->mn[1]) > 0)
+		pla_tangent(pl, pl->up, st->up_s, st->up_e, true, f, 1, &mn0);
 	else
-		f = mn1;
+		f = st->mn[1];
 	pla_rise(mn0, f, &ln, &ld);
 	if (ln < 0) {
 		ln = 0;
