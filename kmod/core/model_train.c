@@ -4,7 +4,8 @@
  * per run of leaves whose low fences a single line fits within an error
  * bound eps (an optimal free-intercept fit over convex hulls, exact in
  * integers with 128-bit cross products; the line is stored through the
- * run's first fence, its offset absorbed by the bounds).  Sub-model
+ * run's first fence, its offset absorbed by the bounds) and rises at least
+ * one fence-code grid cell between consecutive fences.  Sub-model
  * domains are cut at fences, so together they tile the whole key space and
  * no key falls between two sub-models.  After fitting, the bounds are
  * measured with the predictor's own arithmetic and stored.
@@ -121,6 +122,7 @@ struct pla_pt {
 struct pla_state {
 	u32 up_s, up_e, lo_s, lo_e;	/* live hull vertices: [s, e) */
 	u32 npts;			/* fences in the fit */
+	u64 gap;			/* least dx between fences j - 1, j */
 	struct pla_pt mn[2];		/* shallowest: up end, later lo end */
 	struct pla_pt mx[2];		/* steepest: lo end, later up end */
 };
@@ -130,6 +132,7 @@ struct pla {
 	const struct ordo_leaf_info *lv;	/* the run's leaves */
 	u64 x0;				/* pivot */
 	s64 eps, eps0;
+	u64 cell;			/* pla_cell(), or 0: no cell bound */
 	u32 *up, *lo;			/* room for a run's fences each */
 	struct pla_state st;
 	struct pla_state old;		/* before the last pla_add() */
@@ -181,15 +184,37 @@ static struct pla_pt pla_end(const struct pla *pl, u32 j, bool up)
 	return p;
 }
 
+/*
+ * The rise the line needs between two consecutive fences for their grid
+ * cells to differ, plus one: a run's window O + U (both bounds rounded up
+ * to 1/256 leaf) is at most 2 * eps + 2/256 leaf, so its code shift
+ * (ordo_sub_code_params()) is at most that of 2^32 + 2 * eps + 2^25, and a
+ * rise of F of 2^shift keeps (F + U) >> shift apart.  The one more covers
+ * the floor in F and the slope's fixed point (pla_slope()).
+ */
+static u64 pla_cell(u64 eps)
+{
+	u64 span = (1ULL << ORDO_MODEL_POS_SHIFT) + 2 * eps +
+		   (2ULL << ERR_TO_POS);
+	int bits = fls64(span);
+	int sh = bits > ORDO_TT_CODE_BITS - 1 ? bits - (ORDO_TT_CODE_BITS - 1) :
+		 0;
+
+	return (1ULL << sh) + 1;
+}
+
+/* Start a fit at fence 0; @sep: bound the slope below by pla_cell(). */
 static void pla_init(struct pla *pl, const struct ordo_leaf_info *lv,
-		     u64 x0, u64 eps)
+		     u64 x0, u64 eps, bool sep)
 {
 	pl->lv = lv;
 	pl->x0 = x0;
 	pl->eps = eps;
 	pl->eps0 = pla_eps0(eps);
+	pl->cell = sep ? pla_cell(eps) : 0;
 	memset(&pl->st, 0, sizeof(pl->st));
 	pl->st.npts = 1;
+	pl->st.gap = U64_MAX;
 	pl->st.up_e = 1;
 	pl->st.lo_e = 1;
 	pl->st.mn[0] = pla_end(pl, 0, true);
@@ -261,20 +286,43 @@ static void pla_push(struct pla *pl, u32 *h, u32 s, u32 *e, bool up,
 	h[(*e)++] = j;
 }
 
+/* Is the steepest line's slope below the cell bound pl->cell / gap? */
+static bool pla_below_cell(const struct pla *pl)
+{
+	const struct pla_state *st = &pl->st;
+	u64 rise = st->mx[1].y - st->mx[0].y;	/* > 0 */
+
+	return pl->cell && (__uint128_t)rise * st->gap <
+			   (__uint128_t)pl->cell * (st->mx[1].x - st->mx[0].x);
+}
+
+/* Take back the last pla_add() that succeeded (once). */
+static void pla_undo(struct pla *pl)
+{
+	if (pl->up_at != U32_MAX)
+		pl->up[pl->up_at] = pl->up_was;
+	if (pl->lo_at != U32_MAX)
+		pl->lo[pl->lo_at] = pl->lo_was;
+	pl->st = pl->old;
+}
+
 /*
  * Add fence @j (right of every fence so far), whose lower end passed
  * pla_floor() as the end point: it lies on or below the steepest line.
  * Return: false, with nothing changed, if no line is within the bounds
- * of every fence.
+ * of every fence, or (pl->cell) none of them is as steep as the cell
+ * bound of the least gap between consecutive fences.
  */
 static bool pla_add(struct pla *pl, u32 j)
 {
 	struct pla_state *st = &pl->st;
 	struct pla_pt u = pla_end(pl, j, true), l = pla_end(pl, j, false);
+	u64 gap = u.x - ordo_model_dx(pl->lv[j - 1].low, pl->x0);
 
 	pl->old = *st;
 	pl->up_at = U32_MAX;
 	pl->lo_at = U32_MAX;
+	st->gap = min(st->gap, gap);
 	if (st->npts == 1) {	/* any two fences fit a line */
 		st->mn[1] = l;
 		st->mx[1] = u;
@@ -282,12 +330,13 @@ static bool pla_add(struct pla *pl, u32 j)
 			 &pl->up_at, &pl->up_was);
 		pla_push(pl, pl->lo, st->lo_s, &st->lo_e, false, j, l,
 			 &pl->lo_at, &pl->lo_was);
-		st->npts++;
-		return true;
+		goto out;
 	}
 	/* Below the shallowest line: no line left. */
-	if (slope_cmp(&st->mn[1], &u, &st->mn[0], &st->mn[1]) < 0)
+	if (slope_cmp(&st->mn[1], &u, &st->mn[0], &st->mn[1]) < 0) {
+		st->gap = pl->old.gap;
 		return false;
+	}
 	if (slope_cmp(&st->mx[0], &u, &st->mx[0], &st->mx[1]) < 0) {
 		/* u is below the steepest line: it turns on the lo hull */
 		st->lo_s = pla_tangent(pl, pl->lo, st->lo_s, st->lo_e, false,
@@ -304,18 +353,14 @@ static bool pla_add(struct pla *pl, u32 j)
 		pla_push(pl, pl->lo, st->lo_s, &st->lo_e, false, j, l,
 			 &pl->lo_at, &pl->lo_was);
 	}
+out:
+	/* The steepest line is the steepest of the fit: none left. */
+	if (pla_below_cell(pl)) {
+		pla_undo(pl);
+		return false;
+	}
 	st->npts++;
 	return true;
-}
-
-/* Take back the last pla_add() that succeeded (once). */
-static void pla_undo(struct pla *pl)
-{
-	if (pl->up_at != U32_MAX)
-		pl->up[pl->up_at] = pl->up_was;
-	if (pl->lo_at != U32_MAX)
-		pl->lo[pl->lo_at] = pl->lo_was;
-	pl->st = pl->old;
 }
 
 /*
@@ -374,8 +419,12 @@ static void pla_rise(struct pla_pt p, struct pla_pt q, s64 *dy, u64 *dx)
 
 /*
  * The fit's slope as a fixed-point one: the middle of the slopes its
- * lines take, [max(shallowest, 0), steepest], the shallowest raised by
- * the floor where it passes more than eps below the end point.  A lone
+ * lines take, [max(shallowest, 0, cell / gap), steepest], the shallowest
+ * raised by the floor where it passes more than eps below the end point,
+ * cell / gap the cell bound (pla_cell(), 0 without it) of the least gap.
+ * The fixed point rounds the low end down by less than 2^-shift, whose
+ * product with any gap of the run is below 1 (mh >= 2^54 and the steepest
+ * line rises less than 2^42 over a gap), so F still rises 2^shift there.  A lone
  * fence has no steepest line: the line through the pivot that meets the
  * floor, if any.  (Rising points need no negative slope: whatever fits
  * with s < 0 fits with s = 0 at its height over the pivot.)
@@ -407,6 +456,11 @@ static void pla_slope(const struct pla *pl, struct ordo_sub *s)
 	if (ln < 0) {
 		ln = 0;
 		ld = 1;
+	}
+	/* the cell bound, steepest >= it (pla_add()) */
+	if ((__uint128_t)pl->cell * ld > (__uint128_t)ln * st->gap) {
+		ln = pl->cell;
+		ld = st->gap;
 	}
 	/* hn > 0: a lower end rises to a later fence's upper end */
 	sh = frac_shift(hn, hd);
@@ -491,15 +545,18 @@ static u64 seg_anchor(const struct ordo_leaf_info *lv, u32 a, u32 n, u64 end)
  * whose end point (the next fence, or @end after the last leaf) lies no
  * more than @eps above that line: F saturates past the last fence, so a
  * line that runs past the end costs nothing there.  The last sub-model
- * thus fits its real fences however far @end lies.  Retraining the same
- * leaves with the same @end replays the same steps.
+ * thus fits its real fences however far @end lies.  With @sep the line
+ * also rises a cell between consecutive fences (pla_cell()), so their
+ * grid cells differ; a fence that breaks that ends the run as one off
+ * the hull does.  Retraining the same leaves with the same @end replays
+ * the same steps.
  */
 static u32 seg_end(const struct ordo_leaf_info *lv, u32 a, u32 n, u64 end,
-		   u64 x0, u64 eps, u32 cap, struct pla *pl)
+		   u64 x0, u64 eps, u32 cap, bool sep, struct pla *pl)
 {
 	u32 b = a + 1, e, lim = cap && cap < n - a ? a + cap : n;
 
-	pla_init(pl, lv + a, x0, eps);
+	pla_init(pl, lv + a, x0, eps, sep);
 	for (e = a + 1; e <= lim; e++) {
 		u64 x = e < n ? lv[e].low : end;
 		u64 y = (u64)(e - a) << ORDO_MODEL_POS_SHIFT;
@@ -536,46 +593,32 @@ static u32 first_tie(const struct ordo_sub *s, const struct ordo_leaf_info *lv,
 	return 0;
 }
 
-/* Cuts per run at most for fences the line cannot tell apart. */
-#define TIE_CUTS_MAX	8
-
 /*
- * seg_end() for a full training: a run whose line puts two fences in one
- * grid cell (a dense cluster inside a wide window) would leave every key
- * between them to two leaves, so the run ends before the second fence;
- * the cluster then gets a line of its own.  @t is the run's sub-model:
- * slope, bounds, ntt and tied (a run still tied after TIE_CUTS_MAX cuts).
+ * seg_end() for a full training, into @t: the run's slope, bounds, ntt
+ * and tied (none: the cell bound keeps every two fences apart).
  */
-static u32 seg_end_sep(const struct ordo_leaf_info *lv, u32 a, u32 n,
-		       u64 end, u64 x0, u64 eps, u32 cap, struct ordo_sub *t,
-		       struct pla *pl)
+static u32 seg_fit(const struct ordo_leaf_info *lv, u32 a, u32 n, u64 end,
+		   u64 x0, u64 eps, u32 cap, struct ordo_sub *t,
+		   struct pla *pl)
 {
-	u32 b = seg_end(lv, a, n, end, x0, eps, cap, pl), k, j;
+	u32 b = seg_end(lv, a, n, end, x0, eps, cap, true, pl);
 
-	for (k = 0;; k++) {
-		memset(t, 0, sizeof(*t));
-		t->ntt = b - a;
-		pla_slope(pl, t);
-		sub_bounds(t, lv + a, t->ntt, b < n ? lv[b].low : end, x0);
-		j = first_tie(t, lv + a, t->ntt, x0);
-		t->tied = !!j;
-		if (!j || k == TIE_CUTS_MAX)
-			return b;
-		b = seg_end(lv, a, n, end, x0, eps, j, pl);
-	}
+	memset(t, 0, sizeof(*t));
+	t->ntt = b - a;
+	pla_slope(pl, t);
+	sub_bounds(t, lv + a, t->ntt, b < n ? lv[b].low : end, x0);
+	t->tied = !!first_tie(t, lv + a, t->ntt, x0);
+	return b;
 }
 
 static u32 seg_count(const struct ordo_leaf_info *lv, u32 n, u64 eps,
-		     u32 cap, u32 limit, bool sep, struct pla *pl)
+		     u32 cap, u32 limit, struct pla *pl)
 {
-	struct ordo_sub t;
 	u32 a = 0, cnt = 0;
 
 	while (a < n && cnt <= limit) {
-		u64 x0 = seg_anchor(lv, a, n, U64_MAX);
-
-		a = sep ? seg_end_sep(lv, a, n, U64_MAX, x0, eps, cap, &t, pl) :
-			  seg_end(lv, a, n, U64_MAX, x0, eps, cap, pl);
+		a = seg_end(lv, a, n, U64_MAX, seg_anchor(lv, a, n, U64_MAX),
+			    eps, cap, true, pl);
 		cnt++;
 	}
 	return cnt;
@@ -589,7 +632,7 @@ static u32 fewest_eps(const struct ordo_leaf_info *lv, u32 n, u32 cap,
 
 	for (i = 0; i < ARRAY_SIZE(eps_ladder); i++) {
 		cnt = seg_count(lv, n, (u64)eps_ladder[i] << ERR_TO_POS, cap,
-				best_cnt, true, pl);
+				best_cnt, pl);
 		if (cnt < best_cnt) {
 			best_cnt = cnt;
 			best = i;
@@ -620,7 +663,7 @@ static u32 pick_eps(const struct ordo_leaf_info *lv, u32 n,
 		u32 mid = (lo + hi) / 2;
 		u64 eps = (u64)eps_ladder[mid] << ERR_TO_POS;
 
-		if (seg_count(lv, n, eps, cap, target, true, pl) <= target) {
+		if (seg_count(lv, n, eps, cap, target, pl) <= target) {
 			hi = mid;
 			met = true;
 		} else {
@@ -630,7 +673,7 @@ static u32 pick_eps(const struct ordo_leaf_info *lv, u32 n,
 	}
 	/* hi only moves to a bound that met the target; the last is untried. */
 	if (met || seg_count(lv, n, (u64)eps_ladder[lo] << ERR_TO_POS, cap,
-			     target, true, pl) <= target)
+			     target, pl) <= target)
 		return eps_ladder[lo];
 	/*
 	 * Out of reach: wide bounds merge the fences of dense clusters and
@@ -802,7 +845,7 @@ int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
 		return -ENOMEM;
 	eps = pick_eps(lv, n, p, cap, &pl);
 	epsf = (u64)eps << ERR_TO_POS;
-	nsub = seg_count(lv, n, epsf, cap, ORDO_MODEL_MAX_SUBS, true, &pl);
+	nsub = seg_count(lv, n, epsf, cap, ORDO_MODEL_MAX_SUBS, &pl);
 	tt_cap = tt_cap_for(n, nsub, p);
 	if (nsub > ORDO_MODEL_MAX_SUBS || tt_cap > ORDO_MODEL_MAX_TT) {
 		err = -ENOSPC;
@@ -823,7 +866,7 @@ int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
 	for (a = 0, i = first; i < m->nsub; i++) {
 		struct ordo_sub *s = &m->subs[i];
 		u64 x0 = seg_anchor(lv, a, n, U64_MAX);
-		u32 b = seg_end_sep(lv, a, n, U64_MAX, x0, epsf, cap, s, &pl);
+		u32 b = seg_fit(lv, a, n, U64_MAX, x0, epsf, cap, s, &pl);
 
 		m->pivots[i] = x0;
 		s->cap = slack_slots(s->ntt, p);
@@ -847,16 +890,20 @@ out:
 }
 
 /*
- * Fit a whole domain into @pl: at @eps when one line fits (a domain that
- * did not change replays its training), else at the smallest larger bound
- * of the ladder that fits.  False if none does (then n > 1).
+ * Fit a whole domain into @pl: at @eps with the cell bound when one line
+ * fits so (a domain that did not change replays its training), else
+ * without it at @eps, else at the smallest larger bound of the ladder
+ * that fits.  False if none does (then n > 1).
  */
 static bool fit_domain(const struct ordo_leaf_info *lv, u32 n, u64 end,
 		       u64 x0, u32 eps, struct pla *pl)
 {
 	u32 lo = 0, hi = ARRAY_SIZE(eps_ladder), mid;
 
-	if (seg_end(lv, 0, n, end, x0, (u64)eps << ERR_TO_POS, 0, pl) == n)
+	if (seg_end(lv, 0, n, end, x0, (u64)eps << ERR_TO_POS, 0, true,
+		    pl) == n ||
+	    seg_end(lv, 0, n, end, x0, (u64)eps << ERR_TO_POS, 0, false,
+		    pl) == n)
 		return true;
 	while (lo < hi && eps_ladder[lo] <= eps)
 		lo++;
@@ -864,7 +911,8 @@ static bool fit_domain(const struct ordo_leaf_info *lv, u32 n, u64 end,
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		if (seg_end(lv, 0, n, end, x0,
-			    (u64)eps_ladder[mid] << ERR_TO_POS, 0, pl) == n)
+			    (u64)eps_ladder[mid] << ERR_TO_POS, 0, false,
+			    pl) == n)
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -872,7 +920,7 @@ static bool fit_domain(const struct ordo_leaf_info *lv, u32 n, u64 end,
 	if (lo == ARRAY_SIZE(eps_ladder))
 		return false;
 	return seg_end(lv, 0, n, end, x0, (u64)eps_ladder[lo] << ERR_TO_POS,
-		       0, pl) == n;
+		       0, false, pl) == n;
 }
 
 /* Fit leaves [0, @n) of @lv, ending at @end, anchored at @x0. */
@@ -944,12 +992,10 @@ static u32 tail_seg_end(const struct ordo_model *m,
 			const struct ordo_leaf_info *lv, u32 a, u32 n,
 			u32 k, u32 cap, struct pla *pl)
 {
-	struct ordo_sub t;
-
 	if (k == m->nsub_cap - m->nsub)
 		return n;
-	return seg_end_sep(lv, a, n, U64_MAX, seg_anchor(lv, a, n, U64_MAX),
-			   (u64)m->eps << ERR_TO_POS, cap, &t, pl);
+	return seg_end(lv, a, n, U64_MAX, seg_anchor(lv, a, n, U64_MAX),
+		       (u64)m->eps << ERR_TO_POS, cap, true, pl);
 }
 
 /*
@@ -1002,7 +1048,7 @@ static bool run_fits(const struct ordo_leaf_info *lv, u32 a, u32 b, u32 n,
 		     u64 end, u64 eps, struct pla *pl)
 {
 	return seg_end(lv, a, n, end, seg_anchor(lv, a, n, end), eps, b - a,
-		       pl) == b;
+		       true, pl) == b;
 }
 
 /*

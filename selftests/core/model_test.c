@@ -2096,18 +2096,32 @@ static bool ref_lt(struct ref_frac a, struct ref_frac b)
 }
 
 /*
+ * The cell bound's rise (Documentation/model.rst, Cuts for the fence
+ * codes): 2^shift + 1, shift the code shift of a window 2 * eps + 2/256.
+ */
+static u64 ref_cell(u64 eps)
+{
+	u64 span = (1ULL << 32) + 2 * eps + (2ULL << 24);
+	int bits = 64 - __builtin_clzll(span);
+
+	return (1ULL << (bits > 22 ? bits - 22 : 0)) + 1;
+}
+
+/*
  * Is there a line within the tolerance of fences [0, m) of @lv (pivot
  * @x0, y_j = j << 32, tolerance eps0 at fence 0 and @eps elsewhere), with
  * a slope s >= 0, passing no more than @eps below the end point (@fx,
- * m << 32), unless !@floor?  Every pair i < j bounds the slope:
- * y_j - y_i - t_i - t_j <= s * (x_j - x_i) <= y_j - y_i + t_i + t_j, and
- * the end point bounds it below against every fence; a line exists iff the
- * largest lower bound is at most the smallest upper one.  *@lo gets the
- * largest lower bound, *@hi the smallest upper one (d = 0: none).
+ * m << 32), unless !@floor, and rising at least @cell between any two
+ * consecutive fences?  Every pair i < j bounds the slope:
+ * y_j - y_i - t_i - t_j <= s * (x_j - x_i) <= y_j - y_i + t_i + t_j, the
+ * end point bounds it below against every fence, and each consecutive
+ * pair by @cell / (x_j - x_{j-1}); a line exists iff the largest lower
+ * bound is at most the smallest upper one.  *@lo gets the largest lower
+ * bound, *@hi the smallest upper one (d = 0: none).
  */
 static bool ref_fits(const struct ordo_leaf_info *lv, u32 m, u64 x0,
-		     u64 eps, bool floor, u64 fx, struct ref_frac *lo,
-		     struct ref_frac *hi)
+		     u64 eps, bool floor, u64 fx, u64 cell,
+		     struct ref_frac *lo, struct ref_frac *hi)
 {
 	struct ref_frac l = { 0, 1 }, h = { 1, 0 }, f;
 	__int128 ti, tj, yi, yj, fy = ((__int128)m << 32) - eps;
@@ -2128,6 +2142,9 @@ static bool ref_fits(const struct ordo_leaf_info *lv, u32 m, u64 x0,
 				h = f;
 			f = (struct ref_frac){ yj - yi - ti - tj, dx };
 			if (ref_lt(l, f))
+				l = f;
+			f = (struct ref_frac){ cell, dx };
+			if (j == i + 1 && ref_lt(l, f))
 				l = f;
 		}
 		if (!floor)
@@ -2205,10 +2222,10 @@ static bool slope_mid(const struct ordo_sub *s, struct ref_frac lo,
 
 /*
  * Each run a training cuts fits one line at its eps (the O(n^2) reference)
- * with a window of at most 2 * eps and the middle slope, and is the longest that does unless
- * the cap ended it or it was cut for the fence codes: then some line of
- * the longer run put its next fence in the grid cell of its last, which
- * needs the shallowest slope of [a, b] times the last gap below a cell.
+ * that rises a cell between consecutive fences, with a window of at most
+ * 2 * eps and the middle slope, its fences in distinct grid cells, and is
+ * the longest that does unless the cap ended it: its next fence breaks
+ * the hull (counted as longest) or only the cell bound (cut).
  */
 static void test_fit_reference(void)
 {
@@ -2217,7 +2234,7 @@ static void test_fit_reference(void)
 	u64 runs = 0, longest = 0, capped = 0, cut = 0;
 	struct ordo_leaf_info lv[48];
 	struct ordo_model_params p;
-	u32 iter, e, c, i;
+	u32 iter, e, c, i, j;
 
 	for (iter = 0; iter < 1500; iter++) {
 		u32 n = ref_fences(lv, ARRAY_SIZE(lv));
@@ -2226,7 +2243,9 @@ static void test_fit_reference(void)
 		for (e = 0; e < ARRAY_SIZE(epss); e++)
 			for (c = 0; c < ARRAY_SIZE(caps); c++) {
 				struct ordo_model *m = NULL;
+				struct ordo_model_health h;
 				u64 eps = (u64)epss[e] << 24;
+				u64 cell = ref_cell(eps);
 				u32 a = 0, cap;
 
 				ordo_model_params_default(&p);
@@ -2238,6 +2257,9 @@ static void test_fit_reference(void)
 				      "train");
 				if (!m)
 					continue;
+				ordo_model_health(m, &h);
+				CHECK(!h.tied, "set %u eps %u: %u tied",
+				      iter, epss[e], h.tied);
 				for (i = m->first; i < m->nsub; i++) {
 					const struct ordo_sub *s = &m->subs[i];
 					u32 b = a + s->ntt;
@@ -2245,16 +2267,14 @@ static void test_fit_reference(void)
 					u64 fx = b < n ? lv[b].low : U64_MAX;
 					u64 e0 = ref_eps0(eps) >> 24;
 					struct ref_frac lo, hi;
-					struct ordo_sub g = { .ntt = 1 };
-					__uint128_t lhs, rhs;
-					u64 base, gap;
+					u64 base, g, prev = 0;
 					u32 sh;
 
 					runs++;
 					CHECK(ref_fits(lv + a, s->ntt, x0, eps,
 						       fx != x0,
 						       ordo_model_dx(fx, x0),
-						       &lo, &hi),
+						       cell, &lo, &hi),
 					      "set %u eps %u cap %u: [%u, %u) "
 					      "does not fit", iter, epss[e],
 					      caps[c], a, b);
@@ -2266,36 +2286,38 @@ static void test_fit_reference(void)
 					CHECK(hi.d == 0 || slope_mid(s, lo, hi),
 					      "slope %llu >> %u",
 					      (unsigned long long)s->mant, s->shift);
-					if (b == n) {
-						a = b;
-						continue;
+					ordo_sub_code_params(s, &base, &sh);
+					for (j = 0; j < s->ntt; j++) {
+						g = (ordo_sub_pos(s,
+							ordo_model_dx(lv[a + j].low,
+								      x0)) +
+						     base) >> sh;
+						CHECK(!j || g > prev,
+						      "set %u eps %u: fences "
+						      "%u, %u share a cell",
+						      iter, epss[e], a + j - 1,
+						      a + j);
+						prev = g;
 					}
-					if (s->ntt == cap) {
-						capped++;
+					if (b == n || s->ntt == cap) {
+						capped += b < n;
 						a = b;
 						continue;
 					}
 					fx = b + 1 < n ? lv[b + 1].low : U64_MAX;
-					if (!ref_fits(lv + a, s->ntt + 1, x0,
-						      eps, true,
-						      ordo_model_dx(fx, x0),
-						      &lo, &hi)) {
+					CHECK(!ref_fits(lv + a, s->ntt + 1, x0,
+							eps, true,
+							ordo_model_dx(fx, x0),
+							cell, &lo, &hi),
+					      "set %u eps %u cap %u: [%u, %u) "
+					      "could be longer", iter, epss[e],
+					      caps[c], a, b);
+					if (ref_fits(lv + a, s->ntt + 1, x0, eps,
+						     true, ordo_model_dx(fx, x0),
+						     0, &lo, &hi))
+						cut++;
+					else
 						longest++;
-						a = b;
-						continue;
-					}
-					/* a cut for the fence codes? */
-					g.over = min(2 * epss[e] + 2,
-						     ORDO_MODEL_ERR_UNBOUNDED - 1);
-					ordo_sub_code_params(&g, &base, &sh);
-					gap = lv[b].low - lv[b - 1].low;
-					lhs = (__uint128_t)lo.n * gap;
-					rhs = (__uint128_t)((1ULL << sh) + 2) *
-					      (u64)lo.d + (lhs >> 40);
-					CHECK(lhs < rhs, "set %u eps %u cap %u: "
-					      "[%u, %u) could be longer",
-					      iter, epss[e], caps[c], a, b);
-					cut++;
 					a = b;
 				}
 				CHECK(a == n, "runs cover %u of %u leaves", a, n);
