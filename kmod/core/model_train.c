@@ -624,7 +624,12 @@ static u32 seg_count(const struct ordo_leaf_info *lv, u32 n, u64 eps,
 	return cnt;
 }
 
-/* The bound of the ladder whose full training cuts the fewest runs. */
+/*
+ * The smallest bound of the ladder whose full training cuts at most an
+ * eighth more runs than the fewest: the fewest often come at a wide
+ * bound, whose windows and cells cost every lookup more than the few
+ * sub-models they save.
+ */
 static u32 fewest_eps(const struct ordo_leaf_info *lv, u32 n, u32 cap,
 		      struct pla *pl)
 {
@@ -637,6 +642,15 @@ static u32 fewest_eps(const struct ordo_leaf_info *lv, u32 n, u32 cap,
 			best_cnt = cnt;
 			best = i;
 		}
+		ordo_cond_resched();
+	}
+	/* The smallest bound within an eighth of the fewest. */
+	best_cnt += best_cnt / 8;
+	for (i = 0; i < best; i++) {
+		cnt = seg_count(lv, n, (u64)eps_ladder[i] << ERR_TO_POS, cap,
+				best_cnt, pl);
+		if (cnt <= best_cnt)
+			return eps_ladder[i];
 		ordo_cond_resched();
 	}
 	return eps_ladder[best];
