@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # ordo-bench's own accounting (TAP), on a small static store over the
-# guest's RDMA server: a learned GET is exactly one round trip, one READ
-# and no RPC (client counters and the server's sysfs RPC count), rpc mode
+# guest's RDMA server: a learned GET is exactly one round trip and no RPC
+# (client counters and the server's sysfs RPC count), and one READ but
+# for the keys of an undecided fence-code tie, whose adjacent leaves come
+# in the same batch (Documentation/model.rst; at most 1% here), rpc mode
 # does no READ, raw-read sends no RPC; the write workloads, scans, append
 # and redis run without errors; the JSON parses and has every field.
 # Counts, not times: one second per mode, and at least 200 operations
@@ -72,8 +74,8 @@ def run(w, m):
 
 c = run("c", "learned")
 srv = c["server"] or {}
-tap(c["round_trips_per_op"] == 1 and c["reads_per_op"] == 1,
-    "learned: exactly one round trip and one READ per GET",
+tap(c["round_trips_per_op"] == 1 and 1 <= c["reads_per_op"] <= 1.01,
+    "learned: exactly one round trip and one READ per GET (ties aside)",
     f"{c['round_trips_per_op']} round trips, {c['reads_per_op']} READs")
 tap(c["rpcs_per_op"] == 0 and srv.get("rpcs_per_op") == 0,
     "learned: no RPC per GET (client and server counters)",
@@ -87,9 +89,10 @@ tap(r["reads_per_op"] == 0 and r["rpcs_per_op"] == 1 and
     f"{r['reads_per_op']} READs, {r['rpcs_per_op']} RPCs")
 r = run("c", "raw-read")
 tap(r["rpcs_per_op"] == 0 and r["reads_per_op"] == 1 and
-    r["bytes_per_op"] == c["bytes_per_op"],
-    "raw-read: no RPC; one READ of a learned GET's size",
-    f"{r['rpcs_per_op']} RPCs, {r['bytes_per_op']} vs {c['bytes_per_op']} B")
+    abs(r["bytes_per_op"] - c["bytes_per_op"] / c["reads_per_op"]) < 0.5,
+    "raw-read: no RPC; one READ of the size of a learned GET's READs",
+    f"{r['rpcs_per_op']} RPCs, {r['bytes_per_op']} vs "
+    f"{c['bytes_per_op']} B in {c['reads_per_op']} READs")
 r = run("c", "redis")
 tap(r["reads_per_op"] == 0 and r["rpcs_per_op"] == 1,
     "redis: one command per GET, no READ")
