@@ -393,6 +393,7 @@ u64 ordo_model_pos(const struct ordo_model *m, u32 sub, u64 key);
 u64 ordo_sub_line(const struct ordo_sub *s, u64 dx);
 u64 ordo_sub_pos(const struct ordo_sub *s, u64 dx);
 void ordo_sub_window(const struct ordo_sub *s, u64 pos, u32 *lo, u32 *hi);
+u32 ordo_code_shift(u64 span);
 void ordo_sub_code_params(const struct ordo_sub *s, u64 *base, u32 *shift);
 u32 ordo_sub_code(const struct ordo_sub *s, u32 j, u64 pos);
 void ordo_sub_pick(const struct ordo_sub *s, u64 pos, const struct ordo_tt *tt,

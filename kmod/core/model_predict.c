@@ -142,6 +142,20 @@ void ordo_sub_window(const struct ordo_sub *s, u64 pos, u32 *lo, u32 *hi)
 }
 
 /**
+ * ordo_code_shift() - fence-code shift for a window span
+ * @span: 2^32 + O + U, in position units
+ *
+ * Return: the shift that brings @span within 22 bits.
+ */
+u32 ordo_code_shift(u64 span)
+{
+	int bits = fls64(span);
+
+	return bits > ORDO_TT_CODE_BITS - 1 ? bits - (ORDO_TT_CODE_BITS - 1) :
+	       0;
+}
+
+/**
  * ordo_sub_code_params() - base and shift of a sub-model's fence codes
  * @s: sub-model
  * @base: U, the under bound in position units (ntt << 32 when unbounded)
@@ -153,11 +167,8 @@ void ordo_sub_code_params(const struct ordo_sub *s, u64 *base, u32 *shift)
 	u64 o = over_pos(s);
 	u64 u = s->under == ORDO_MODEL_ERR_UNBOUNDED ? whole :
 		(u64)s->under << ERR_TO_POS;
-	int bits = fls64((1ULL << ORDO_MODEL_POS_SHIFT) + o + u);
-
 	*base = u;
-	*shift = bits > ORDO_TT_CODE_BITS - 1 ? bits - (ORDO_TT_CODE_BITS - 1) :
-		 0;
+	*shift = ordo_code_shift((1ULL << ORDO_MODEL_POS_SHIFT) + o + u);
 }
 
 /**

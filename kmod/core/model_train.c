@@ -196,11 +196,8 @@ static u64 pla_cell(u64 eps)
 {
 	u64 span = (1ULL << ORDO_MODEL_POS_SHIFT) + 2 * eps +
 		   (2ULL << ERR_TO_POS);
-	int bits = fls64(span);
-	int sh = bits > ORDO_TT_CODE_BITS - 1 ? bits - (ORDO_TT_CODE_BITS - 1) :
-		 0;
 
-	return (1ULL << sh) + 1;
+	return (1ULL << ordo_code_shift(span)) + 1;
 }
 
 /* Start a fit at fence 0; @sep: bound the slope below by pla_cell(). */
