@@ -331,7 +331,7 @@ static bool pla_add(struct pla *pl, u32 j)
 	}
 	/* Below the shallowest line: no line left. */
 	if (slope_cmp(&st->mn[1], &u, &st->mn[0], &st->mn[1]) < 0) {
-		st->gap = pl->old.gap;
+		pla_undo(pl);
 		return false;
 	}
 	if (slope_cmp(&st->mx[0], &u, &st->mx[0], &st->mx[1]) < 0) {
