@@ -510,24 +510,26 @@ static struct ordo_tt past_ent(const struct shim_past *e)
 }
 
 /*
- * The candidates end at the model's last leaf or start at its first,
- * @last: a key inserted since may lie in a leaf GETs found right of it.
- * Name the last one that starts at or before the key instead, and the
- * one before it (or @last) as @left.  (Leaves remembered past the end
- * start right of every model fence, so a key at the first leaf never
- * picks one of those.)
+ * The candidates end at the model's last leaf or start at its first
+ * (@head), that leaf's entry @edge: a key inserted since may lie in a
+ * leaf GETs found right of it.  Name the last one of that edge that
+ * starts at or before the key instead, and the one before it (or @edge)
+ * as @left.  Leaves split off the first leaf sort before those past the
+ * last, so a key past the end must not take one of them: it would be
+ * many leaves to the left.
  */
-static bool past_pick(const struct shim_cache *c, uint64_t key,
-		      const struct ordo_tt *last, struct ordo_tt *ents,
+static bool past_pick(const struct shim_cache *c, uint64_t key, bool head,
+		      const struct ordo_tt *edge, struct ordo_tt *ents,
 		      struct ordo_tt *left)
 {
 	int i = past_find(c, key);
 
-	if (i < 0)
+	if (i < 0 || !c->past[i].head != !head)
 		return false;
 	ents[0] = past_ent(&c->past[i]);
 	if (left)
-		*left = i ? past_ent(&c->past[i - 1]) : *last;
+		*left = i && !c->past[i - 1].head == !head ?
+			past_ent(&c->past[i - 1]) : *edge;
 	return true;
 }
 
@@ -569,6 +571,7 @@ int shim_cache_lookup(struct ordo *o, uint64_t key, struct ordo_pred *p,
 	if (m)
 		ret = ordo_model_lookup(m, key, p);
 	if (!ret) {
+		const struct ordo_tt first = p->ent[0];
 		const struct ordo_tt last = p->ent[p->ncand - 1];
 
 		memcpy(ents, p->ent,
@@ -587,7 +590,9 @@ int shim_cache_lookup(struct ordo *o, uint64_t key, struct ordo_pred *p,
 			*edge = tail ? SHIM_EDGE_TAIL :
 				p->sub == m->first && !p->lln ? SHIM_EDGE_HEAD :
 				0;
-			if (*edge && past_pick(c, key, &last, ents, left))
+			if (*edge &&
+			    past_pick(c, key, *edge == SHIM_EDGE_HEAD,
+				      tail ? &last : &first, ents, left))
 				p->ncand = 1;
 		}
 	}

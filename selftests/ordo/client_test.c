@@ -459,7 +459,7 @@ TEST_F_TIMEOUT(client, rdma_countdown_refreshes_the_top, 900)
 	struct ordo_counters first, again;
 	struct ordo_model_info m0, m1;
 	char params[256], cmd[512];
-	struct ordo *o, *l;
+	struct ordo *o, *f, *l;
 	uint32_t vs, i;
 
 	if (!rc_available())
@@ -489,11 +489,30 @@ TEST_F_TIMEOUT(client, rdma_countdown_refreshes_the_top, 900)
 	o = ordo_open_opts(URI_RDMA, &op);
 	ASSERT_NE(NULL, o);
 	ASSERT_EQ(0, ordo_get(o, down_key(0), val, sizeof(val)));
+	op.flags |= ORDO_OPT_FROZEN_CACHE;
+	f = ordo_open_opts(URI_RDMA, &op);
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, ordo_get(f, down_key(0), val, sizeof(val)));
 	for (i = UP; i < UP + DOWN; i++) {
 		t_fill(val, vs, down_key(i), 1);
 		ASSERT_EQ(0, ordo_put(l, down_key(i), val, vs));
 	}
 	settle(_metadata, l, &m1);
+	/*
+	 * A copy that never refreshes keeps the old edges.  The GET of the
+	 * first key remembers leaves split off the first one; the last key
+	 * is still at the model's last leaf and must not take one of them.
+	 */
+	ordo_counters(f, &first);
+	ASSERT_EQ(0, ordo_get(f, down_key(0), val, sizeof(val)));
+	ordo_counters(f, &again);
+	EXPECT_LT(first.speculative_reads, again.speculative_reads);
+	ASSERT_EQ(0, ordo_get(f, down_key(UP - 1), val, sizeof(val)));
+	ASSERT_EQ(1, t_version(val, vs, down_key(UP - 1)));
+	ordo_counters(f, &first);
+	EXPECT_EQ(again.fallbacks, first.fallbacks);
+	EXPECT_EQ(again.speculative_reads, first.speculative_reads);
+	ordo_close(f);
 	get_down(_metadata, o, &first);
 	get_down(_metadata, o, &again);
 	ASSERT_EQ(0, ordo_model_info(l, &m1));
