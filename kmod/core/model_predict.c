@@ -220,12 +220,16 @@ static u64 code_grid(const struct ordo_tt *t, u32 j, u32 sh)
  * one starting at or left of it: at least the last known to (else @lo),
  * at most the last whose position is not above.  If every leaf of the
  * window seems to start right of the key (a stale or lying TT), @lo alone.
+ *
+ * The search gallops from the predicted leaf: most keys lie a few leaves
+ * from it, in the cache line the first probe loads, while a binary search
+ * of the window touches a line per halving.
  */
 void ordo_sub_pick(const struct ordo_sub *s, u64 pos, const struct ordo_tt *tt,
 		   u32 lo, u32 hi, u32 *first, u32 *n)
 {
 	u64 base, a;
-	u32 sh, l, h, top, j;
+	u32 sh, l, r, top, j, step;
 
 	ordo_sub_code_params(s, &base, &sh);
 	a = (pos + base) >> sh;
@@ -233,14 +237,37 @@ void ordo_sub_pick(const struct ordo_sub *s, u64 pos, const struct ordo_tt *tt,
 	*n = 1;
 	if (code_grid(tt, lo, sh) > a)
 		return;
-	/* Last leaf whose grid position is <= a. */
-	for (l = lo, h = hi; l < h;) {
-		u32 mid = l + (h - l + 1) / 2;
+	/*
+	 * Last leaf whose grid position is <= a: bracket it between l (at
+	 * or below a) and r (above a, or hi + 1), then halve the bracket.
+	 */
+	j = clamp_t(u64, pos >> ORDO_MODEL_POS_SHIFT, lo, hi);
+	l = lo;
+	r = hi + 1;
+	if (code_grid(tt + (j - lo), j, sh) <= a) {
+		for (l = j, step = 1; step <= hi - l; step <<= 1) {
+			if (code_grid(tt + (l + step - lo), l + step, sh) > a) {
+				r = l + step;
+				break;
+			}
+			l += step;
+		}
+	} else {
+		for (r = j, step = 1; step < r - lo; step <<= 1) {
+			if (code_grid(tt + (r - step - lo), r - step, sh) <= a) {
+				l = r - step;
+				break;
+			}
+			r -= step;
+		}
+	}
+	while (r - l > 1) {
+		u32 mid = l + (r - l) / 2;
 
 		if (code_grid(tt + (mid - lo), mid, sh) <= a)
 			l = mid;
 		else
-			h = mid - 1;
+			r = mid;
 	}
 	top = l;
 	/* Down through the undecided ties to a leaf known to start left. */

@@ -2341,6 +2341,92 @@ static double now(void)
 	return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
+/* The last leaf of [lo, hi] whose grid position is <= a, by a plain scan. */
+static u32 pick_top_ref(const struct ordo_tt *tt, u32 lo, u32 hi, u32 sh,
+			u64 a)
+{
+	u32 j, top = lo;
+
+	for (j = lo; j <= hi; j++)
+		if (ordo_tt_code(&tt[j - lo]) +
+		    (((u64)j << ORDO_MODEL_POS_SHIFT) >> sh) <= a)
+			top = j;
+	return top;
+}
+
+static u64 pick_grid(const struct ordo_tt *tt, u32 lo, u32 j, u32 sh)
+{
+	return ordo_tt_code(&tt[j - lo]) + (((u64)j << ORDO_MODEL_POS_SHIFT) >> sh);
+}
+
+/*
+ * ordo_sub_pick() gallops from the predicted leaf.  Over a non-decreasing
+ * TT it must find what a scan finds (the last leaf not above the key,
+ * then down through undecided ties); over a scrambled one, some leaf not
+ * above the key whose successor is, inside the window.
+ */
+static void test_pick_search(void)
+{
+	static struct ordo_tt tt[300];
+	u32 iter;
+
+	for (iter = 0; iter < 200000; iter++) {
+		struct ordo_sub s = { .ntt = 1 + rnd() % 300 };
+		bool scrambled = iter % 4 == 3;
+		u32 lo, hi, sh, first, n, top, j, k;
+		u64 base, pos, a, g = 0;
+
+		s.over = rnd() % 2048;
+		s.under = rnd() % 2048;
+		ordo_sub_code_params(&s, &base, &sh);
+		lo = rnd() % s.ntt;
+		hi = lo + rnd() % (s.ntt - lo);
+		/* Codes whose grid positions rise slowly, with runs of ties. */
+		for (j = lo; j <= hi; j++) {
+			u64 step = ((u64)1 << ORDO_MODEL_POS_SHIFT) >> sh;
+			u64 want = g + (rnd() % 3 ? rnd() % 3 : 0);
+
+			if (scrambled)
+				want = rnd() % (step * (hi + 2));
+			k = want > ((u64)j << ORDO_MODEL_POS_SHIFT) >> sh ?
+			    (u32)min_t(u64, want - (((u64)j <<
+						ORDO_MODEL_POS_SHIFT) >> sh),
+					ORDO_TT_CODE_MASK) : 0;
+			tt[j - lo] = (struct ordo_tt){
+				.leaf = j,
+				.code_inca = k | (rnd() % 4 ? 0 :
+						  ORDO_TT_TIE_RIGHT) };
+			g = pick_grid(tt, lo, j, sh);
+		}
+		pos = rnd() % (((u64)s.ntt + 2) << ORDO_MODEL_POS_SHIFT);
+		if (iter % 2)	/* on a fence's cell */
+			pos = ((pick_grid(tt, lo, lo + rnd() % (hi - lo + 1),
+					  sh) << sh) - base);
+		a = (pos + base) >> sh;
+		ordo_sub_pick(&s, pos, tt, lo, hi, &first, &n);
+		top = first + n - 1;
+		CHECK(first >= lo && top <= hi && n >= 1, "%u %u [%u %u]",
+		      first, n, lo, hi);
+		if (pick_grid(tt, lo, lo, sh) > a) {
+			CHECK(first == lo && n == 1, "stale: %u %u", first, n);
+			continue;
+		}
+		CHECK(pick_grid(tt, lo, top, sh) <= a &&
+		      (top == hi || pick_grid(tt, lo, top + 1, sh) > a),
+		      "top %u of [%u %u]", top, lo, hi);
+		if (scrambled)
+			continue;
+		CHECK(top == pick_top_ref(tt, lo, hi, sh, a), "top %u want %u",
+		      top, pick_top_ref(tt, lo, hi, sh, a));
+		for (j = top; j > lo && top - j < 64; j--)
+			if (pick_grid(tt, lo, j, sh) < a ||
+			    (tt[j - lo].code_inca & ORDO_TT_TIE_RIGHT))
+				break;
+		CHECK(first == j, "first %u want %u", first, j);
+	}
+	tap("the leaf search from the prediction finds what a scan finds");
+}
+
 #define RUN(t) do {							\
 	double t0 = now();						\
 	t();								\
@@ -2374,6 +2460,7 @@ int main(void)
 	RUN(test_thresholds);
 	RUN(test_navigation);
 	RUN(test_pivot_levels);
+	RUN(test_pick_search);
 	RUN(test_fit_reference);
 	printf("# %d passed, %d failed\n", n_tests - n_failed, n_failed);
 	return n_failed ? 1 : 0;
