@@ -128,20 +128,25 @@ static void past_cut(struct shim_cache *c, uint32_t i, uint32_t n)
 /*
  * The model's end moved: forget the remembered leaves up to its new last
  * leaf, all of them if that leaf is not among them (it lies further
- * right, or the list is of another life of the store).
+ * right, or the list is of another life of the store).  With @keep_head
+ * (the last sub-model alone was installed) the leaves split off the
+ * first one stay: the first sub-model did not change.
  */
-static void past_trim(struct shim_cache *c)
+static void past_trim(struct shim_cache *c, bool keep_head)
 {
 	const struct ordo_model *m = c->m;
 	const struct ordo_tt *last;
-	uint32_t i;
+	uint32_t i, j, n = 0;
 
 	if (!c->npast)
 		return;
 	last = m ? ordo_model_tt(m, m->nsub - 1, m->subs[m->nsub - 1].ntt - 1) :
 		   NULL;
 	i = last ? past_index(c, last->leaf) : c->npast;
-	past_cut(c, 0, i < c->npast ? i + 1 : c->npast);
+	for (j = 0; j < c->npast; j++)
+		if (j > i || (keep_head && c->past[j].head))
+			c->past[n++] = c->past[j];
+	c->npast = n;
 }
 
 /* The first sub-model was installed: forget the leaves split off it. */
@@ -346,7 +351,7 @@ int shim_cache_load(struct ordo *o)
 		c->stale = stale;
 		c->head = c->tail = 0;
 		c->reload = false;
-		past_trim(c);
+		past_trim(c, false);
 		pthread_rwlock_unlock(&c->lock);
 		if (old)
 			ordo_model_free(old);
@@ -774,7 +779,7 @@ static int install_sub(struct ordo *o, uint64_t epoch, uint32_t sub,
 		if (!ret)
 			c->stale[sub] = 0;
 		if (!ret && sub == c->m->nsub - 1)
-			past_trim(c);
+			past_trim(c, true);
 		if (!ret && sub == c->m->first)
 			past_trim_head(c);
 	} else if (c->m && (c->m->epoch != epoch ||
