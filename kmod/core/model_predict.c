@@ -221,9 +221,10 @@ static u64 code_grid(const struct ordo_tt *t, u32 j, u32 sh)
  * at most the last whose position is not above.  If every leaf of the
  * window seems to start right of the key (a stale or lying TT), @lo alone.
  *
- * The search gallops from the predicted leaf: most keys lie a few leaves
- * from it, in the cache line the first probe loads, while a binary search
- * of the window touches a line per halving.
+ * The search gallops from the middle of the window, where the fitted line
+ * (whose intercept the bounds absorb) puts the key: most keys lie a few
+ * leaves from it, a line or two of entries, while a binary search of the
+ * window touches a line per halving.
  */
 void ordo_sub_pick(const struct ordo_sub *s, u64 pos, const struct ordo_tt *tt,
 		   u32 lo, u32 hi, u32 *first, u32 *n)
@@ -241,7 +242,7 @@ void ordo_sub_pick(const struct ordo_sub *s, u64 pos, const struct ordo_tt *tt,
 	 * Last leaf whose grid position is <= a: bracket it between l (at
 	 * or below a) and r (above a, or hi + 1), then halve the bracket.
 	 */
-	j = clamp_t(u64, pos >> ORDO_MODEL_POS_SHIFT, lo, hi);
+	j = lo + (hi - lo) / 2;
 	l = lo;
 	r = hi + 1;
 	if (code_grid(tt + (j - lo), j, sh) <= a) {

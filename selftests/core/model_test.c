@@ -2360,7 +2360,7 @@ static u64 pick_grid(const struct ordo_tt *tt, u32 lo, u32 j, u32 sh)
 }
 
 /*
- * ordo_sub_pick() gallops from the predicted leaf.  Over a non-decreasing
+ * ordo_sub_pick() gallops from the window's middle.  Over a non-decreasing
  * TT it must find what a scan finds (the last leaf not above the key,
  * then down through undecided ties); over a scrambled one, some leaf not
  * above the key whose successor is, inside the window.
