@@ -2424,7 +2424,7 @@ static void test_pick_search(void)
 				break;
 		CHECK(first == j, "first %u want %u", first, j);
 	}
-	tap("the leaf search from the prediction finds what a scan finds");
+	tap("the leaf search from the window's middle finds what a scan finds");
 }
 
 #define RUN(t) do {							\
