@@ -2341,6 +2341,12 @@ static double now(void)
 	return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
+/* Grid position of logical leaf @j, its entry at tt[j - lo]. */
+static u64 pick_grid(const struct ordo_tt *tt, u32 lo, u32 j, u32 sh)
+{
+	return ordo_tt_code(&tt[j - lo]) + (((u64)j << ORDO_MODEL_POS_SHIFT) >> sh);
+}
+
 /* The last leaf of [lo, hi] whose grid position is <= a, by a plain scan. */
 static u32 pick_top_ref(const struct ordo_tt *tt, u32 lo, u32 hi, u32 sh,
 			u64 a)
@@ -2348,15 +2354,9 @@ static u32 pick_top_ref(const struct ordo_tt *tt, u32 lo, u32 hi, u32 sh,
 	u32 j, top = lo;
 
 	for (j = lo; j <= hi; j++)
-		if (ordo_tt_code(&tt[j - lo]) +
-		    (((u64)j << ORDO_MODEL_POS_SHIFT) >> sh) <= a)
+		if (pick_grid(tt, lo, j, sh) <= a)
 			top = j;
 	return top;
-}
-
-static u64 pick_grid(const struct ordo_tt *tt, u32 lo, u32 j, u32 sh)
-{
-	return ordo_tt_code(&tt[j - lo]) + (((u64)j << ORDO_MODEL_POS_SHIFT) >> sh);
 }
 
 /*
