@@ -30,6 +30,7 @@ enum { ROUTE_HERE, ROUTE_RIGHT, ROUTE_STALE };
 struct hsnap {
 	u64 low;
 	u64 high;
+	u32 node_no;
 	u32 right;
 	u32 count;
 	u32 level;
@@ -66,16 +67,22 @@ static inline void hsnap_read(const struct ordo_node_hdr *h, struct hsnap *s)
 {
 	s->low = le64_to_cpu(READ_ONCE(h->low_key));
 	s->high = le64_to_cpu(READ_ONCE(h->high_key));
+	s->node_no = le32_to_cpu(READ_ONCE(h->node_no));
 	s->right = le32_to_cpu(READ_ONCE(h->right));
 	s->count = le16_to_cpu(READ_ONCE(h->count));
 	s->level = READ_ONCE(h->level);
 	s->flags = READ_ONCE(h->flags);
 }
 
-/* Where @key goes from a node expected at @level. */
-static inline int hsnap_route(const struct hsnap *s, u64 key, u32 level)
+/*
+ * Where @key goes from node @n, expected at @level.  A node that does not
+ * carry its own number was never written (all zeroes, which would pass as
+ * an open-fenced empty leaf): the number did not come from the tree.
+ */
+static inline int hsnap_route(const struct hsnap *s, u32 n, u64 key,
+			      u32 level)
 {
-	if (s->level != level || key < s->low ||
+	if (s->node_no != n || s->level != level || key < s->low ||
 	    (s->flags & (ORDO_NODE_F_FREE | ORDO_NODE_F_SUPER)))
 		return ROUTE_STALE;
 	if ((s->flags & ORDO_NODE_F_HAS_HIGH) && key >= s->high)
@@ -177,7 +184,7 @@ restart:
 		}
 		v = ordo_node_read_begin(h);
 		hsnap_read(h, &s);
-		route = hsnap_route(&s, key, lvl);
+		route = hsnap_route(&s, n, key, lvl);
 		if (route == ROUTE_HERE) {
 			const __le32 *ch = ordo_inner_cchildren(h, &t->geo);
 
@@ -219,7 +226,7 @@ static int lock_covering(struct ordo_tree *t, u32 *np, u64 key, u32 level,
 			return -EIO;
 		ordo_node_lock(h);
 		hsnap_read(h, &s);
-		route = hsnap_route(&s, key, level);
+		route = hsnap_route(&s, n, key, level);
 		if (route == ROUTE_HERE) {
 			*np = n;
 			*hp = h;
@@ -689,7 +696,7 @@ int ordo_tree_get(struct ordo_tree *t, u64 key, void *value)
 			return -EIO;
 		v = ordo_node_read_begin(h);
 		hsnap_read(h, &s);
-		route = hsnap_route(&s, key, 0);
+		route = hsnap_route(&s, n, key, 0);
 		if (route == ROUTE_HERE) {
 			u32 cnt = hsnap_count(t, &s);
 			u32 pos = ordo_keys_lower_bound(ordo_node_ckeys(h), cnt,
@@ -751,7 +758,7 @@ int ordo_tree_scan(struct ordo_tree *t, u64 start, u32 n, u64 *keys,
 			return -EIO;
 		v = ordo_node_read_begin(h);
 		hsnap_read(h, &s);
-		route = hsnap_route(&s, from, 0);
+		route = hsnap_route(&s, node, from, 0);
 		if (route == ROUTE_HERE) {
 			const __le64 *k = ordo_node_ckeys(h);
 			u32 cnt = hsnap_count(t, &s);
@@ -849,7 +856,7 @@ int ordo_leaf_iter_next(struct ordo_leaf_iter *it, struct ordo_leaf_snap *snap)
 			return -EIO;
 		v = ordo_node_read_begin(h);
 		hsnap_read(h, &s);
-		route = hsnap_route(&s, it->next_key, 0);
+		route = hsnap_route(&s, n, it->next_key, 0);
 		if (route == ROUTE_HERE) {
 			cnt = hsnap_count(t, &s);
 			for (i = 0; i < cnt; i++)
@@ -1189,7 +1196,7 @@ int ordo_tree_retire_empty(struct ordo_tree *t, u32 max, u32 *retired)
 		hsnap_read(h, &s);
 		if (ordo_node_read_retry(h, v))
 			continue;
-		route = hsnap_route(&s, from, 0);
+		route = hsnap_route(&s, n, from, 0);
 		if (route == ROUTE_STALE) {
 			prev = 0;
 			err = descend(t, from, 0, NULL, NULL, &n);

@@ -663,6 +663,47 @@ static int t_leaf_iter(void)
 	return 0;
 }
 
+/*
+ * The leaf iterator keeps a node number between calls, the one way a local
+ * seqlock reader starts from a number the tree did not just hand it.  Given
+ * a never-written node (all zeroes: level 0, version 0, open fences, as an
+ * empty leaf would look) or an inner node, it must notice and descend: a
+ * reader that skipped the node_no check returns an empty leaf.
+ */
+static int t_local_stale_numbers(void)
+{
+	struct ordo_leaf_snap s;
+	struct ordo_leaf_iter it;
+	struct ordo_tree t;
+	u32 blank = 0, n, bad[2], k;
+	u64 v = 0, i;
+
+	CHECK(!tree_new(&t, 8, 8, 1 << 16, 8 << 20));
+	for (i = 0; i < 200; i++)
+		CHECK(!ordo_tree_put(&t, i * 2, &v));
+	CHECK(t.height >= 2);
+	for (n = t.pool.nodes_per_chunk - 1; n > 0 && !blank; n--) {
+		const struct ordo_node_hdr *h = ordo_pool_node(&t.pool, n);
+
+		if (h && !h->version && !h->node_no)
+			blank = n;
+	}
+	CHECK(blank);
+	bad[0] = blank;
+	bad[1] = t.root;
+	for (k = 0; k < 2; k++) {
+		CHECK(!ordo_leaf_iter_start(&it, &t, 201));
+		it.next_node = bad[k];
+		CHECK_EQ(ordo_leaf_iter_next(&it, &s), 1);
+		CHECK(s.node_no != bad[k]);
+		CHECK(s.count > 0);
+		CHECK(s.low_key <= 201 && (!s.has_high || 201 < s.high_key));
+		ordo_leaf_iter_end(&it);
+	}
+	ordo_tree_destroy(&t);
+	return 0;
+}
+
 static int t_superblock(void)
 {
 	struct ordo_super_info si;
@@ -880,6 +921,7 @@ int main(void)
 	run("ENOMEM leaves the store intact", t_enomem);
 	run("incarnation and split hook", t_incarnation);
 	run("leaf iterator", t_leaf_iter);
+	run("local readers refuse numbers of other nodes", t_local_stale_numbers);
 	run("superblock bootstrap", t_superblock);
 	run("client walk from raw copies", t_client_walk);
 	run("pool reserve/take/free", t_pool);
