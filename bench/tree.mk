@@ -16,3 +16,16 @@ $(BUILD)/bench/tree_bench: bench/tree_bench.c $(BENCH_TREE_SRCS) \
 bench/results/tree.json: $(BUILD)/bench/tree_bench
 	@mkdir -p $(dir $@)
 	$< --json > $@.tmp && mv $@.tmp $@
+
+# Value sizes of issue #12 (100 B rounds up to 104: today's values are a
+# multiple of 8), at the default geometry and at the largest one.
+BENCH_RESULTS += bench/results/tree_values.json bench/results/tree_values_255.json
+
+bench/results/tree_values.json: $(BUILD)/bench/tree_bench
+	@mkdir -p $(dir $@)
+	$< --keys 1000000 --value-size 8,104,1000 --json > $@.tmp && mv $@.tmp $@
+
+bench/results/tree_values_255.json: $(BUILD)/bench/tree_bench
+	@mkdir -p $(dir $@)
+	$< --keys 100000 --slots 255 --value-size 8,1024 --json > $@.tmp && \
+		mv $@.tmp $@
