@@ -91,6 +91,7 @@ static void client_get(const struct ordo_model *m, const uint8_t *pool,
 	uint8_t copy[16384];
 	const struct ordo_node_hdr *h = (const void *)copy;
 	struct ordo_pred pr;
+	struct ordo_tt e;
 	uint32_t n, c;
 
 	w->gets++;
@@ -98,14 +99,13 @@ static void client_get(const struct ordo_model *m, const uint8_t *pool,
 		return;
 	/* The candidates (one batch), then right links. */
 	for (c = 0; c < pr.ncand; c++) {
-		n = pr.ent[c].leaf;
+		n = ordo_pred_ent(&pr, c).leaf;
 		read_leaf(copy, pool, sb, n);
 		w->leaves++;
 		if (key < le64_to_cpu(h->low_key) && c == 0 &&
-		    ordo_pred_try(&pr, pr.ncand)) {
+		    ordo_pred_try(&pr, pr.ncand, &e)) {
 			/* A tie settled right: the leaf before. */
-			read_leaf(copy, pool, sb,
-				  ordo_pred_try(&pr, pr.ncand)->leaf);
+			read_leaf(copy, pool, sb, e.leaf);
 			w->leaves++;
 			break;
 		}
@@ -113,8 +113,9 @@ static void client_get(const struct ordo_model *m, const uint8_t *pool,
 		    key < le64_to_cpu(h->high_key))
 			break;
 	}
-	if (c < pr.ncand &&
-	    !ordo_tt_inca_matches(&pr.ent[c], le32_to_cpu(h->incarnation)))
+	if (c < pr.ncand && (e = ordo_pred_ent(&pr, c),
+			     !ordo_tt_inca_matches(&e,
+						   le32_to_cpu(h->incarnation))))
 		w->stale++;
 	while ((h->flags & ORDO_NODE_F_HAS_HIGH) &&
 	       key >= le64_to_cpu(h->high_key) && h->right) {
@@ -185,6 +186,7 @@ static void report(const char *phase, int fd, const uint8_t *pool,
 	struct ordo_model *m;
 	struct walk w = { 0 };
 	size_t i, step = n / SAMPLE ? n / SAMPLE : 1;
+	uint64_t cbytes;
 	int ret;
 
 	if (ioctl(fd, ORDO_IOC_MODEL_INFO, &mi))
@@ -197,11 +199,17 @@ static void report(const char *phase, int fd, const uint8_t *pool,
 		die("superblock", ret);
 	for (i = 0; i < n; i += step)
 		client_get(m, pool, &sb, keys[i], &w);
+	/* The cache as libordo holds it: packed, after the walk's checks. */
+	ret = ordo_model_pack(m);
+	if (ret)
+		die("pack", ret);
+	cbytes = ordo_model_mem_bytes(m);
 	printf("  \"%s\": {\"version\": %" PRIu64 ", \"keys\": %zu, "
 	       "\"sub_models\": %u, \"tt_entries\": %u, "
 	       "\"model_bytes\": %" PRIu64 ", \"tt_bytes\": %" PRIu64 ", "
 	       "\"region_bytes\": %" PRIu64 ", "
 	       "\"client_cache_bytes_per_key\": %.3f, "
+	       "\"published_bytes_per_key\": %.3f, "
 	       "\"err_pos_avg\": %.3f, \"err_pos_max\": %" PRIu64 ", "
 	       "\"err_leaf_avg\": %.3f, \"err_leaf_max\": %" PRIu64 ", "
 	       "\"window_avg_leaves\": %.3f, \"one_leaf_share\": %.6f, "
@@ -212,6 +220,7 @@ static void report(const char *phase, int fd, const uint8_t *pool,
 	       phase, (uint64_t)mi.version, nkeys_store, mi.sub_models, mi.tt_entries,
 	       (uint64_t)mi.model_bytes, (uint64_t)mi.tt_bytes,
 	       (uint64_t)mi.region_bytes,
+	       (double)cbytes / nkeys_store,
 	       (double)(mi.model_bytes + mi.tt_bytes) / nkeys_store,
 	       mi.err_pos_avg_milli / 1000.0, (uint64_t)mi.err_pos_max,
 	       mi.err_leaf_avg_milli / 1000.0, (uint64_t)mi.err_leaf_max,

@@ -328,6 +328,7 @@ struct metrics {
 	u64 model_bytes;
 	u64 tt_bytes;
 	u64 region_bytes;
+	u64 client_bytes;
 	double inner_bytes;
 	double train_s;
 	double eval_s;
@@ -413,6 +414,8 @@ static void hist_range(struct metrics *mt, u32 eps)
 	mt->hist_step = 8 * e / HIST_BINS;
 }
 
+static u64 client_copy_bytes(const struct ordo_model *m);
+
 static void measure(const struct ordo_model *m, const struct snap *p,
 		    u32 stride, u32 hist_stride, struct metrics *mt)
 {
@@ -428,6 +431,7 @@ static void measure(const struct ordo_model *m, const struct snap *p,
 	mt->model_bytes = mt->st.model_bytes;
 	mt->tt_bytes = mt->st.tt_bytes;
 	mt->region_bytes = ordo_region_bytes(m);
+	mt->client_bytes = client_copy_bytes(m);
 	mt->inner_bytes = inner_bytes(p->n);
 	if (hist_stride)
 		histogram(m, p, hist_stride, mt);
@@ -452,14 +456,19 @@ static void j_metrics(const char *name, const struct metrics *mt,
 		"\"tt_entries\": %u,\n", mt->nsub, mt->eps / 256.0,
 		st->nleaves);
 	fprintf(out, "        \"model_bytes\": %llu, \"tt_bytes\": %llu, "
-		"\"region_bytes\": %llu,\n",
+		"\"region_bytes\": %llu, \"client_copy_bytes\": %llu,\n",
 		(unsigned long long)mt->model_bytes,
 		(unsigned long long)mt->tt_bytes,
-		(unsigned long long)mt->region_bytes);
+		(unsigned long long)mt->region_bytes,
+		(unsigned long long)mt->client_bytes);
 	fprintf(out, "        \"inner_node_bytes\": %.0f, "
 		"\"model_pct_of_inner\": %.4f, "
-		"\"client_bytes_per_key\": %.4f,\n", mt->inner_bytes,
+		"\"client_bytes_per_key\": %.4f, "
+		"\"client_pct_of_inner\": %.4f, "
+		"\"published_bytes_per_key\": %.4f,\n", mt->inner_bytes,
 		100.0 * mt->model_bytes / mt->inner_bytes,
+		(double)mt->client_bytes / mt->keys,
+		100.0 * mt->client_bytes / mt->inner_bytes,
 		(double)(mt->model_bytes + mt->tt_bytes) / mt->keys);
 	fprintf(out, "        \"keys_evaluated\": %llu, \"wrong_leaf\": %llu, "
 		"\"leaves_per_get\": %.4f, \"one_leaf_share\": %.6f, "
@@ -623,7 +632,7 @@ static void bench_lookup(const struct ordo_model *m, const struct snap *a,
 		struct ordo_pred p;
 
 		if (!ordo_model_lookup(m, keys[i], &p))
-			sum += p.ent->leaf;
+			sum += ordo_pred_ent(&p, 0).leaf;
 	}
 	*model_ns = (now() - t) * 1e9 / n;
 	t = now();
@@ -637,7 +646,7 @@ static void bench_lookup(const struct ordo_model *m, const struct snap *a,
 		struct ordo_pred p;
 
 		for (j = 0; !ordo_model_lookup(m, keys[i], &p) &&
-		     j < p.ncand && p.ent[j].leaf != want;)
+		     j < p.ncand && ordo_pred_ent(&p, j).leaf != want;)
 			j++;
 		if (ordo_model_lookup(m, keys[i], &p) || j == p.ncand) {
 			fprintf(stderr, "model_bench: lookup and search "
@@ -948,7 +957,8 @@ static void j_stream(const char *name, u64 bulk, u64 n,
 
 /*
  * Client side: load a region image and spot-check it against the master.
- * The copy, as a client holds it, goes to @cp.
+ * The copy, as a client holds it (packed, as libordo keeps it), goes to
+ * @cp.
  */
 static double client_load(const struct ordo_model *m,
 			  const struct ordo_region *rg, u64 size,
@@ -965,7 +975,7 @@ static double client_load(const struct ordo_model *m,
 		memcpy(img + off, rg->chunks[off / csize],
 		       size - off < csize ? size - off : csize);
 	t = now();
-	err = ordo_model_from_image(&c, img, size);
+	err = ordo_model_load_image(&c, img, size, true);
 	t = now() - t;
 	if (err) {
 		fprintf(stderr, "model_bench: from_image: %d\n", err);
@@ -976,7 +986,8 @@ static double client_load(const struct ordo_model *m,
 		u64 k = rnd();
 
 		if (ordo_model_lookup(m, k, &a) || ordo_model_lookup(c, k, &b) ||
-		    a.ent->leaf != b.ent->leaf || a.win_lo != b.win_lo ||
+		    ordo_pred_ent(&a, 0).leaf != ordo_pred_ent(&b, 0).leaf ||
+		    a.win_lo != b.win_lo ||
 		    a.ncand != b.ncand) {
 			fprintf(stderr, "model_bench: client copy differs\n");
 			exit(3);
@@ -985,6 +996,29 @@ static double client_load(const struct ordo_model *m,
 	*cp = c;
 	free(img);
 	return t;
+}
+
+/*
+ * What a client's copy of @m holds in memory (ordo_model_mem_bytes(): its
+ * pivots, sub-models, search levels and packed TT), loaded from the image
+ * as libordo loads it.
+ */
+static u64 client_copy_bytes(const struct ordo_model *m)
+{
+	struct ordo_model *c;
+	struct region rg;
+	u64 bytes;
+
+	region_alloc(&rg, ordo_region_bytes(m));
+	if (ordo_region_write(&rg.rg, m)) {
+		fprintf(stderr, "model_bench: region write failed\n");
+		exit(3);
+	}
+	client_load(m, &rg.rg, ordo_region_bytes(m), &c);
+	bytes = ordo_model_mem_bytes(c);
+	ordo_model_free(c);
+	region_free(&rg);
+	return bytes;
 }
 
 static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
@@ -1094,7 +1128,7 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 		probes++;
 		/* As a client: a candidate whose fences hold the key answers. */
 		for (c = 0; c < pr.ncand; c++) {
-			at = byno[pr.ent[c].leaf];
+			at = byno[ordo_pred_ent(&pr, c).leaf];
 			if (at == want)
 				break;
 		}

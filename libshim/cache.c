@@ -36,8 +36,7 @@
 struct shim_past {
 	uint64_t low;
 	uint32_t leaf;
-	uint16_t inca;
-	uint16_t head;
+	uint32_t head;
 };
 
 /**
@@ -135,14 +134,13 @@ static void past_cut(struct shim_cache *c, uint32_t i, uint32_t n)
 static void past_trim(struct shim_cache *c, bool keep_head)
 {
 	const struct ordo_model *m = c->m;
-	const struct ordo_tt *last;
+	struct ordo_tt last;
 	uint32_t i, j, n = 0;
 
 	if (!c->npast)
 		return;
-	last = m ? ordo_model_tt(m, m->nsub - 1, m->subs[m->nsub - 1].ntt - 1) :
-		   NULL;
-	i = last ? past_index(c, last->leaf) : c->npast;
+	i = m && ordo_model_tt(m, m->nsub - 1, m->subs[m->nsub - 1].ntt - 1,
+			       &last) ? past_index(c, last.leaf) : c->npast;
 	for (j = 0; j < c->npast; j++)
 		if (j > i || (keep_head && c->past[j].head))
 			c->past[n++] = c->past[j];
@@ -219,7 +217,7 @@ static int load_model(struct ordo *o, bool learned, struct ordo_model **mp,
 			return -ENOMEM;
 		ret = o->be->bulk(o, SHIM_MODEL, lay.base, img, len);
 		if (!ret && learned)
-			ret = ordo_model_from_image(mp, img, len);
+			ret = ordo_model_load_image(mp, img, len, true);
 		else if (!ret)
 			ret = shim_dec_model_only(&lay, img, len, mp, starts,
 						  tt_off);
@@ -261,6 +259,8 @@ static int refresh_top(struct ordo *o, const struct ordo_model_layout *lay,
 		ret = -EBADMSG;
 	if (!ret)
 		ret = ordo_model_load_top(&m, img, lay->model_size);
+	if (!ret)
+		ret = ordo_model_pack(m);
 	if (ret)
 		goto out;
 	il.base = lay->base;
@@ -510,8 +510,7 @@ static int past_find(const struct shim_cache *c, uint64_t key)
 
 static struct ordo_tt past_ent(const struct shim_past *e)
 {
-	return (struct ordo_tt){ .leaf = e->leaf,
-				 .code_inca = e->inca << ORDO_TT_INCA_SHIFT };
+	return (struct ordo_tt){ .leaf = e->leaf };
 }
 
 /*
@@ -542,8 +541,8 @@ static bool past_pick(const struct shim_cache *c, uint64_t key, bool head,
  * shim_cache_lookup() - the leaves the learned cache names for a key
  * @o: handle
  * @key: key
- * @p: prediction (sub-model, first candidate, candidates); @p->ent is
- *	set to NULL
+ * @p: prediction (sub-model, first candidate, candidates); @p->m is
+ *	set to NULL (the copy may go once the lock is dropped)
  * @ents: copies of the first min(@p->ncand, @max) candidates' TT entries
  * @max: room in @ents, at least 1
  * @left: NULL, or a copy of the entry before the first candidate (its
@@ -576,18 +575,15 @@ int shim_cache_lookup(struct ordo *o, uint64_t key, struct ordo_pred *p,
 	if (m)
 		ret = ordo_model_lookup(m, key, p);
 	if (!ret) {
-		const struct ordo_tt first = p->ent[0];
-		const struct ordo_tt last = p->ent[p->ncand - 1];
+		const struct ordo_tt first = ordo_pred_ent(p, 0);
+		const struct ordo_tt last = ordo_pred_ent(p, p->ncand - 1);
+		uint32_t i;
 
-		memcpy(ents, p->ent,
-		       sizeof(*ents) * (p->ncand < max ? p->ncand : max));
-		if (left) {
-			const struct ordo_tt *e = ordo_pred_try(p, p->ncand);
-
-			*left = e ? *e : (struct ordo_tt){
-				.leaf = ORDO_NODE_NONE };
-		}
-		p->ent = NULL;
+		for (i = 0; i < p->ncand && i < max; i++)
+			ents[i] = ordo_pred_ent(p, i);
+		if (left && !ordo_pred_try(p, p->ncand, left))
+			*left = (struct ordo_tt){ .leaf = ORDO_NODE_NONE };
+		p->m = NULL;
 		if (edge) {
 			bool tail = p->sub == m->nsub - 1 &&
 				    p->lln + p->ncand >= m->subs[p->sub].ntt;
@@ -608,8 +604,8 @@ int shim_cache_lookup(struct ordo *o, uint64_t key, struct ordo_pred *p,
 /**
  * shim_cache_past_add() - remember a leaf a GET found at a model's edge
  * @o: handle
- * @low: the leaf's low fence, @leaf its node number, @inca its
- *	incarnation, as a validated copy showed them
+ * @low: the leaf's low fence, @leaf its node number, as a validated copy
+ *	showed them
  * @head: found right of the model's first leaf (else past its last)
  *
  * A leaf already known by number or by low fence is replaced; when the
@@ -618,10 +614,10 @@ int shim_cache_lookup(struct ordo *o, uint64_t key, struct ordo_pred *p,
  * model, and each leaf's checks decide as for TT entries.
  */
 void shim_cache_past_add(struct ordo *o, uint64_t low, uint32_t leaf,
-			 uint32_t inca, bool head)
+			 bool head)
 {
 	struct shim_cache *c = o->cache;
-	struct shim_past e = { low, leaf, inca & ORDO_TT_INCA_MASK, head };
+	struct shim_past e = { low, leaf, head };
 	uint32_t i;
 	int at;
 
@@ -681,7 +677,6 @@ int shim_cache_next(struct ordo *o, uint32_t *sub, uint32_t *lln,
 		    struct ordo_tt *ent)
 {
 	struct shim_cache *c = o->cache;
-	const struct ordo_tt *t;
 	int ret = -ENODATA;
 
 	if (!c || c->mode != ORDO_MODE_LEARNED)
@@ -689,10 +684,7 @@ int shim_cache_next(struct ordo *o, uint32_t *sub, uint32_t *lln,
 	pthread_rwlock_rdlock(&c->lock);
 	if (c->m && ordo_model_has_sub(c->m, *sub)) {
 		ret = ordo_model_next(c->m, sub, lln);
-		t = ret ? NULL : ordo_model_tt(c->m, *sub, *lln);
-		if (t)
-			*ent = *t;
-		else if (!ret)
+		if (!ret && !ordo_model_tt(c->m, *sub, *lln, ent))
 			ret = -ENODATA;
 	}
 	pthread_rwlock_unlock(&c->lock);

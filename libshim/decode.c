@@ -51,7 +51,6 @@ uint32_t shim_enc_req(uint8_t *body, const struct shim_req *q)
 		if (q->hint_leaf) {
 			kv->flags = ORDO_WIRE_KV_HINT;
 			kv->hint_leaf = htole32(q->hint_leaf);
-			kv->hint_incarnation = htole32(q->hint_inca);
 		}
 		if (q->len)
 			memcpy(kv + 1, q->val, q->len);

@@ -110,7 +110,6 @@ struct shim_scan_rep {
  * @val: PUT, INSERT, UPDATE: @len bytes of value.
  * @len: bytes at @val, at most the store's value size (0: none).
  * @hint_leaf: UPDATE: the leaf the cache names, or 0 for no hint.
- * @hint_inca: its incarnation.
  * @count: SCAN: pairs wanted.
  * @epoch: LOOKUP: the cached model's epoch.
  * @flags: LOOKUP: ORDO_WIRE_LOOKUP_* bits.
@@ -121,7 +120,6 @@ struct shim_req {
 	const void *val;
 	uint32_t len;
 	uint32_t hint_leaf;
-	uint32_t hint_inca;
 	uint32_t count;
 	uint64_t epoch;
 	uint32_t flags;

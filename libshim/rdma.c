@@ -55,7 +55,6 @@ static int encode_call(struct ordo *o, uint32_t slot, const struct shim_call *c,
 		.val = c->val,
 		.len = c->len,
 		.hint_leaf = c->hint_leaf,
-		.hint_inca = c->hint_inca,
 		.count = c->count,
 	};
 	uint8_t *b;

@@ -5,9 +5,9 @@
  * GET (learned): the cache names one leaf, or a few adjacent ones when the
  * key's fence code ties with theirs; one batch of READs; each copy is
  * validated (checksum, node number, level, fences) and the one whose
- * fences hold the key answers.  A leaf whose incarnation no longer matches
- * the TT entry still answers if its fences hold the key; if the key moved
- * right in a split, the right sibling is read once (speculation).
+ * fences hold the key answers.  A leaf that split since the TT was trained
+ * still answers if its fences hold the key; if the key moved right in the
+ * split, the right sibling is read once (speculation).
  * Anything else falls back to one LOOKUP call, which also refreshes the
  * key's sub-model.  model-only reads the TT window first; walk descends
  * from the root (Cell), inner nodes cached.  SCAN finds its first leaf the
@@ -87,14 +87,10 @@ static void take_cands(struct ordo *o, struct shim_op *op,
 	uint32_t i;
 
 	op->st.left = left ? left->leaf : ORDO_NODE_NONE;
-	op->st.left_inca = left ? ordo_tt_inca(left) : 0;
-
 	if (n > slot_nodes(o))
 		n = slot_nodes(o);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		op->st.pend_nodes[i] = ents[i].leaf;
-		op->st.pend_inca[i] = ordo_tt_inca(&ents[i]);
-	}
 	op->st.ncand = n;
 }
 
@@ -237,22 +233,19 @@ static void past_note(struct ordo *o, struct shim_op *op, uint32_t at)
 	if (op->st.edge)
 		shim_cache_past_add(o, le64toh(h->low_key),
 				    op->st.pend_nodes[at],
-				    le32toh(h->incarnation),
 				    op->st.edge == SHIM_EDGE_HEAD);
 }
 
-/* Candidate @at answered: a stale incarnation queues a refresh. */
+/*
+ * Candidate @at answered.  A leaf split since the TT was trained still
+ * answers for the keys it kept; the keys that moved right send their GETs
+ * one leaf further, which queues the refresh (the cache's entries carry no
+ * incarnation to notice the split earlier).
+ */
 static int get_cand_done(struct ordo *o, struct shim_op *op, uint32_t at)
 {
-	const struct ordo_node_hdr *h = (const void *)slot_node(o, op, at);
-
 	past_note(o, op, at);
-	/* At an edge, a split (new incarnation) is what past_note() is for. */
-	if (op->st.has_pred && !op->st.edge && !o->cache_frozen &&
-	    op->st.pend_inca[at] !=
-	    (le32toh(h->incarnation) & ORDO_TT_INCA_MASK))
-		shim_cache_mark_stale(o, op->st.sub);
-	return get_done(o, op, h);
+	return get_done(o, op, (const void *)slot_node(o, op, at));
 }
 
 static int get_fallback_done(struct ordo *o, struct shim_op *op)
@@ -310,7 +303,6 @@ static int get_leaf_read(struct ordo *o, struct shim_op *op)
 		/* A key absent at training, past a tie settled right. */
 		op->st.right_done = true;
 		op->st.pend_nodes[0] = op->st.left;
-		op->st.pend_inca[0] = op->st.left_inca;
 		op->st.ncand = 1;
 		op->st.left = ORDO_NODE_NONE;
 		o->cnt.speculative_reads++;
@@ -749,7 +741,6 @@ static int write_start(struct ordo *o, struct shim_op *op)
 	    !shim_cache_lookup(o, r->key, &p, &ent, 1, NULL, NULL) &&
 	    p.ncand == 1) {
 		op->call.hint_leaf = ent.leaf;
-		op->call.hint_inca = ordo_tt_inca(&ent);
 	}
 	return call_start(o, op, write_done);
 }

@@ -63,7 +63,6 @@ struct shim_io {
  * @val: writes: the value; @len bytes.
  * @len: bytes at @val.
  * @hint_leaf: UPDATE: the leaf the cache names (0: no hint).
- * @hint_inca: its incarnation.
  * @count: SCAN: pairs wanted.
  * @out_val: GET/LOOKUP: value_size bytes of destination, or NULL.
  * @out_keys: SCAN: room for @count keys.
@@ -80,7 +79,6 @@ struct shim_call {
 	const void *val;
 	size_t len;
 	uint32_t hint_leaf;
-	uint32_t hint_inca;
 	void *out_val;
 	uint64_t *out_keys;
 	void *out_vals;
@@ -158,9 +156,8 @@ struct shim_op {
 		uint64_t fence;
 		bool has_pred, right_done, nocache;
 		uint8_t edge;	/* SHIM_EDGE_* of the learned lookup */
-		uint32_t ncand, left, left_inca;
+		uint32_t ncand, left;
 		uint32_t pend_nodes[SHIM_BATCH_MAX];
-		uint32_t pend_inca[SHIM_BATCH_MAX];
 		struct shim_window win;
 		int (*leaf_done)(struct ordo *o, struct shim_op *op,
 				 const void *leaf);
@@ -276,7 +273,7 @@ int shim_cache_lookup(struct ordo *o, uint64_t key, struct ordo_pred *p,
 		      struct ordo_tt *ents, uint32_t max, struct ordo_tt *left,
 		      uint8_t *edge);
 void shim_cache_past_add(struct ordo *o, uint64_t low, uint32_t leaf,
-			 uint32_t inca, bool head);
+			 bool head);
 void shim_cache_past_drop(struct ordo *o, uint32_t leaf);
 int shim_cache_next(struct ordo *o, uint32_t *sub, uint32_t *lln,
 		    struct ordo_tt *ent);

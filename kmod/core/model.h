@@ -94,32 +94,55 @@ struct ordo_tt {
 #define ORDO_SUB_NO_TT		U32_MAX
 
 /**
- * struct ordo_sub - native sub-model
- * @mant: slope mantissa.
- * @sum: checksum of the published descriptor and slice.
- * @tt: index of the first TT entry in ordo_model.tt, or %ORDO_SUB_NO_TT
+ * struct ordo_sub - native sub-model: what a lookup needs (24 bytes, the
+ *	bulk of a client copy after the TT)
+ * @slope: the descriptor's slope word: mantissa in the low
+ *	%ORDO_MODEL_MANT_BITS bits, shift above (ordo_sub_mant(),
+ *	ordo_sub_shift()).
+ * @tt: index of the first TT entry in the model's TT, or %ORDO_SUB_NO_TT
  *	while a client has not loaded the slice.
  * @ntt: leaves (TT entries) of the sub-model.
- * @cap: TT slots reserved at @tt.
  * @gen: patch generation within the epoch.
  * @over: error bound ahead, 1/256 leaf.
  * @under: error bound behind, 1/256 leaf.
- * @shift: slope shift.
- * @tied: trainer only: two fences share a grid cell (a retraining could
- *	not cut the run), so some keys have several candidate leaves.
  */
 struct ordo_sub {
-	u64 mant;
-	u64 sum;
+	u64 slope;
 	u32 tt;
 	u32 ntt;
-	u32 cap;
 	u32 gen;
 	u16 over;
 	u16 under;
-	u8 shift;
+};
+
+/**
+ * struct ordo_sub_meta - the trainer's bookkeeping of a sub-model
+ * @sum: checksum of the published descriptor and slice.
+ * @cap: TT slots reserved at the sub-model's tt.
+ * @tied: two fences share a grid cell (a retraining could not cut the
+ *	run), so some keys have several candidate leaves.
+ */
+struct ordo_sub_meta {
+	u64 sum;
+	u32 cap;
 	u8 tied;
 };
+
+static inline u64 ordo_sub_mant(const struct ordo_sub *s)
+{
+	return s->slope & ORDO_MODEL_MANT_MASK;
+}
+
+static inline u32 ordo_sub_shift(const struct ordo_sub *s)
+{
+	return s->slope >> ORDO_MODEL_MANT_BITS;
+}
+
+static inline void ordo_sub_set_slope(struct ordo_sub *s, u64 mant, u32 shift)
+{
+	s->slope = (mant & ORDO_MODEL_MANT_MASK) |
+		   ((u64)shift << ORDO_MODEL_MANT_BITS);
+}
 
 /*
  * Pivot search levels of a client copy: level l + 1 holds every
@@ -132,6 +155,15 @@ struct ordo_sub {
 
 /* ordo_model.flags */
 #define ORDO_MODEL_F_COMPACT	0x1	/* client copy: TT may be compacted */
+#define ORDO_MODEL_F_PACKED	0x2	/* TT in @ttp, without incarnations */
+
+/*
+ * A packed TT entry: the leaf (4 bytes) and the fence code with its tie
+ * flag (3 bytes), little-endian; the incarnation bits are dropped.  A
+ * client needs them for nothing the leaf's fences do not settle, and a
+ * TT is the bulk of its cache: 7 bytes per leaf instead of 8.
+ */
+#define ORDO_TT_PACKED_SIZE	7
 
 /**
  * struct ordo_model - a model in memory (trainer's master or client copy)
@@ -152,7 +184,15 @@ struct ordo_sub {
  * @pivots: sorted pivots of [@first, @nsub) (room for nsub_cap); keys
  *	below pivots[@first] belong to sub-model @first, at position 0.
  * @subs: the sub-models (room for nsub_cap).
+ * @base: the first sub-model @pivots and @subs hold: 0, or a client
+ *	copy's @first (it keeps none of the room below; both pointers then
+ *	sit @base entries before their allocations).
+ * @meta: the trainer's per sub-model bookkeeping (room for nsub_cap);
+ *	NULL in a client copy, whose slices hold exactly ntt slots.
  * @tt: the TT entries; the trainer's copy mirrors the region's indices.
+ *	NULL in a packed copy.
+ * @ttp: a packed copy's TT entries (%ORDO_TT_PACKED_SIZE bytes each),
+ *	else NULL.
  * @levels: client copies only (NULL in the trainer's, whose pivots move):
  *	the pivot search levels, level 1 first; see ordo_model_index_top().
  * @nlevels: levels above the pivots in @levels (0: plain binary search).
@@ -175,7 +215,10 @@ struct ordo_model {
 	u32 trained_leaves;
 	u64 *pivots;
 	struct ordo_sub *subs;
+	u32 base;
+	struct ordo_sub_meta *meta;
 	struct ordo_tt *tt;
+	u8 *ttp;
 	u64 *levels;
 	u32 nlevels;
 	u32 level_off[ORDO_PIVOT_LEVELS + 1];
@@ -191,7 +234,8 @@ struct ordo_model {
  *	than one when fence codes equal the key's.
  * @win_lo: first logical leaf of the error window.
  * @win_hi: last logical leaf of the error window.
- * @ent: TT entry of @lln (the others follow it).
+ * @tti: index of @lln's TT entry in @m (the others follow it).
+ * @m: the model looked up (read the entries with ordo_pred_ent()).
  */
 struct ordo_pred {
 	u32 sub;
@@ -199,7 +243,8 @@ struct ordo_pred {
 	u32 ncand;
 	u32 win_lo;
 	u32 win_hi;
-	const struct ordo_tt *ent;
+	u32 tti;
+	const struct ordo_model *m;
 };
 
 /**
@@ -369,21 +414,53 @@ static inline bool ordo_tt_inca_matches(const struct ordo_tt *e, u32 inca)
 }
 
 /**
+ * ordo_model_tt_at() - a TT entry by its index in the model's TT
+ * @m: model
+ * @i: index, below @m->tt_cap
+ *
+ * Return: the entry; a packed copy's has incarnation bits 0.
+ */
+static inline struct ordo_tt ordo_model_tt_at(const struct ordo_model *m,
+					      u32 i)
+{
+	const u8 *b;
+	struct ordo_tt e;
+
+	if (!m->ttp)
+		return m->tt[i];
+	b = m->ttp + (size_t)i * ORDO_TT_PACKED_SIZE;
+	e.leaf = b[0] | (u32)b[1] << 8 | (u32)b[2] << 16 | (u32)b[3] << 24;
+	e.code_inca = b[4] | (u32)b[5] << 8 | (u32)b[6] << 16;
+	return e;
+}
+
+/* The entry of candidate @i of a lookup (0 .. ncand - 1). */
+static inline struct ordo_tt ordo_pred_ent(const struct ordo_pred *p, u32 i)
+{
+	return ordo_model_tt_at(p->m, p->tti + i);
+}
+
+/**
  * ordo_pred_try() - the @i-th TT entry to try for a lookup's key
  * @p: the lookup
  * @i: 0 .. @p->ncand - 1: the candidates; @p->ncand: the leaf before them
+ * @e: out: the entry
  *
  * A key absent at training may lie one leaf left of the candidates (a
  * tie settled for the right); logical leaf 0 has none before it.
  *
- * Return: the entry, or NULL past them.
+ * Return: true with @e set, false past them.
  */
-static inline const struct ordo_tt *ordo_pred_try(const struct ordo_pred *p,
-						  u32 i)
+static inline bool ordo_pred_try(const struct ordo_pred *p, u32 i,
+				 struct ordo_tt *e)
 {
 	if (i < p->ncand)
-		return &p->ent[i];
-	return i == p->ncand && p->lln ? &p->ent[-1] : NULL;
+		*e = ordo_pred_ent(p, i);
+	else if (i == p->ncand && p->lln)
+		*e = ordo_model_tt_at(p->m, p->tti - 1);
+	else
+		return false;
+	return true;
 }
 
 /* model_predict.c: shared math, lookup and parsing (no trainer needed) */
@@ -405,8 +482,10 @@ bool ordo_model_sub_domain(const struct ordo_model *m, u32 sub, u64 *lo,
 int ordo_model_lookup(const struct ordo_model *m, u64 key,
 		      struct ordo_pred *p);
 int ordo_model_next(const struct ordo_model *m, u32 *sub, u32 *lln);
-const struct ordo_tt *ordo_model_tt(const struct ordo_model *m, u32 sub,
-				    u32 lln);
+bool ordo_model_tt(const struct ordo_model *m, u32 sub, u32 lln,
+		   struct ordo_tt *e);
+int ordo_model_pack(struct ordo_model *m);
+u64 ordo_model_mem_bytes(const struct ordo_model *m);
 struct ordo_model *ordo_model_alloc(u32 nsub, u32 tt_cap);
 struct ordo_model *ordo_model_alloc_cap(u32 nsub, u32 nsub_cap, u32 tt_cap);
 void ordo_model_free(struct ordo_model *m);
@@ -418,7 +497,8 @@ u64 ordo_sub_checksum(u64 epoch, u32 sub, u64 pivot, const void *desc,
 u64 ordo_model_top_sum_head(const void *hdr);
 u64 ordo_model_top_checksum(const void *hdr, const void *pivots, u32 first,
 			    u32 nsub);
-void ordo_sub_to_desc(const struct ordo_sub *s, struct ordo_model_desc *d);
+void ordo_sub_to_desc(const struct ordo_sub *s, u64 sum,
+		      struct ordo_model_desc *d);
 void ordo_tt_to_entry(const struct ordo_tt *t, struct ordo_tt_entry *e);
 int ordo_model_parse_anchor(const void *buf, size_t len, u64 *live,
 			    u64 *epoch);
@@ -432,6 +512,8 @@ int ordo_model_load_sub(struct ordo_model *m, u32 sub, const void *desc,
 			const void *slice, size_t slice_len);
 int ordo_model_adopt_sub(struct ordo_model *m, u32 sub, const void *desc,
 			 const struct ordo_model *old);
+int ordo_model_load_image(struct ordo_model **mp, const void *buf,
+			  size_t len, bool packed);
 int ordo_model_from_image(struct ordo_model **mp, const void *buf,
 			  size_t len);
 int ordo_model_from_region(struct ordo_model **mp, const void *buf,

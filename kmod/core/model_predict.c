@@ -70,11 +70,12 @@ static u64 over_pos(const struct ordo_sub *s)
  */
 u64 ordo_sub_line(const struct ordo_sub *s, u64 dx)
 {
-	u64 hi = mul_u64_u64_shr(dx, s->mant, 64);
+	u64 mant = ordo_sub_mant(s), hi = mul_u64_u64_shr(dx, mant, 64);
+	u32 shift = ordo_sub_shift(s);
 
-	if (s->shift < 64 && hi >> s->shift)
+	if (shift < 64 && hi >> shift)
 		return U64_MAX;
-	return mul_u64_u64_shr(dx, s->mant, s->shift);
+	return mul_u64_u64_shr(dx, mant, shift);
 }
 
 /**
@@ -195,24 +196,40 @@ u32 ordo_sub_code(const struct ordo_sub *s, u32 j, u64 pos)
 	return min_t(u64, a - g, ORDO_TT_CODE_MASK);
 }
 
-/* Grid position of logical leaf @j: its code plus (j << 32) >> shift. */
-static u64 code_grid(const struct ordo_tt *t, u32 j, u32 sh)
+/*
+ * The TT entries a search reads, entry k for logical leaf lo + k: an
+ * array (@tt), or a packed model's from index @base on.
+ */
+struct tt_view {
+	const struct ordo_tt *tt;
+	const struct ordo_model *m;
+	u32 base;
+};
+
+static inline u32 view_code_inca(const struct tt_view *v, u32 k)
 {
-	return ordo_tt_code(t) + (((u64)j << ORDO_MODEL_POS_SHIFT) >> sh);
+	return v->tt ? v->tt[k].code_inca :
+		       ordo_model_tt_at(v->m, v->base + k).code_inca;
+}
+
+/* Grid position of logical leaf @j: its code plus (j << 32) >> shift. */
+static u64 code_grid(u32 code_inca, u32 j, u32 sh)
+{
+	return (code_inca & ORDO_TT_CODE_MASK) +
+	       (((u64)j << ORDO_MODEL_POS_SHIFT) >> sh);
+}
+
+/* code_grid() of logical leaf @j, whose entry is @j - @lo in @v. */
+static inline u64 view_grid(const struct tt_view *v, u32 lo, u32 j, u32 sh)
+{
+	return code_grid(view_code_inca(v, j - lo), j, sh);
 }
 
 /* Ties left undecided scanned per lookup, at most (a lying TT). */
 #define TIE_SCAN_MAX	64
 
-/**
- * ordo_sub_pick() - the leaves of a window that may hold a key
- * @s: sub-model
- * @pos: the key's predicted position
- * @tt: TT entries of logical leaves @lo..@hi (tt[0] is leaf @lo)
- * @lo: first logical leaf of the window
- * @hi: last logical leaf of the window
- * @first: first logical leaf that may hold the key
- * @n: leaves from @first on that may (>= 1)
+/*
+ * ordo_sub_pick() over the entries of @v (the window's, from leaf @lo on).
  *
  * Leaf j starts left of the key when its grid position is below the
  * key's (or equal, with %ORDO_TT_TIE_RIGHT), right of it when above;
@@ -226,8 +243,8 @@ static u64 code_grid(const struct ordo_tt *t, u32 j, u32 sh)
  * leaves from it, a line or two of entries, while a binary search of the
  * window touches a line per halving.
  */
-void ordo_sub_pick(const struct ordo_sub *s, u64 pos, const struct ordo_tt *tt,
-		   u32 lo, u32 hi, u32 *first, u32 *n)
+static void pick(const struct ordo_sub *s, u64 pos, const struct tt_view *v,
+		 u32 lo, u32 hi, u32 *first, u32 *n)
 {
 	u64 base, a;
 	u32 sh, l, r, top, j, step;
@@ -236,7 +253,7 @@ void ordo_sub_pick(const struct ordo_sub *s, u64 pos, const struct ordo_tt *tt,
 	a = (pos + base) >> sh;
 	*first = lo;
 	*n = 1;
-	if (code_grid(tt, lo, sh) > a)
+	if (view_grid(v, lo, lo, sh) > a)
 		return;
 	/*
 	 * Last leaf whose grid position is <= a: bracket it between l (at
@@ -245,9 +262,9 @@ void ordo_sub_pick(const struct ordo_sub *s, u64 pos, const struct ordo_tt *tt,
 	j = lo + (hi - lo) / 2;
 	l = lo;
 	r = hi + 1;
-	if (code_grid(tt + (j - lo), j, sh) <= a) {
+	if (view_grid(v, lo, j, sh) <= a) {
 		for (l = j, step = 1; step <= hi - l; step <<= 1) {
-			if (code_grid(tt + (l + step - lo), l + step, sh) > a) {
+			if (view_grid(v, lo, l + step, sh) > a) {
 				r = l + step;
 				break;
 			}
@@ -255,7 +272,7 @@ void ordo_sub_pick(const struct ordo_sub *s, u64 pos, const struct ordo_tt *tt,
 		}
 	} else {
 		for (r = j, step = 1; step < r - lo; step <<= 1) {
-			if (code_grid(tt + (r - step - lo), r - step, sh) <= a) {
+			if (view_grid(v, lo, r - step, sh) <= a) {
 				l = r - step;
 				break;
 			}
@@ -265,7 +282,7 @@ void ordo_sub_pick(const struct ordo_sub *s, u64 pos, const struct ordo_tt *tt,
 	while (r - l > 1) {
 		u32 mid = l + (r - l) / 2;
 
-		if (code_grid(tt + (mid - lo), mid, sh) <= a)
+		if (view_grid(v, lo, mid, sh) <= a)
 			l = mid;
 		else
 			r = mid;
@@ -273,14 +290,34 @@ void ordo_sub_pick(const struct ordo_sub *s, u64 pos, const struct ordo_tt *tt,
 	top = l;
 	/* Down through the undecided ties to a leaf known to start left. */
 	for (j = top; j > lo && top - j < TIE_SCAN_MAX; j--) {
-		const struct ordo_tt *t = tt + (j - lo);
+		u32 ci = view_code_inca(v, j - lo);
 
-		if (code_grid(t, j, sh) < a ||
-		    (t->code_inca & ORDO_TT_TIE_RIGHT))
+		if (code_grid(ci, j, sh) < a || (ci & ORDO_TT_TIE_RIGHT))
 			break;
 	}
 	*first = j;
 	*n = top - j + 1;
+}
+
+/**
+ * ordo_sub_pick() - the leaves of a window that may hold a key
+ * @s: sub-model
+ * @pos: the key's predicted position
+ * @tt: TT entries of logical leaves @lo..@hi (tt[0] is leaf @lo)
+ * @lo: first logical leaf of the window
+ * @hi: last logical leaf of the window
+ * @first: first logical leaf that may hold the key
+ * @n: leaves from @first on that may (>= 1)
+ *
+ * As ordo_model_lookup() picks them, for entries read on their own (a
+ * client that caches descriptors alone reads the window's entries).
+ */
+void ordo_sub_pick(const struct ordo_sub *s, u64 pos, const struct ordo_tt *tt,
+		   u32 lo, u32 hi, u32 *first, u32 *n)
+{
+	const struct tt_view v = { .tt = tt };
+
+	pick(s, pos, &v, lo, hi, first, n);
 }
 
 /* Index of the last of @n entries of @v that is <= @key, plus one. */
@@ -441,7 +478,7 @@ int ordo_model_lookup(const struct ordo_model *m, u64 key,
 {
 	u32 sub = ordo_model_sub_of(m, key);
 	const struct ordo_sub *s = &m->subs[sub];
-	const struct ordo_tt *tt;
+	struct tt_view v;
 	u32 lo, hi;
 	u64 pos;
 
@@ -452,9 +489,12 @@ int ordo_model_lookup(const struct ordo_model *m, u64 key,
 	p->sub = sub;
 	p->win_lo = lo;
 	p->win_hi = hi;
-	tt = m->tt + s->tt;
-	ordo_sub_pick(s, pos, tt + lo, lo, hi, &p->lln, &p->ncand);
-	p->ent = &tt[p->lln];
+	v.m = m;
+	v.base = s->tt + lo;
+	v.tt = m->ttp ? NULL : m->tt + v.base;
+	pick(s, pos, &v, lo, hi, &p->lln, &p->ncand);
+	p->tti = s->tt + p->lln;
+	p->m = m;
 	return 0;
 }
 
@@ -489,20 +529,154 @@ int ordo_model_next(const struct ordo_model *m, u32 *sub, u32 *lln)
  * @m: model
  * @sub: sub-model index
  * @lln: logical leaf
+ * @e: out: the entry
  *
- * Return: the entry, or NULL if out of range or not loaded.
+ * Return: true with @e set; false if out of range or not loaded.
  */
-const struct ordo_tt *ordo_model_tt(const struct ordo_model *m, u32 sub,
-				    u32 lln)
+bool ordo_model_tt(const struct ordo_model *m, u32 sub, u32 lln,
+		   struct ordo_tt *e)
 {
 	const struct ordo_sub *s;
 
 	if (!ordo_model_has_sub(m, sub))
-		return NULL;
+		return false;
 	s = &m->subs[sub];
 	if (s->tt == ORDO_SUB_NO_TT || lln >= s->ntt)
+		return false;
+	*e = ordo_model_tt_at(m, s->tt + lln);
+	return true;
+}
+
+/* Bytes of @n TT entries in @m's storage. */
+static size_t tt_bytes(const struct ordo_model *m, u64 n)
+{
+	return (m->flags & ORDO_MODEL_F_PACKED ? ORDO_TT_PACKED_SIZE :
+		sizeof(struct ordo_tt)) * n;
+}
+
+/* TT storage for @n entries (at least one), of @m's kind. */
+static void *tt_alloc(const struct ordo_model *m, u64 n)
+{
+	return ordo_malloc(tt_bytes(m, n ? n : 1));
+}
+
+/* Entry @i's address in @m's TT storage. */
+static void *tt_addr(const struct ordo_model *m, u32 i)
+{
+	return m->ttp ? (void *)(m->ttp + (size_t)i * ORDO_TT_PACKED_SIZE) :
+			(void *)(m->tt + i);
+}
+
+/* The TT storage, whichever it is (for moving and freeing it). */
+static void *tt_base(const struct ordo_model *m)
+{
+	return m->ttp ? (void *)m->ttp : (void *)m->tt;
+}
+
+static void tt_set_base(struct ordo_model *m, void *p)
+{
+	if (m->flags & ORDO_MODEL_F_PACKED)
+		m->ttp = p;
+	else
+		m->tt = p;
+}
+
+/* Store entry @i: a packed copy keeps the leaf, code and tie flag. */
+static void tt_put(struct ordo_model *m, u32 i, u32 leaf, u32 code_inca)
+{
+	u8 *b;
+
+	if (!m->ttp) {
+		m->tt[i].leaf = leaf;
+		m->tt[i].code_inca = code_inca;
+		return;
+	}
+	b = m->ttp + (size_t)i * ORDO_TT_PACKED_SIZE;
+	b[0] = leaf;
+	b[1] = leaf >> 8;
+	b[2] = leaf >> 16;
+	b[3] = leaf >> 24;
+	b[4] = code_inca;
+	b[5] = code_inca >> 8;
+	b[6] = code_inca >> 16;
+}
+
+/**
+ * ordo_model_pack() - keep a client copy's TT packed
+ * @m: a client copy (ordo_model_load_top(), ordo_model_from_image())
+ *
+ * Its entries, and all it loads later, keep the leaf, the fence code and
+ * the tie flag in %ORDO_TT_PACKED_SIZE bytes; their incarnation bits read
+ * as 0 from then on.  Idempotent.
+ *
+ * Return: 0 or -ENOMEM (the copy is unchanged).
+ */
+int ordo_model_pack(struct ordo_model *m)
+{
+	struct ordo_tt *old = m->tt;
+	u8 *p;
+	u32 i;
+
+	if (m->flags & ORDO_MODEL_F_PACKED)
+		return 0;
+	p = ordo_malloc((size_t)ORDO_TT_PACKED_SIZE *
+			(m->tt_cap ? m->tt_cap : 1));
+	if (!p)
+		return -ENOMEM;
+	m->flags |= ORDO_MODEL_F_PACKED;
+	m->ttp = p;
+	m->tt = NULL;
+	for (i = 0; i < m->tt_used; i++)
+		tt_put(m, i, old[i].leaf, old[i].code_inca);
+	ordo_free(old);
+	return 0;
+}
+
+/*
+ * A model whose arrays hold sub-models @lo..@nsub_cap - 1: a client copy
+ * keeps none of the image's room below its first sub-model (@lo = first)
+ * and no trainer bookkeeping (@meta false); pivots and subs then point @lo
+ * entries before their allocations, so that indices stay the image's.
+ */
+static struct ordo_model *model_alloc(u32 lo, u32 nsub, u32 nsub_cap,
+				      u32 tt_cap, bool meta)
+{
+	struct ordo_model *m;
+	u32 i;
+
+	if (!nsub || nsub > nsub_cap || nsub_cap > ORDO_MODEL_MAX_SUBS ||
+	    tt_cap > ORDO_MODEL_MAX_TT || lo >= nsub)
 		return NULL;
-	return &m->tt[s->tt + lln];
+	m = ordo_malloc(sizeof(*m));
+	if (!m)
+		return NULL;
+	memset(m, 0, sizeof(*m));
+	m->nsub = nsub;
+	m->nsub_cap = nsub_cap;
+	m->base = lo;
+	m->tt_cap = tt_cap;
+	m->pivots = ordo_malloc(sizeof(*m->pivots) * (nsub_cap - lo));
+	m->subs = ordo_malloc(sizeof(*m->subs) * (nsub_cap - lo));
+	m->tt = tt_alloc(m, tt_cap);
+	if (meta)
+		m->meta = ordo_malloc(sizeof(*m->meta) * nsub_cap);
+	if (!m->pivots || !m->subs || !m->tt || (meta && !m->meta)) {
+		ordo_free(m->pivots);
+		ordo_free(m->subs);
+		m->pivots = NULL;
+		m->subs = NULL;
+		ordo_model_free(m);
+		return NULL;
+	}
+	m->pivots -= lo;
+	m->subs -= lo;
+	for (i = lo; i < nsub_cap; i++) {
+		m->pivots[i] = 0;
+		m->subs[i].tt = ORDO_SUB_NO_TT;
+	}
+	if (meta)
+		memset(m->meta, 0, sizeof(*m->meta) * nsub_cap);
+	return m;
 }
 
 /**
@@ -518,33 +692,7 @@ const struct ordo_tt *ordo_model_tt(const struct ordo_model *m, u32 sub,
  */
 struct ordo_model *ordo_model_alloc_cap(u32 nsub, u32 nsub_cap, u32 tt_cap)
 {
-	struct ordo_model *m;
-	u32 i;
-
-	if (!nsub || nsub > nsub_cap || nsub_cap > ORDO_MODEL_MAX_SUBS ||
-	    tt_cap > ORDO_MODEL_MAX_TT)
-		return NULL;
-	m = ordo_malloc(sizeof(*m));
-	if (!m)
-		return NULL;
-	m->first = 0;
-	m->nsub = nsub;
-	m->nsub_cap = nsub_cap;
-	m->levels = NULL;
-	m->nlevels = 0;
-	m->tt_cap = tt_cap;
-	m->pivots = ordo_malloc(sizeof(*m->pivots) * nsub_cap);
-	m->subs = ordo_malloc(sizeof(*m->subs) * nsub_cap);
-	m->tt = ordo_malloc(sizeof(*m->tt) * (tt_cap ? tt_cap : 1));
-	if (!m->pivots || !m->subs || !m->tt) {
-		ordo_model_free(m);
-		return NULL;
-	}
-	for (i = 0; i < nsub_cap; i++) {
-		m->pivots[i] = 0;
-		m->subs[i].tt = ORDO_SUB_NO_TT;
-	}
-	return m;
+	return model_alloc(0, nsub, nsub_cap, tt_cap, true);
 }
 
 /**
@@ -556,7 +704,7 @@ struct ordo_model *ordo_model_alloc_cap(u32 nsub, u32 nsub_cap, u32 tt_cap)
  */
 struct ordo_model *ordo_model_alloc(u32 nsub, u32 tt_cap)
 {
-	return ordo_model_alloc_cap(nsub, nsub, tt_cap);
+	return model_alloc(0, nsub, nsub, tt_cap, true);
 }
 
 /**
@@ -567,11 +715,34 @@ void ordo_model_free(struct ordo_model *m)
 {
 	if (!m)
 		return;
-	ordo_free(m->pivots);
-	ordo_free(m->subs);
+	if (m->pivots)
+		ordo_free(m->pivots + m->base);
+	if (m->subs)
+		ordo_free(m->subs + m->base);
+	ordo_free(m->meta);
 	ordo_free(m->tt);
+	ordo_free(m->ttp);
 	ordo_free(m->levels);
 	ordo_free(m);
+}
+
+/**
+ * ordo_model_mem_bytes() - memory a model holds
+ * @m: model
+ *
+ * Return: bytes of its pivots, sub-models (and a trainer's bookkeeping),
+ * pivot search levels and TT storage: for a client copy, its cache
+ * without the fixed struct.
+ */
+u64 ordo_model_mem_bytes(const struct ordo_model *m)
+{
+	u32 nl = m->nlevels;
+	u64 lv = nl ? (u64)m->level_off[nl] + m->level_len[nl] : 0;
+
+	return (u64)(m->nsub_cap - m->base) *
+	       (sizeof(*m->pivots) + sizeof(*m->subs)) +
+	       (m->meta ? (u64)m->nsub_cap * sizeof(*m->meta) : 0) +
+	       lv * sizeof(*m->levels) + tt_bytes(m, m->tt_cap);
 }
 
 /**
@@ -592,9 +763,21 @@ u64 ordo_model_bytes(u32 nsub)
  */
 #define CLIENT_TT_SLACK	32
 
+/* TT slots reserved for @sub: a client copy's slices hold exactly ntt. */
+static u32 slice_cap(const struct ordo_model *m, u32 sub)
+{
+	return m->meta ? m->meta[sub].cap : m->subs[sub].ntt;
+}
+
+static void set_cap(struct ordo_model *m, u32 sub, u32 cap)
+{
+	if (m->meta)
+		m->meta[sub].cap = cap;
+}
+
 static int tt_compact(struct ordo_model *m, u32 skip, u32 need)
 {
-	struct ordo_tt *nt;
+	u8 *nt;
 	u64 live = 0, cap;
 	u32 i, pos = 0;
 
@@ -604,7 +787,7 @@ static int tt_compact(struct ordo_model *m, u32 skip, u32 need)
 	cap = live + need + live / CLIENT_TT_SLACK + 64;
 	if (cap > ORDO_MODEL_MAX_TT)
 		return -ENOSPC;
-	nt = ordo_malloc(sizeof(*nt) * cap);
+	nt = tt_alloc(m, cap);
 	if (!nt)
 		return -ENOMEM;
 	for (i = m->first; i < m->nsub; i++) {
@@ -614,16 +797,17 @@ static int tt_compact(struct ordo_model *m, u32 skip, u32 need)
 			continue;
 		if (i == skip) {
 			s->tt = ORDO_SUB_NO_TT;
-			s->cap = 0;
+			set_cap(m, i, 0);
 			continue;
 		}
-		memcpy(nt + pos, m->tt + s->tt, sizeof(*nt) * s->ntt);
+		memcpy(nt + tt_bytes(m, pos), tt_addr(m, s->tt),
+		       tt_bytes(m, s->ntt));
 		s->tt = pos;
-		s->cap = s->ntt;
+		set_cap(m, i, s->ntt);
 		pos += s->ntt;
 	}
-	ordo_free(m->tt);
-	m->tt = nt;
+	ordo_free(tt_base(m));
+	tt_set_base(m, nt);
 	m->tt_cap = cap;
 	m->tt_used = pos;
 	return 0;
@@ -651,12 +835,12 @@ int ordo_model_tt_reserve(struct ordo_model *m, u32 sub, u32 n, u32 cap)
 
 	if (cap < n)
 		return -EINVAL;
-	if (s->tt != ORDO_SUB_NO_TT && n <= s->cap)
+	if (s->tt != ORDO_SUB_NO_TT && n <= slice_cap(m, sub))
 		return 0;
 	/* The slice last handed out grows in place (appends land there). */
-	if (s->tt != ORDO_SUB_NO_TT && s->tt + s->cap == m->tt_used &&
+	if (s->tt != ORDO_SUB_NO_TT && s->tt + slice_cap(m, sub) == m->tt_used &&
 	    (u64)s->tt + cap <= m->tt_cap) {
-		s->cap = cap;
+		set_cap(m, sub, cap);
 		m->tt_used = s->tt + cap;
 		return 0;
 	}
@@ -668,7 +852,7 @@ int ordo_model_tt_reserve(struct ordo_model *m, u32 sub, u32 n, u32 cap)
 			return err;
 	}
 	s->tt = m->tt_used;
-	s->cap = cap;
+	set_cap(m, sub, cap);
 	m->tt_used += cap;
 	return 0;
 }
@@ -686,16 +870,16 @@ int ordo_model_tt_reserve(struct ordo_model *m, u32 sub, u32 n, u32 cap)
 int ordo_model_tt_grow(struct ordo_model *m, u32 extra)
 {
 	u64 cap = (u64)m->tt_cap + extra;
-	struct ordo_tt *nt;
+	void *nt;
 
 	if (cap > ORDO_MODEL_MAX_TT)
 		return -ENOSPC;
-	nt = ordo_malloc(sizeof(*nt) * cap);
+	nt = tt_alloc(m, cap);
 	if (!nt)
 		return -ENOMEM;
-	memcpy(nt, m->tt, sizeof(*nt) * m->tt_used);
-	ordo_free(m->tt);
-	m->tt = nt;
+	memcpy(nt, tt_base(m), tt_bytes(m, m->tt_used));
+	ordo_free(tt_base(m));
+	tt_set_base(m, nt);
 	m->tt_cap = cap;
 	m->top_gen++;
 	return 0;
@@ -704,13 +888,14 @@ int ordo_model_tt_grow(struct ordo_model *m, u32 extra)
 /**
  * ordo_sub_to_desc() - encode a sub-model's descriptor
  * @s: sub-model
- * @d: descriptor; the checksum field is copied from @s->sum
+ * @sum: its checksum (ordo_sub_meta.sum), for the sum field
+ * @d: descriptor
  */
-void ordo_sub_to_desc(const struct ordo_sub *s, struct ordo_model_desc *d)
+void ordo_sub_to_desc(const struct ordo_sub *s, u64 sum,
+		      struct ordo_model_desc *d)
 {
-	d->sum = cpu_to_le64(s->sum);
-	d->slope = cpu_to_le64((s->mant & ORDO_MODEL_MANT_MASK) |
-			       ((u64)s->shift << ORDO_MODEL_MANT_BITS));
+	d->sum = cpu_to_le64(sum);
+	d->slope = cpu_to_le64(s->slope);
 	d->tt_start = cpu_to_le32(s->tt);
 	d->ntt = cpu_to_le32(s->ntt);
 	d->gen = cpu_to_le32(s->gen);
@@ -996,10 +1181,9 @@ int ordo_model_load_top(struct ordo_model **mp, const void *buf, size_t len)
 			return -EINVAL;
 		prev = p;
 	}
-	m = ordo_model_alloc(lay.nsub,
-			     min_t(u64, lay.nleaves + lay.nleaves /
-					CLIENT_TT_SLACK + 64,
-				   ORDO_MODEL_MAX_TT));
+	/* Room for the slices as trained; a growing one repacks them. */
+	m = model_alloc(lay.first, lay.nsub, lay.nsub,
+			min_t(u64, lay.nleaves + 64, ORDO_MODEL_MAX_TT), false);
 	if (!m)
 		return -ENOMEM;
 	m->epoch = lay.epoch;
@@ -1035,15 +1219,13 @@ static int desc_decode(const void *desc, struct desc_fields *f)
 	slope = le64_to_cpu(d.slope);
 	memset(f, 0, sizeof(*f));
 	f->sum = le64_to_cpu(d.sum);
-	f->s.sum = f->sum;
-	f->s.mant = slope & ORDO_MODEL_MANT_MASK;
-	f->s.shift = slope >> ORDO_MODEL_MANT_BITS;
+	f->s.slope = slope;
 	f->s.tt = le32_to_cpu(d.tt_start);
 	f->s.ntt = le32_to_cpu(d.ntt);
 	f->s.gen = le32_to_cpu(d.gen);
 	f->s.over = le16_to_cpu(d.err_over);
 	f->s.under = le16_to_cpu(d.err_under);
-	if (f->s.shift > ORDO_MODEL_SHIFT_MAX || !f->s.ntt ||
+	if (ordo_sub_shift(&f->s) > ORDO_MODEL_SHIFT_MAX || !f->s.ntt ||
 	    f->s.ntt > ORDO_MODEL_MAX_SUB_LEAVES)
 		return -EINVAL;
 	return 0;
@@ -1086,12 +1268,12 @@ static int slice_check(const struct ordo_sub *s, u64 pivot, u64 end,
 	ordo_sub_code_params(s, &base, &sh);
 	span = (1ULL << ORDO_MODEL_POS_SHIFT) + base + over_pos(s);
 	for (j = 0; j < s->ntt; j++, e += ORDO_TT_ENTRY_SIZE) {
-		struct ordo_tt t = { .code_inca = (u32)(ld_le64(e) >> 32) };
+		u32 ci = (u32)(ld_le64(e) >> 32);
 
 		want = (u64)j << ORDO_MODEL_POS_SHIFT;
-		g = code_grid(&t, j, sh);
-		if ((j == 0 && (ordo_tt_code(&t) != base >> sh ||
-				!(t.code_inca & ORDO_TT_TIE_RIGHT))) || g < prev ||
+		g = code_grid(ci, j, sh);
+		if ((j == 0 && ((ci & ORDO_TT_CODE_MASK) != base >> sh ||
+				!(ci & ORDO_TT_TIE_RIGHT))) || g < prev ||
 		    g > (want + span) >> sh)
 			return -EINVAL;
 		prev = g;
@@ -1151,13 +1333,8 @@ int ordo_model_load_sub(struct ordo_model *m, u32 sub, const void *desc,
 	if (err)
 		return err;
 	f.s.tt = s->tt;
-	f.s.cap = s->cap;
-	for (j = 0; j < f.s.ntt; j++, e += ORDO_TT_ENTRY_SIZE) {
-		struct ordo_tt *t = &m->tt[f.s.tt + j];
-
-		t->leaf = (u32)ld_le64(e);
-		t->code_inca = (u32)(ld_le64(e) >> 32);
-	}
+	for (j = 0; j < f.s.ntt; j++, e += ORDO_TT_ENTRY_SIZE)
+		tt_put(m, f.s.tt + j, (u32)ld_le64(e), (u32)(ld_le64(e) >> 32));
 	*s = f.s;
 	m->nleaves = m->nleaves - old + f.s.ntt;
 	return 0;
@@ -1178,9 +1355,13 @@ static u64 sub_end(const struct ordo_model *m, u32 sub)
  *
  * A top level that changed within the epoch (sub-models added at either
  * end, the first one's pivot moved, the TT area grew) leaves most
- * sub-models as they were.  One whose descriptor carries the checksum
- * @old validated for it, at the same index, pivot and domain end, takes
- * @old's slice without reading it again: the checksum binds the slice.
+ * sub-models as they were.  One whose descriptor matches @old's in all
+ * but the TT offset and the checksum (slope, bounds, leaf count, patch
+ * generation), at the same index, pivot and domain end, takes @old's
+ * slice without reading it again: within an epoch a slice changes only
+ * with a patch, which bumps the generation, and sub-models cut later take
+ * indices @old did not have.  (Whatever a slice says, the leaves' checks
+ * decide: an adopted slice can cost reads, never an answer.)
  *
  * Return: 0; -ESTALE when the sub-model is not @old's (read it); -ENOMEM
  * or -ENOSPC (no TT room).
@@ -1199,15 +1380,18 @@ int ordo_model_adopt_sub(struct ordo_model *m, u32 sub, const void *desc,
 		return -ESTALE;
 	o = &old->subs[sub];
 	if (o->tt == ORDO_SUB_NO_TT || desc_decode(desc, &f) ||
-	    f.sum != o->sum || f.s.ntt != o->ntt || f.s.gen != o->gen)
+	    f.s.slope != o->slope || f.s.ntt != o->ntt || f.s.gen != o->gen ||
+	    f.s.over != o->over || f.s.under != o->under)
+		return -ESTALE;
+	/* Entries of another kind: read the slice. */
+	if ((m->flags ^ old->flags) & ORDO_MODEL_F_PACKED)
 		return -ESTALE;
 	s = &m->subs[sub];
 	err = ordo_model_tt_reserve(m, sub, o->ntt, o->ntt);
 	if (err)
 		return err;
-	memcpy(m->tt + s->tt, old->tt + o->tt, sizeof(*m->tt) * o->ntt);
+	memcpy(tt_addr(m, s->tt), tt_addr(old, o->tt), tt_bytes(m, o->ntt));
 	f.s.tt = s->tt;
-	f.s.cap = s->cap;
 	*s = f.s;
 	m->nleaves += o->ntt;
 	return 0;
@@ -1224,6 +1408,21 @@ int ordo_model_adopt_sub(struct ordo_model *m, u32 sub, const void *desc,
 int ordo_model_from_image(struct ordo_model **mp, const void *buf,
 			  size_t len)
 {
+	return ordo_model_load_image(mp, buf, len, false);
+}
+
+/**
+ * ordo_model_load_image() - ordo_model_from_image(), packed if asked
+ * @mp: the new model, every sub-model loaded
+ * @buf: image bytes from its offset 0
+ * @len: bytes in @buf
+ * @packed: pack the TT (ordo_model_pack()) before filling it
+ *
+ * Return: as ordo_model_from_image().
+ */
+int ordo_model_load_image(struct ordo_model **mp, const void *buf,
+			  size_t len, bool packed)
+{
 	struct ordo_model_layout lay;
 	struct ordo_model *m;
 	const u8 *b = buf;
@@ -1239,7 +1438,9 @@ int ordo_model_from_image(struct ordo_model **mp, const void *buf,
 	err = ordo_model_load_top(&m, buf, len);
 	if (err)
 		return err;
-	for (i = lay.first; i < lay.nsub; i++) {
+	if (packed)
+		err = ordo_model_pack(m);
+	for (i = lay.first; !err && i < lay.nsub; i++) {
 		const u8 *d = b + lay.desc_off + ORDO_MODEL_DESC_SIZE * i;
 
 		err = ordo_model_desc_slice(&lay, d, &off, &n);
@@ -1247,10 +1448,10 @@ int ordo_model_from_image(struct ordo_model **mp, const void *buf,
 			err = -EINVAL;
 		if (!err)
 			err = ordo_model_load_sub(m, i, d, b + off, n);
-		if (err) {
-			ordo_model_free(m);
-			return err;
-		}
+	}
+	if (err) {
+		ordo_model_free(m);
+		return err;
 	}
 	*mp = m;
 	return 0;

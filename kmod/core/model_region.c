@@ -117,7 +117,7 @@ static void rg_put_sub(const struct ordo_region *rg,
 	struct ordo_model_desc d;
 
 	rg_put_slice(rg, rg->base + ordo_model_tt_off(m->nsub_cap), m, s);
-	ordo_sub_to_desc(s, &d);
+	ordo_sub_to_desc(s, m->meta[sub].sum, &d);
 	/* The slice is in place before the descriptor that names it. */
 	smp_wmb();
 	rg_put_desc(rg, rg->base + ordo_model_desc_off(m->nsub_cap) +
@@ -214,7 +214,7 @@ int ordo_region_write(const struct ordo_region *rg,
 		struct ordo_model_desc d;
 
 		rg_put_slice(rg, b + tt_off, m, &m->subs[i]);
-		ordo_sub_to_desc(&m->subs[i], &d);
+		ordo_sub_to_desc(&m->subs[i], m->meta[i].sum, &d);
 		rg_put_desc(rg, b + desc_off + (u64)ORDO_MODEL_DESC_SIZE * i,
 			    &d);
 		if (!(i & 1023))
@@ -475,7 +475,7 @@ int ordo_model_export_sub(const struct ordo_model *m, u32 sub, void *buf,
 		*len = need;
 		return -ENOSPC;
 	}
-	ordo_sub_to_desc(s, &d);
+	ordo_sub_to_desc(s, m->meta[sub].sum, &d);
 	memcpy(b, &d, sizeof(d));
 	b += sizeof(d);
 	for (j = 0; j < s->ntt; j++, b += sizeof(e)) {

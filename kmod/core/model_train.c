@@ -434,13 +434,11 @@ static void pla_slope(const struct pla *pl, struct ordo_sub *s)
 	u64 hd, ld, mh, ml;
 	s64 hn, ln;
 
-	s->mant = 0;
-	s->shift = 0;
+	s->slope = 0;
 	if (st->npts == 1) {
 		if (pl->has_fl && f.y > 0) {
 			sh = frac_shift(f.y, f.x);
-			s->mant = frac_fix(f.y, f.x, sh) & ORDO_MODEL_MANT_MASK;
-			s->shift = sh;
+			ordo_sub_set_slope(s, frac_fix(f.y, f.x, sh), sh);
 		}
 		return;
 	}
@@ -463,8 +461,7 @@ static void pla_slope(const struct pla *pl, struct ordo_sub *s)
 	sh = frac_shift(hn, hd);
 	mh = frac_fix(hn, hd, sh);
 	ml = frac_fix(ln, ld, sh);
-	s->mant = (ml + (mh - ml) / 2) & ORDO_MODEL_MANT_MASK;
-	s->shift = sh;
+	ordo_sub_set_slope(s, ml + (mh - ml) / 2, sh);
 }
 
 /* The chord through (0, 0) and (@dx, @n leaves). */
@@ -473,13 +470,11 @@ static void chord_slope(struct ordo_sub *s, u32 n, u64 dx)
 	u64 y = (u64)n << ORDO_MODEL_POS_SHIFT;
 	unsigned int sh;
 
-	s->mant = 0;
-	s->shift = 0;
+	s->slope = 0;
 	if (!dx)
 		return;
 	sh = frac_shift(y, dx);
-	s->mant = frac_fix(y, dx, sh) & ORDO_MODEL_MANT_MASK;
-	s->shift = sh;
+	ordo_sub_set_slope(s, frac_fix(y, dx, sh), sh);
 }
 
 static u16 err_units(u64 e)
@@ -591,12 +586,12 @@ static u32 first_tie(const struct ordo_sub *s, const struct ordo_leaf_info *lv,
 }
 
 /*
- * seg_end() for a full training, into @t: the run's slope, bounds, ntt
- * and tied (none: the cell bound keeps every two fences apart).
+ * seg_end() for a full training, into @t and @tm: the run's slope, bounds,
+ * ntt and tied (none: the cell bound keeps every two fences apart).
  */
 static u32 seg_fit(const struct ordo_leaf_info *lv, u32 a, u32 n, u64 end,
 		   u64 x0, u64 eps, u32 cap, struct ordo_sub *t,
-		   struct pla *pl)
+		   struct ordo_sub_meta *tm, struct pla *pl)
 {
 	u32 b = seg_end(lv, a, n, end, x0, eps, cap, true, pl);
 
@@ -604,7 +599,7 @@ static u32 seg_fit(const struct ordo_leaf_info *lv, u32 a, u32 n, u64 end,
 	t->ntt = b - a;
 	pla_slope(pl, t);
 	sub_bounds(t, lv + a, t->ntt, b < n ? lv[b].low : end, x0);
-	t->tied = !!first_tie(t, lv + a, t->ntt, x0);
+	tm->tied = !!first_tie(t, lv + a, t->ntt, x0);
 	return b;
 }
 
@@ -766,13 +761,13 @@ static void sub_seal(struct ordo_model *m, u32 sub)
 	u64 h;
 	u32 j;
 
-	ordo_sub_to_desc(s, &d);
+	ordo_sub_to_desc(s, 0, &d);	/* the head leaves the sum out */
 	h = ordo_sub_sum_head(m->epoch, sub, m->pivots[sub], &d);
 	for (j = 0; j < s->ntt; j++) {
 		ordo_tt_to_entry(&m->tt[s->tt + j], &e);
 		h = ordo_sub_sum_entry(h, &e);
 	}
-	s->sum = ordo_model_fmix(h);
+	m->meta[sub].sum = ordo_model_fmix(h);
 }
 
 /* TT entries of a fresh model: slack per slice, then the spare room. */
@@ -877,12 +872,13 @@ int ordo_model_train(struct ordo_model **mp, const struct ordo_leaf_set *set,
 	for (a = 0, i = first; i < m->nsub; i++) {
 		struct ordo_sub *s = &m->subs[i];
 		u64 x0 = seg_anchor(lv, a, n, U64_MAX);
-		u32 b = seg_fit(lv, a, n, U64_MAX, x0, epsf, cap, s, &pl);
+		u32 b = seg_fit(lv, a, n, U64_MAX, x0, epsf, cap, s,
+				&m->meta[i], &pl);
 
 		m->pivots[i] = x0;
-		s->cap = slack_slots(s->ntt, p);
+		m->meta[i].cap = slack_slots(s->ntt, p);
 		s->tt = m->tt_used;
-		m->tt_used += s->cap;
+		m->tt_used += m->meta[i].cap;
 		tt_fill(m->tt + s->tt, s, lv + a, keys, s->ntt, x0);
 		sub_seal(m, i);
 		for (; keys && a < b; a++)
@@ -964,13 +960,12 @@ static int cut_piece(struct ordo_model *m, u32 idx,
 	int err;
 
 	fit_one(&t, lv + a, b - a, pend, x0, m->eps, pl);
-	t.tied = !!first_tie(&t, lv + a, b - a, x0);
 	err = ordo_model_tt_reserve(m, idx, t.ntt,
 				    max(t.ntt, slack_slots(t.ntt, p)));
 	if (err)
 		return err;
+	m->meta[idx].tied = !!first_tie(&t, lv + a, b - a, x0);
 	t.tt = m->subs[idx].tt;
-	t.cap = m->subs[idx].cap;
 	t.gen = gen;
 	m->subs[idx] = t;
 	m->pivots[idx] = x0;
@@ -1034,7 +1029,7 @@ static int extend_tail(struct ordo_model *m, u32 sub,
 	/* Count the segments and their TT slots first: all or nothing. */
 	for (a = 0, k = 0; a < n; a = b, k++) {
 		b = tail_seg_end(m, lv, a, n, k, cap, pl);
-		if (k || b - a > s->cap)
+		if (k || b - a > m->meta[sub].cap)
 			need += max(b - a, slack_slots(b - a, p));
 	}
 	if (k == 1 || cut_room(m, need, p))
@@ -1113,7 +1108,7 @@ static int extend_head(struct ordo_model *m, u32 sub,
 	for (b = n, k = 0; b; b = a, k++) {
 		a = k == m->first ? 0 :
 		    head_seg_start(lv, b, n, end, eps, cap, pl);
-		if (k || b - a > s->cap)
+		if (k || b - a > m->meta[sub].cap)
 			need += max(b - a, slack_slots(b - a, p));
 	}
 	if (k == 1 || cut_room(m, need, p))
@@ -1170,13 +1165,12 @@ static int retrain_sub(struct ordo_model *m, u32 sub,
 		m->pivots[sub] = x0;
 		m->top_gen++;
 	}
-	s->mant = t.mant;
-	s->shift = t.shift;
+	s->slope = t.slope;
 	s->over = t.over;
 	s->under = t.under;
 	s->ntt = n;
 	s->gen++;
-	s->tied = !!first_tie(s, lv, n, x0);
+	m->meta[sub].tied = !!first_tie(s, lv, n, x0);
 	tt_fill(m->tt + s->tt, s, lv, set->keys, n, x0);
 	sub_seal(m, sub);
 	m->nleaves = m->nleaves - old + n;
@@ -1281,7 +1275,8 @@ int ordo_model_eval(const struct ordo_model *m,
 			st->cand_sum += pr.ncand;
 			st->cand_max = max_t(u64, st->cand_max, pr.ncand);
 			st->cand_one += pr.ncand == 1;
-			for (j = 0; j < pr.ncand && pr.ent[j].leaf != l->leaf;)
+			for (j = 0; j < pr.ncand &&
+			     ordo_pred_ent(&pr, j).leaf != l->leaf;)
 				j++;
 			if (j == pr.ncand) {
 				st->wrong++;
@@ -1328,7 +1323,7 @@ void ordo_model_health(const struct ordo_model *m,
 		if (s->tt == ORDO_SUB_NO_TT)
 			continue;
 		h->max_sub_leaves = max(h->max_sub_leaves, s->ntt);
-		h->tied += s->tied;
+		h->tied += m->meta[i].tied;
 		if (s->over == ORDO_MODEL_ERR_UNBOUNDED ||
 		    s->under == ORDO_MODEL_ERR_UNBOUNDED)
 			h->unbounded++;

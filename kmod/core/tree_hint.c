@@ -4,22 +4,19 @@
  *
  * The hint is trusted only after it is checked under the leaf's lock: the
  * node must be a live leaf (not free, not the superblock, level 0) that
- * still carries the hinted number and incarnation (its low bits, as a TT
- * entry holds them: the fences, not the incarnation, make the hint safe),
- * and its fences must cover the key.  Leaves partition the key space, so such a leaf is the
- * only place the key can be; anything else sends the caller back to the
- * ordinary descent.
+ * carries the hinted number, and its fences must cover the key.  Leaves
+ * partition the key space, so such a leaf is the only place the key can
+ * be, whatever happened to it since the client saw it (splits, even
+ * retirement and reuse): no incarnation is needed.  Anything else sends
+ * the caller back to the ordinary descent.
  */
 #include "compat.h"
 #include "tree_hint.h"
-#include <linux/ordo_model.h>
 
 /**
  * ordo_tree_update_hint() - replace a key's value at a hinted leaf
  * @t: tree
  * @leaf: node number of the leaf believed to hold @key
- * @incarnation: that leaf's incarnation when it was read (only the low
- *	%ORDO_TT_INCA_BITS bits are compared)
  * @key: any u64
  * @value: value_size bytes
  *
@@ -30,8 +27,8 @@
  * the leaf covering @key and @key is absent; -ESTALE when the hint does
  * not hold (the caller then uses ordo_tree_update()).
  */
-int ordo_tree_update_hint(struct ordo_tree *t, u32 leaf, u32 incarnation,
-			  u64 key, const void *value)
+int ordo_tree_update_hint(struct ordo_tree *t, u32 leaf, u64 key,
+			  const void *value)
 {
 	const struct ordo_geo *g = &t->geo;
 	struct ordo_node_hdr *h;
@@ -47,9 +44,7 @@ int ordo_tree_update_hint(struct ordo_tree *t, u32 leaf, u32 incarnation,
 	ordo_node_lock(h);
 	flags = h->flags;
 	/* A never-used node is all zeroes: its node_no is 0, not @leaf. */
-	if (le32_to_cpu(h->node_no) != leaf ||
-	    ((le32_to_cpu(h->incarnation) ^ incarnation) & ORDO_TT_INCA_MASK) ||
-	    h->level ||
+	if (le32_to_cpu(h->node_no) != leaf || h->level ||
 	    (flags & (ORDO_NODE_F_FREE | ORDO_NODE_F_SUPER)) ||
 	    key < le64_to_cpu(h->low_key) ||
 	    ((flags & ORDO_NODE_F_HAS_HIGH) &&

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Position hints (XStore §5.3.1): a client that read a leaf remotely knows
- * its node number and incarnation and sends them with an UPDATE, so the
- * server can skip the descent from the root while the hint still holds.
+ * Position hints (XStore §5.3.1): a client that read a leaf remotely, or
+ * holds its TT entry, knows its node number and sends it with an UPDATE,
+ * so the server can skip the descent from the root while the hint still
+ * holds.
  */
 #ifndef ORDO_CORE_TREE_HINT_H
 #define ORDO_CORE_TREE_HINT_H
@@ -10,7 +11,7 @@
 #include "compat.h"
 #include "tree.h"
 
-int ordo_tree_update_hint(struct ordo_tree *t, u32 leaf, u32 incarnation,
-			  u64 key, const void *value);
+int ordo_tree_update_hint(struct ordo_tree *t, u32 leaf, u64 key,
+			  const void *value);
 
 #endif /* ORDO_CORE_TREE_HINT_H */

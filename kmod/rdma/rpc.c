@@ -57,9 +57,8 @@ static int ordo_rpc_kv_exec(struct ordo_rpc *r, const struct ordo_wire_kv *kv,
 	memset(buf + vlen, 0, r->value_size - vlen);
 	if (kv->flags & ORDO_WIRE_KV_HINT) {
 		ret = ordo_tree_update_hint(&r->od->tree,
-					    le32_to_cpu(kv->hint_leaf),
-					    le32_to_cpu(kv->hint_incarnation),
-					    key, buf);
+					    le32_to_cpu(kv->hint_leaf), key,
+					    buf);
 		if (ret != -ESTALE) {
 			ordo_stat_inc(r->od, ORDO_STAT_UPDATES);
 			if (!ret)

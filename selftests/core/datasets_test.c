@@ -186,7 +186,7 @@ static int predicts(const struct ordo_model *m, const struct ordo_leaf_info *lv,
 		    u32 nl, u64 key, u64 *cands)
 {
 	u32 want = lv[leaf_of(lv, nl, key)].leaf, i;
-	const struct ordo_tt *e;
+	struct ordo_tt e;
 	struct ordo_pred p;
 
 	if (ordo_model_lookup(m, key, &p))
@@ -195,10 +195,9 @@ static int predicts(const struct ordo_model *m, const struct ordo_leaf_info *lv,
 	if (p.lln < p.win_lo || p.lln + p.ncand - 1 > p.win_hi)
 		return 0;
 	for (i = 0; i < p.ncand; i++)
-		if (p.ent[i].leaf == want)
+		if (ordo_pred_ent(&p, i).leaf == want)
 			return 1;
-	e = ordo_pred_try(&p, p.ncand);
-	return e && e->leaf == want ? 2 : 0;
+	return ordo_pred_try(&p, p.ncand, &e) && e.leaf == want ? 2 : 0;
 }
 
 static int test_model(enum ordo_dist d)

@@ -89,7 +89,7 @@ static int t_hit(void)
 		CHECK(!locate(&t, k * 3, &leaf, &inc));
 		v0 = node_version(&t, leaf);
 		vfill(val, 64, k, 1);
-		CHECK_EQ(ordo_tree_update_hint(&t, leaf, inc, k * 3, val), 0);
+		CHECK_EQ(ordo_tree_update_hint(&t, leaf, k * 3, val), 0);
 		CHECK_EQ(node_version(&t, leaf), v0 + 2);
 		CHECK(!ordo_tree_get(&t, k * 3, got));
 		CHECK(vcheck(got, 64, k, 1));
@@ -116,19 +116,19 @@ static int t_absent(void)
 		CHECK(!ordo_tree_put(&t, k * 10, &v));
 	CHECK(!locate(&t, 2005, &leaf, &inc));
 	ver = node_version(&t, leaf);
-	CHECK_EQ(ordo_tree_update_hint(&t, leaf, inc, 2005, &v), -ENOENT);
+	CHECK_EQ(ordo_tree_update_hint(&t, leaf, 2005, &v), -ENOENT);
 	CHECK_EQ(node_version(&t, leaf), ver);
 	CHECK_EQ(ordo_tree_get(&t, 2005, NULL), -ENOENT);
 	/* A deleted key, same leaf. */
 	CHECK(!ordo_tree_delete(&t, 2000));
 	CHECK(!locate(&t, 2000, &leaf, &inc));
-	CHECK_EQ(ordo_tree_update_hint(&t, leaf, inc, 2000, &v), -ENOENT);
+	CHECK_EQ(ordo_tree_update_hint(&t, leaf, 2000, &v), -ENOENT);
 	CHECK_EQ(ordo_tree_get(&t, 2000, NULL), -ENOENT);
 	ordo_tree_destroy(&t);
 	return 0;
 }
 
-/* Wrong incarnation, or a key outside the fences: ESTALE, no change. */
+/* A key outside the leaf's fences: ESTALE, no change. */
 static int t_stale(void)
 {
 	u64 v = 1, w = 2, got, k, ver;
@@ -140,23 +140,25 @@ static int t_stale(void)
 		CHECK(!ordo_tree_put(&t, k, &v));
 	CHECK(!locate(&t, 100, &leaf, &inc));
 	ver = node_version(&t, leaf);
-	CHECK_EQ(ordo_tree_update_hint(&t, leaf, inc + 1, 100, &w), -ESTALE);
-	CHECK_EQ(ordo_tree_update_hint(&t, leaf, inc - 1, 100, &w), -ESTALE);
+	/* A live leaf, but another key range. */
+	CHECK(!locate(&t, 400, &other, &oinc));
+	CHECK(other != leaf);
+	CHECK_EQ(ordo_tree_update_hint(&t, other, 100, &w), -ESTALE);
+	CHECK_EQ(ordo_tree_update_hint(&t, leaf, 400, &w), -ESTALE);
 	CHECK_EQ(node_version(&t, leaf), ver);
 	CHECK(!ordo_tree_get(&t, 100, &got));
 	CHECK_EQ(got, 1);
-	/* A live leaf with the right incarnation, but another key range. */
-	CHECK(!locate(&t, 400, &other, &oinc));
-	CHECK(other != leaf);
-	CHECK_EQ(ordo_tree_update_hint(&t, other, oinc, 100, &w), -ESTALE);
-	CHECK_EQ(ordo_tree_update_hint(&t, leaf, inc, 400, &w), -ESTALE);
 	CHECK(!ordo_tree_get(&t, 400, &got));
 	CHECK_EQ(got, 1);
 	ordo_tree_destroy(&t);
 	return 0;
 }
 
-/* A split changes both halves' incarnations: the old hint is stale. */
+/*
+ * After a split the old hint holds for the keys its leaf kept (the fences,
+ * not the incarnation the split changed, decide) and is stale for the
+ * keys that moved.
+ */
 static int t_after_split(void)
 {
 	u64 v = 1, w = 2, got, k;
@@ -171,16 +173,19 @@ static int t_after_split(void)
 	CHECK_EQ(nleaf, leaf);
 	/* The leaf is full: one more key splits it. */
 	CHECK(!ordo_tree_put(&t, 350, &v));
-	CHECK_EQ(ordo_tree_update_hint(&t, leaf, inc, 0, &w), -ESTALE);
-	CHECK_EQ(ordo_tree_update_hint(&t, leaf, inc, 700, &w), -ESTALE);
-	CHECK(!ordo_tree_get(&t, 0, &got));
+	CHECK(!locate(&t, 0, &nleaf, &ninc));
+	CHECK_EQ(nleaf, leaf);
+	CHECK(ninc != inc);
+	CHECK_EQ(ordo_tree_update_hint(&t, leaf, 700, &w), -ESTALE);
+	CHECK(!ordo_tree_get(&t, 700, &got));
 	CHECK_EQ(got, 1);
-	/* Fresh hints for both halves work. */
-	CHECK(!locate(&t, 0, &leaf, &inc));
+	CHECK_EQ(ordo_tree_update_hint(&t, leaf, 0, &w), 0);
+	CHECK(!ordo_tree_get(&t, 0, &got));
+	CHECK_EQ(got, 2);
+	/* The new right half takes hints for the keys that moved. */
 	CHECK(!locate(&t, 700, &nleaf, &ninc));
 	CHECK(nleaf != leaf);
-	CHECK_EQ(ordo_tree_update_hint(&t, leaf, inc, 0, &w), 0);
-	CHECK_EQ(ordo_tree_update_hint(&t, nleaf, ninc, 700, &w), 0);
+	CHECK_EQ(ordo_tree_update_hint(&t, nleaf, 700, &w), 0);
 	CHECK(!ordo_tree_get(&t, 700, &got));
 	CHECK_EQ(got, 2);
 	ordo_tree_destroy(&t);
@@ -200,34 +205,28 @@ static int t_not_a_leaf(void)
 		CHECK(!ordo_tree_put(&t, k, &v));
 	CHECK(t.height >= 3);
 	/* Node 0 is the superblock. */
-	CHECK_EQ(ordo_tree_update_hint(&t, 0, 0, 5, &v), -ESTALE);
-	h = ordo_pool_node(&t.pool, 0);
-	CHECK_EQ(ordo_tree_update_hint(&t, 0, le32_to_cpu(h->incarnation), 5,
-				       &v), -ESTALE);
+	CHECK_EQ(ordo_tree_update_hint(&t, 0, 5, &v), -ESTALE);
 	/* The root is an inner node whose fences cover every key. */
 	n = t.root;
 	h = ordo_pool_node(&t.pool, n);
 	CHECK(h->level > 0);
-	CHECK_EQ(ordo_tree_update_hint(&t, n, le32_to_cpu(h->incarnation), 5,
-				       &v), -ESTALE);
-	/* Never handed out: all zeroes, incarnation 0. */
+	CHECK_EQ(ordo_tree_update_hint(&t, n, 5, &v), -ESTALE);
+	/* Never handed out: all zeroes, node_no 0. */
 	n = t.pool.next;
 	CHECK(n < t.pool.nr_chunks * t.pool.nodes_per_chunk);
-	CHECK_EQ(ordo_tree_update_hint(&t, n, 0, 5, &v), -ESTALE);
+	CHECK_EQ(ordo_tree_update_hint(&t, n, 5, &v), -ESTALE);
 	CHECK_EQ(le64_to_cpu(ordo_pool_node(&t.pool, n)->version), 0);
 	/* Past every published chunk, and the largest number. */
 	n = t.pool.nr_chunks * t.pool.nodes_per_chunk;
-	CHECK_EQ(ordo_tree_update_hint(&t, n, 0, 5, &v), -ESTALE);
-	CHECK_EQ(ordo_tree_update_hint(&t, U32_MAX, 0, 5, &v), -ESTALE);
+	CHECK_EQ(ordo_tree_update_hint(&t, n, 5, &v), -ESTALE);
+	CHECK_EQ(ordo_tree_update_hint(&t, U32_MAX, 5, &v), -ESTALE);
 	/* A freed node keeps its number but is marked free. */
 	CHECK(!ordo_pool_reserve(&t.pool, 1));
 	free_no = ordo_pool_take(&t.pool);
 	ordo_pool_free(&t.pool, free_no);
 	h = ordo_pool_node(&t.pool, free_no);
 	CHECK(h->flags & ORDO_NODE_F_FREE);
-	CHECK_EQ(ordo_tree_update_hint(&t, free_no,
-				       le32_to_cpu(h->incarnation), 5, &v),
-		 -ESTALE);
+	CHECK_EQ(ordo_tree_update_hint(&t, free_no, 5, &v), -ESTALE);
 	CHECK(!ordo_tree_get(&t, 5, &got));
 	CHECK_EQ(got, 1);
 	ordo_tree_destroy(&t);
@@ -275,7 +274,7 @@ static void *c_updater(void *p)
 			u64 key = (u64)k * 1000 + a->id;
 
 			vfill(val, 32, key, r);
-			i = ordo_tree_update_hint(a->t, leaf[k], inc[k], key, val);
+			i = ordo_tree_update_hint(a->t, leaf[k], key, val);
 			if (i == 0) {
 				a->hits++;
 				continue;
@@ -375,8 +374,8 @@ int main(void)
 {
 	run("hint that holds updates in place", t_hit);
 	run("absent key in the hinted leaf is ENOENT", t_absent);
-	run("wrong incarnation or fences are ESTALE", t_stale);
-	run("split makes old hints stale", t_after_split);
+	run("keys outside the fences are ESTALE", t_stale);
+	run("after a split, old hints hold for the keys the leaf kept", t_after_split);
 	run("non-leaf node numbers are ESTALE", t_not_a_leaf);
 	run("hinted updates racing with splits", t_concurrent);
 	return tap_done();

@@ -246,8 +246,8 @@ static u64 ref_pos(const struct ordo_model *m, u32 sub, u64 key)
 	u64 p = m->pivots[sub];
 
 	/* Keys below the first sub-model's pivot count as the pivot. */
-	return ref_sat(key > p ? key - p : 0, s->mant, s->shift, s->ntt,
-		       s->over);
+	return ref_sat(key > p ? key - p : 0, ordo_sub_mant(s),
+		       ordo_sub_shift(s), s->ntt, s->over);
 }
 
 /* Candidates the lookups named, and lookups: leaves read per GET. */
@@ -280,7 +280,7 @@ static void check_key(const struct ordo_model *m, const struct sim *s,
 	      p.lln + p.ncand <= m->subs[sub].ntt &&
 	      p.win_lo <= p.lln && p.lln + p.ncand - 1 <= p.win_hi,
 	      "sub/candidates range");
-	for (i = 0; i < p.ncand && p.ent[i].leaf != l->leaf;)
+	for (i = 0; i < p.ncand && ordo_pred_ent(&p, i).leaf != l->leaf;)
 		i++;
 	/* A tie settled for the right may skip an absent key's leaf. */
 	if (i == p.ncand && !sim_stored(s, want, key)) {
@@ -295,8 +295,11 @@ static void check_key(const struct ordo_model *m, const struct sim *s,
 	cand_keys++;
 	CHECK(ordo_model_pos(m, sub, key) == ref_pos(m, sub, key),
 	      "position arithmetic");
-	CHECK(i == p.ncand || ordo_tt_inca_matches(&p.ent[i], l->inca),
-	      "incarnation");
+	if (i < p.ncand && !(m->flags & ORDO_MODEL_F_PACKED)) {
+		struct ordo_tt e = ordo_pred_ent(&p, i);
+
+		CHECK(ordo_tt_inca_matches(&e, l->inca), "incarnation");
+	}
 }
 
 /* Every stored key, every fence and its neighbours, extremes, samples. */
@@ -471,11 +474,16 @@ static bool same_pred(const struct ordo_model *a, const struct ordo_model *b,
 
 	if (ordo_model_lookup(a, key, &pa) || ordo_model_lookup(b, key, &pb))
 		return false;
+	/* A packed copy keeps no incarnation bits. */
+	u32 mask = (a->flags | b->flags) & ORDO_MODEL_F_PACKED ?
+		   ORDO_TT_CODE_MASK | ORDO_TT_TIE_RIGHT : U32_MAX;
+
 	return pa.sub == pb.sub && pa.lln == pb.lln &&
 	       pa.ncand == pb.ncand &&
 	       pa.win_lo == pb.win_lo && pa.win_hi == pb.win_hi &&
-	       pa.ent->leaf == pb.ent->leaf &&
-	       pa.ent->code_inca == pb.ent->code_inca &&
+	       ordo_pred_ent(&pa, 0).leaf == ordo_pred_ent(&pb, 0).leaf &&
+	       (ordo_pred_ent(&pa, 0).code_inca & mask) ==
+	       (ordo_pred_ent(&pb, 0).code_inca & mask) &&
 	       ordo_model_pos(a, pa.sub, key) == ordo_model_pos(b, pb.sub, key);
 }
 
@@ -548,7 +556,7 @@ static void chunks_free(struct chunks *ch)
 }
 
 /* Load through separate reads: top level, then each descriptor + slice. */
-static struct ordo_model *load_parts(const u8 *img, u64 len)
+static struct ordo_model *load_parts(const u8 *img, u64 len, bool packed)
 {
 	struct ordo_model_layout lay;
 	struct ordo_model *m = NULL;
@@ -564,6 +572,7 @@ static struct ordo_model *load_parts(const u8 *img, u64 len)
 	CHECK(!err, "load_top %d", err);
 	if (err)
 		return NULL;
+	CHECK(!packed || !ordo_model_pack(m), "pack");
 	for (i = lay.first; i < lay.nsub; i++) {
 		const u8 *d = img + lay.desc_off + ORDO_MODEL_DESC_SIZE * i;
 		u8 desc[ORDO_MODEL_DESC_SIZE], *slice;
@@ -581,6 +590,26 @@ static struct ordo_model *load_parts(const u8 *img, u64 len)
 		CHECK(!err, "load_sub %u: %d", i, err);
 	}
 	return m;
+}
+
+/*
+ * A client copy holds what lookups read: 8 + 24 bytes per sub-model in
+ * use (none for the image's room in front), TT room for the slices as
+ * trained plus 64, 7 bytes an entry when packed, and the search levels.
+ */
+static void check_client_bytes(const struct ordo_model *c, bool packed)
+{
+	u64 lv = c->nlevels ? (u64)c->level_off[c->nlevels] +
+			      c->level_len[c->nlevels] : 0;
+	u64 want = 32ULL * (c->nsub - c->first) + 8 * lv +
+		   (packed ? 7ULL : 8ULL) * c->tt_cap;
+
+	CHECK(sizeof(struct ordo_sub) == 24 && !c->meta &&
+	      c->base == c->first && c->tt_cap == c->nleaves + 64 &&
+	      ordo_model_mem_bytes(c) == want,
+	      "client copy of %llu bytes, %llu expected",
+	      (unsigned long long)ordo_model_mem_bytes(c),
+	      (unsigned long long)want);
 }
 
 static void test_roundtrip(void)
@@ -614,17 +643,21 @@ static void test_roundtrip(void)
 				err = ordo_region_write(&ch.rg, m);
 				CHECK(!err, "region_write %d", err);
 				img = chunks_flat(&ch);
-				err = ordo_model_from_image(&c, img, ch.size);
-				CHECK(!err, "from_image %d", err);
-				if (!err) {
-					check_same(m, c, &s);
-					check_model(c, &s, 100);
-					ordo_model_free(c);
-				}
-				c = load_parts(img, ch.size);
-				if (c) {
-					check_same(m, c, &s);
-					ordo_model_free(c);
+				for (i = 0; i < 2; i++) {
+					err = ordo_model_load_image(&c, img,
+								    ch.size, i);
+					CHECK(!err, "load_image %d", err);
+					if (!err) {
+						check_same(m, c, &s);
+						check_model(c, &s, 100);
+						check_client_bytes(c, i);
+						ordo_model_free(c);
+					}
+					c = load_parts(img, ch.size, i);
+					if (c) {
+						check_same(m, c, &s);
+						ordo_model_free(c);
+					}
 				}
 				/* RPC path: export every sub-model again. */
 				err = ordo_model_load_top(&c, img, ch.size);
@@ -648,7 +681,7 @@ static void test_roundtrip(void)
 			ordo_model_free(m);
 			sim_free(&s);
 		}
-	tap("region write -> image/partial/RPC load predicts identically");
+	tap("region write -> image/partial/RPC load, full or packed, predicts identically");
 }
 
 static void test_determinism(void)
@@ -847,8 +880,7 @@ static void test_retrain_identity(void)
 			memcpy(t, m->tt + before.tt, sizeof(*t) * before.ntt);
 			err = ordo_model_retrain_sub(m, i, &set, &p);
 			CHECK(!err, "retrain %d", err);
-			CHECK(m->subs[i].mant == before.mant &&
-			      m->subs[i].shift == before.shift &&
+			CHECK(m->subs[i].slope == before.slope &&
 			      m->subs[i].over == before.over &&
 			      m->subs[i].under == before.under &&
 			      m->subs[i].tt == before.tt &&
@@ -1042,8 +1074,9 @@ static void test_head_extension(void)
 		CHECK(first0 >= 64, "no room in front: first %u", first0);
 		chunks_init(&ch, 4 * ordo_region_bytes(m), 12);
 		CHECK(!ordo_region_write(&ch.rg, m), "write");
-		CHECK(!ordo_model_from_image(&old, chunks_flat(&ch), ch.size),
-		      "first image");
+		/* Packed, as libordo keeps its copies. */
+		CHECK(!ordo_model_load_image(&old, chunks_flat(&ch), ch.size,
+					     true), "first image");
 	}
 	if (m)
 		run_stream(&s, m, &p, &ch, 1ULL << 40, -1, inserts, &r);
@@ -1076,7 +1109,8 @@ static void test_head_extension(void)
 		      -EBADMSG, "an old client took the moved first sub-model");
 		CHECK(old->pivots[first0] != m->pivots[first0], "pivot kept");
 		/* Refreshing the top keeps every slice that did not change. */
-		CHECK(!ordo_model_load_top(&c, ch.flat, ch.size), "new top");
+		CHECK(!ordo_model_load_top(&c, ch.flat, ch.size) &&
+		      !ordo_model_pack(c), "new top");
 		for (i = c ? c->first : 0; c && i < c->nsub; i++) {
 			d = ch.flat + lay.desc_off + ORDO_MODEL_DESC_SIZE * i;
 			if (!ordo_model_adopt_sub(c, i, d, old)) {
@@ -1189,7 +1223,7 @@ static void test_stale(void)
 				continue;
 			/* What a client does: accept a leaf by its fences. */
 			for (k = 0, l = NULL; k < pr.ncand && !l; k++) {
-				l = &s.lv[byno[pr.ent[k].leaf]];
+				l = &s.lv[byno[ordo_pred_ent(&pr, k).leaf]];
 				if (key < l->low || (!(l->flags & ORDO_LEAF_LAST) &&
 						     key >= l->high))
 					l = NULL;
@@ -1240,7 +1274,7 @@ static void check_sane(const struct ordo_model *m)
 		CHECK(ordo_model_has_sub(m, p.sub) && p.ncand >= 1 &&
 		      p.lln + p.ncand <= s->ntt &&
 		      p.win_lo <= p.lln && p.lln + p.ncand - 1 <= p.win_hi &&
-		      p.ent == &m->tt[s->tt + p.lln] &&
+		      p.tti == s->tt + p.lln && p.m == m &&
 		      s->tt + s->ntt <= m->tt_cap,
 		      "lookup out of range");
 	}
@@ -1323,7 +1357,8 @@ static void test_doc_vector(void)
 	err = ordo_model_from_image(&m, img, sizeof(img));
 	CHECK(!err, "from_image %d", err);
 	if (!err) {
-		CHECK(!ordo_model_lookup(m, 12345, &p) && p.ent->leaf == 1,
+		CHECK(!ordo_model_lookup(m, 12345, &p) &&
+		      ordo_pred_ent(&p, 0).leaf == 1,
 		      "lookup");
 		ordo_model_free(m);
 	}
@@ -1384,22 +1419,25 @@ static void test_saturation(void)
 
 	for (i = 0; i < 20000; i++) {
 		struct ordo_sub s = {
-			.mant = rnd() & (ORDO_MODEL_MANT_MASK >> (rnd() % 56)),
-			.shift = rnd() % (ORDO_MODEL_SHIFT_MAX + 1),
 			.ntt = 1 + rnd() % ORDO_MODEL_MAX_SUB_LEAVES,
 			.over = rnd() % (ORDO_MODEL_ERR_UNBOUNDED + 1),
 		};
 		u64 prev = 0, dx = 0;
 
+		ordo_sub_set_slope(&s, rnd() & (ORDO_MODEL_MANT_MASK >>
+						(rnd() % 56)),
+				   rnd() % (ORDO_MODEL_SHIFT_MAX + 1));
 		for (k = 0; k < 16; k++) {
 			u64 f;
 
 			dx += rnd() >> (rnd() % 64) >> 4;
 			f = ordo_sub_pos(&s, dx);
-			CHECK(f == ref_sat(dx, s.mant, s.shift, s.ntt, s.over) &&
+			CHECK(f == ref_sat(dx, ordo_sub_mant(&s),
+					   ordo_sub_shift(&s), s.ntt, s.over) &&
 			      f >= prev, "F(%llx) mant %llx shift %u",
 			      (unsigned long long)dx,
-			      (unsigned long long)s.mant, s.shift);
+			      (unsigned long long)ordo_sub_mant(&s),
+			      ordo_sub_shift(&s));
 			prev = f;
 		}
 	}
@@ -1778,6 +1816,9 @@ static void patch_race(u32 inserts)
 	}
 	memcpy(new, chunks_flat(&ch), ch.size);
 	err = ordo_model_load_top(&c, old, ch.size);
+	/* Packed, as libordo's: its slices move and repack the same way. */
+	if (!err)
+		err = ordo_model_pack(c);
 	CHECK(!err, "load_top");
 	for (t = 0; !err && t < 20000; t++) {
 		u64 doff = ordo_model_desc_off(m->nsub_cap) + 32ULL * sub;
@@ -1965,6 +2006,7 @@ static void test_navigation(void)
 {
 	struct ordo_model_params p;
 	struct ordo_model *m;
+	struct ordo_tt t;
 	struct sim s;
 	u32 sub, lln = 0, i = 0;
 	int err = 0;
@@ -1976,16 +2018,15 @@ static void test_navigation(void)
 	m = train(&s, &p, 4);
 	sub = m ? m->first : 0;
 	while (m && !err) {
-		const struct ordo_tt *t = ordo_model_tt(m, sub, lln);
-
-		CHECK(t && i < s.n && t->leaf == s.lv[i].leaf, "leaf %u", i);
+		CHECK(ordo_model_tt(m, sub, lln, &t) && i < s.n &&
+		      t.leaf == s.lv[i].leaf, "leaf %u", i);
 		i++;
 		err = ordo_model_next(m, &sub, &lln);
 	}
 	CHECK(err == -ENOENT && i == s.n, "walked %u of %u leaves", i, s.n);
-	CHECK(!ordo_model_tt(m, m->nsub, 0) &&
-	      !ordo_model_tt(m, m->first, 1 << 30) &&
-	      (!m->first || !ordo_model_tt(m, m->first - 1, 0)),
+	CHECK(!ordo_model_tt(m, m->nsub, 0, &t) &&
+	      !ordo_model_tt(m, m->first, 1 << 30, &t) &&
+	      (!m->first || !ordo_model_tt(m, m->first - 1, 0, &t)),
 	      "out of range");
 	ordo_model_free(m);
 	sim_free(&s);
@@ -2214,10 +2255,11 @@ static bool slope_mid(const struct ordo_sub *s, struct ref_frac lo,
 		      struct ref_frac hi)
 {
 	long double l = (long double)lo.n / lo.d, h = (long double)hi.n / hi.d;
-	long double q = ldexpl(s->mant, -s->shift), mid = (l + h) / 2;
+	int sh = ordo_sub_shift(s);
+	long double q = ldexpl(ordo_sub_mant(s), -sh), mid = (l + h) / 2;
 
-	return q >= l - ldexpl(2, -s->shift) && q <= h &&
-	       fabsl(q - mid) <= ldexpl(2, -s->shift) + ldexpl(mid, -50);
+	return q >= l - ldexpl(2, -sh) && q <= h &&
+	       fabsl(q - mid) <= ldexpl(2, -sh) + ldexpl(mid, -50);
 }
 
 /*
@@ -2285,7 +2327,8 @@ static void test_fit_reference(void)
 					      s->over, s->under, epss[e]);
 					CHECK(hi.d == 0 || slope_mid(s, lo, hi),
 					      "slope %llu >> %u",
-					      (unsigned long long)s->mant, s->shift);
+					      (unsigned long long)ordo_sub_mant(s),
+					      ordo_sub_shift(s));
 					ordo_sub_code_params(s, &base, &sh);
 					for (j = 0; j < s->ntt; j++) {
 						g = (ordo_sub_pos(s,

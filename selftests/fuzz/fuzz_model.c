@@ -61,6 +61,7 @@ static void fix_image(u8 *b, size_t len)
 static void use_model(const struct ordo_model *m, const u64 *keys)
 {
 	struct ordo_pred p;
+	struct ordo_tt e;
 	u32 i, sub, lln, steps;
 
 	FZ_CHECK(m->first < m->nsub);
@@ -84,7 +85,7 @@ static void use_model(const struct ordo_model *m, const u64 *keys)
 		FZ_CHECK(m->pivots[p.sub] <= keys[i] || p.sub == m->first);
 		FZ_CHECK(p.ncand >= 1 && p.win_lo <= p.lln &&
 			 p.lln + p.ncand - 1 <= p.win_hi && p.win_hi < s->ntt);
-		FZ_CHECK(p.ent == &m->tt[s->tt + p.lln]);
+		FZ_CHECK(p.tti == s->tt + p.lln && p.m == m);
 	}
 	sub = m->first;
 	lln = 0;
@@ -95,7 +96,45 @@ static void use_model(const struct ordo_model *m, const u64 *keys)
 			break;
 		FZ_CHECK(ordo_model_has_sub(m, sub));
 		if (!r)
-			FZ_CHECK(ordo_model_tt(m, sub, lln));
+			FZ_CHECK(ordo_model_tt(m, sub, lln, &e));
+	}
+}
+
+/*
+ * Packed (as libordo keeps it), @m answers as before: the same candidates
+ * with the same leaves, codes and tie flags; only incarnations go.
+ */
+static void same_packed(struct ordo_model *m, const u64 *keys)
+{
+	struct ordo_pred was[4], p;
+	bool ok[4];
+	u64 sig[4] = { 0 };
+	struct ordo_tt e;
+	u32 i, c;
+
+	for (i = 0; i < 4; i++) {
+		ok[i] = !ordo_model_lookup(m, keys[i], &was[i]);
+		for (c = 0; ok[i] && ordo_pred_try(&was[i], c, &e); c++)
+			sig[i] = sig[i] * 31 + e.leaf * 7 +
+				 (e.code_inca & ~(ORDO_TT_INCA_MASK <<
+						  ORDO_TT_INCA_SHIFT));
+	}
+	if (ordo_model_pack(m))
+		return;
+	use_model(m, keys);
+	for (i = 0; i < 4; i++) {
+		u64 now = 0;
+
+		FZ_CHECK(ok[i] == !ordo_model_lookup(m, keys[i], &p));
+		if (!ok[i])
+			continue;
+		FZ_CHECK(p.sub == was[i].sub && p.lln == was[i].lln &&
+			 p.ncand == was[i].ncand && p.tti == was[i].tti);
+		for (c = 0; ordo_pred_try(&p, c, &e); c++) {
+			FZ_CHECK(!(e.code_inca >> ORDO_TT_INCA_SHIFT));
+			now = now * 31 + e.leaf * 7 + e.code_inca;
+		}
+		FZ_CHECK(now == sig[i]);
 	}
 }
 
@@ -117,6 +156,7 @@ static void fz_image(const u8 *in, size_t len, bool fix, const u64 *keys)
 	}
 	if (!err) {
 		use_model(m, keys);
+		same_packed(m, keys);
 		ordo_model_free(m);
 	}
 	free(b);

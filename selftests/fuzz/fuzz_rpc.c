@@ -308,7 +308,6 @@ static void fz_client(const struct env *e, const u8 *in, size_t len)
 	q.key = fin_u64(&f);
 	vlen = fin_u16(&f);
 	q.hint_leaf = fin_u32(&f);
-	q.hint_inca = fin_u32(&f);
 	q.count = 1 + fin_u32(&f) % ORDO_WIRE_SCAN_MAX;
 	q.epoch = fin_u64(&f);
 	q.flags = fin_u8(&f) & ORDO_WIRE_LOOKUP_NO_MODEL;
@@ -317,7 +316,7 @@ static void fz_client(const struct env *e, const u8 *in, size_t len)
 	    q.op == ORDO_WIRE_OP_UPDATE)
 		q.len = 1 + vlen % e->vs;
 	if (q.op != ORDO_WIRE_OP_UPDATE)
-		q.hint_leaf = q.hint_inca = 0;
+		q.hint_leaf = 0;
 	v = fin_bytes(&f, q.len, &got);
 	memset(val, 0x5a, sizeof(val));
 	memcpy(val, v, got);

@@ -94,7 +94,7 @@ static void resolve(const struct ordo_model *m, const uint8_t *pool,
 	const struct ordo_geo *geo = &sb->geo;
 	uint8_t copy[8192];
 	const struct ordo_node_hdr *h = (const void *)copy;
-	const struct ordo_tt *e = NULL;
+	struct ordo_tt ent, *e = NULL;
 	struct ordo_pred pr;
 	uint64_t low, high;
 	uint32_t i, n, c;
@@ -106,7 +106,7 @@ static void resolve(const struct ordo_model *m, const uint8_t *pool,
 		return;
 	}
 	/* The candidates, then the leaf before them (a tie settled right). */
-	for (c = 0; (e = ordo_pred_try(&pr, c)); c++) {
+	for (c = 0; (e = ordo_pred_try(&pr, c, &ent) ? &ent : NULL); c++) {
 		do {
 			ret = ordo_node_copy_validate(copy, pool +
 				ordo_node_offset(e->leaf, sb->nodes_per_chunk,

@@ -172,9 +172,9 @@ static int resolve(struct rc_conn *conn, const struct ordo_geo *geo,
 		return -EINVAL;
 	/* A fresh model: one of its candidates is the very leaf. */
 	for (c = 0; c <= pr.ncand; c++) {
-		const struct ordo_tt *e = ordo_pred_try(&pr, c);
+		struct ordo_tt ent, *e = &ent;
 
-		if (!e)
+		if (!ordo_pred_try(&pr, c, &ent))
 			return -ESTALE;
 		for (tries = 0, ret = -EAGAIN; tries < 100 && ret == -EAGAIN;
 		     tries++) {

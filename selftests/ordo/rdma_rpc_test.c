@@ -549,7 +549,7 @@ TEST_F(rpc, hinted_update)
 	struct rc_conn *c = &self->c;
 	const struct ordo_node_hdr *h = (const void *)node;
 	uint64_t k = KBASE + 3 * 200;
-	uint32_t leaf, inc;
+	uint32_t leaf, other, inc;
 	int used;
 
 	ASSERT_EQ(0, batch_load(c, self->vs, 400, batch_per(c, self->vs)));
@@ -561,24 +561,29 @@ TEST_F(rpc, hinted_update)
 	EXPECT_TRUE(used);
 	ASSERT_EQ(0, rc_kv(c, ORDO_WIRE_OP_GET, k, g, 0));
 	EXPECT_EQ(50, t_version(g, self->vs, k));
-	/* A stale hint costs a descent, not correctness. */
+	/* The incarnation is ignored: the leaf's number and fences decide. */
 	t_fill(v, self->vs, k, 51);
 	EXPECT_EQ(0, rc_update_hint(c, k, v, self->vs, leaf, inc + 1, &used));
-	EXPECT_FALSE(used);
+	EXPECT_TRUE(used);
 	ASSERT_EQ(0, rc_kv(c, ORDO_WIRE_OP_GET, k, g, 0));
 	EXPECT_EQ(51, t_version(g, self->vs, k));
+	/* A stale hint costs a descent, not correctness. */
+	ASSERT_EQ(0, rd_leaf(c, &self->geo, KBASE, node, &other));
+	ASSERT_NE(other, leaf);
+	t_fill(v, self->vs, k, 52);
+	EXPECT_EQ(0, rc_update_hint(c, k, v, self->vs, other, 0, &used));
+	EXPECT_FALSE(used);
+	ASSERT_EQ(0, rc_kv(c, ORDO_WIRE_OP_GET, k, g, 0));
+	EXPECT_EQ(52, t_version(g, self->vs, k));
 	EXPECT_EQ(0, rc_update_hint(c, k, v, self->vs, 0, 0, &used));
 	EXPECT_FALSE(used);
 	EXPECT_EQ(0, rc_update_hint(c, k, v, self->vs, 0xffffffff, 7, &used));
 	EXPECT_FALSE(used);
 	/* The leaf covering an absent key says so authoritatively. */
 	ASSERT_EQ(0, rd_leaf(c, &self->geo, k + 1, node, &leaf));
-	EXPECT_EQ(-ENOENT, rc_update_hint(c, k + 1, v, self->vs, leaf,
-					  le32toh(h->incarnation), &used));
+	EXPECT_EQ(-ENOENT, rc_update_hint(c, k + 1, v, self->vs, leaf, 0,
+					  &used));
 	EXPECT_EQ(-ENOENT, rc_kv(c, ORDO_WIRE_OP_GET, k + 1, g, 0));
-	/* The incarnation read remotely is what the server checks. */
-	ASSERT_EQ(0, rd_leaf(c, &self->geo, k, node, &leaf));
-	EXPECT_EQ(inc, le32toh(h->incarnation));
 }
 
 TEST_F(rpc, hint_fields_only_with_update)
@@ -892,11 +897,11 @@ static int tt_leaf(struct rc_conn *c, const struct ordo_geo *geo,
 	if (ordo_model_lookup(m, key, &pr))
 		return -ENODATA;
 	/* The candidates, then the leaf before them (a tie settled right). */
-	*leaf = pr.ent->leaf;
+	*leaf = ordo_pred_ent(&pr, 0).leaf;
 	for (i = 0; i <= pr.ncand; i++) {
-		const struct ordo_tt *e = ordo_pred_try(&pr, i);
+		struct ordo_tt ent, *e = &ent;
 
-		if (!e)
+		if (!ordo_pred_try(&pr, i, &ent))
 			return -ESTALE;
 		ret = rd_node(c, geo, e->leaf, node);
 		if (ret)

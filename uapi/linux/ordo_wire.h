@@ -275,7 +275,7 @@ struct ordo_wire_hdr {
 };
 
 /* ordo_wire_kv.flags */
-#define ORDO_WIRE_KV_HINT	0x01	/* UPDATE: hint_leaf/hint_incarnation valid */
+#define ORDO_WIRE_KV_HINT	0x01	/* UPDATE: hint_leaf valid */
 
 /**
  * struct ordo_wire_kv - one point operation (24 bytes)
@@ -288,12 +288,13 @@ struct ordo_wire_hdr {
  * @flags: ORDO_WIRE_KV_* bits; %ORDO_WIRE_KV_HINT only with UPDATE.
  * @reserved: zero.
  * @hint_leaf: UPDATE with %ORDO_WIRE_KV_HINT: node number of the leaf the
- *	client believes holds @key; else zero.
- * @hint_incarnation: that leaf's incarnation when the client read it; else
- *	zero.  The server writes at the hinted leaf only if the leaf's
- *	incarnation still agrees in its low %ORDO_TT_INCA_BITS bits (what a
- *	TT entry holds) and its fences still cover @key, and otherwise
- *	searches the tree: a stale hint costs time, never correctness.
+ *	client believes holds @key; else zero.  The server writes at the
+ *	hinted leaf only if it is a live leaf whose fences cover @key, and
+ *	otherwise searches the tree: a stale hint costs time, never
+ *	correctness.
+ * @hint_incarnation: zero without %ORDO_WIRE_KV_HINT; ignored with it
+ *	(servers before this release compared its low 8 bits with the
+ *	leaf's incarnation; the fences alone make a hint safe).
  *
  * The value follows, zero-padded to a multiple of 8 bytes.
  */
