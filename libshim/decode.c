@@ -681,6 +681,8 @@ int shim_dec_model_only(const struct ordo_model_layout *lay,
 	ret = ordo_model_load_top(&m, img, len);
 	if (ret)
 		return ret;
+	/* The TT entries stay with the server: no room for them here. */
+	ordo_model_drop_tt(m);
 	/*
 	 * The header was read before the image: a model published between
 	 * the two reads has another layout (another range: the loop below

@@ -727,6 +727,22 @@ void ordo_model_free(struct ordo_model *m)
 }
 
 /**
+ * ordo_model_drop_tt() - keep the descriptors alone
+ * @m: a client copy none of whose slices was loaded
+ *
+ * Frees the TT room ordo_model_load_top() set aside: a model-only client
+ * reads TT entries from the server and keeps none.
+ */
+void ordo_model_drop_tt(struct ordo_model *m)
+{
+	ordo_free(tt_base(m));
+	m->tt = NULL;
+	m->ttp = NULL;
+	m->tt_cap = 0;
+	m->tt_used = 0;
+}
+
+/**
  * ordo_model_mem_bytes() - memory a model holds
  * @m: model
  *

@@ -188,6 +188,9 @@ static void fz_model_only(struct fin *f, bool fix, const u64 *keys)
 		return;
 	}
 	FZ_CHECK(tt_off == lay.tt_off);
+	/* Descriptors and pivots alone: 32 bytes a sub-model, levels aside. */
+	FZ_CHECK(!m->tt_cap && ordo_model_mem_bytes(m) <=
+		 33ULL * (m->nsub - m->first) + 48);
 	for (i = m->first; i < m->nsub; i++) {
 		const struct ordo_sub *s = &m->subs[i];
 		u32 lo, hi, k;
