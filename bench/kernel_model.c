@@ -113,10 +113,11 @@ static void client_get(const struct ordo_model *m, const uint8_t *pool,
 		    key < le64_to_cpu(h->high_key))
 			break;
 	}
-	if (c < pr.ncand && (e = ordo_pred_ent(&pr, c),
-			     !ordo_tt_inca_matches(&e,
-						   le32_to_cpu(h->incarnation))))
-		w->stale++;
+	if (c < pr.ncand) {
+		e = ordo_pred_ent(&pr, c);
+		if (!ordo_tt_inca_matches(&e, le32_to_cpu(h->incarnation)))
+			w->stale++;
+	}
 	while ((h->flags & ORDO_NODE_F_HAS_HIGH) &&
 	       key >= le64_to_cpu(h->high_key) && h->right) {
 		read_leaf(copy, pool, sb, le32_to_cpu(h->right));
