@@ -487,7 +487,6 @@ bool ordo_model_tt(const struct ordo_model *m, u32 sub, u32 lln,
 int ordo_model_pack(struct ordo_model *m);
 void ordo_model_drop_tt(struct ordo_model *m);
 u64 ordo_model_mem_bytes(const struct ordo_model *m);
-struct ordo_model *ordo_model_alloc(u32 nsub, u32 tt_cap);
 struct ordo_model *ordo_model_alloc_cap(u32 nsub, u32 nsub_cap, u32 tt_cap);
 void ordo_model_free(struct ordo_model *m);
 u64 ordo_model_bytes(u32 nsub);

@@ -547,10 +547,16 @@ bool ordo_model_tt(const struct ordo_model *m, u32 sub, u32 lln,
 	return true;
 }
 
+/* The kind of @m's TT storage (also while it has none, after a drop). */
+static bool tt_packed(const struct ordo_model *m)
+{
+	return m->flags & ORDO_MODEL_F_PACKED;
+}
+
 /* Bytes of @n TT entries in @m's storage. */
 static size_t tt_bytes(const struct ordo_model *m, u64 n)
 {
-	return (m->flags & ORDO_MODEL_F_PACKED ? ORDO_TT_PACKED_SIZE :
+	return (tt_packed(m) ? ORDO_TT_PACKED_SIZE :
 		sizeof(struct ordo_tt)) * n;
 }
 
@@ -563,19 +569,20 @@ static void *tt_alloc(const struct ordo_model *m, u64 n)
 /* Entry @i's address in @m's TT storage. */
 static void *tt_addr(const struct ordo_model *m, u32 i)
 {
-	return m->ttp ? (void *)(m->ttp + (size_t)i * ORDO_TT_PACKED_SIZE) :
-			(void *)(m->tt + i);
+	return tt_packed(m) ?
+	       (void *)(m->ttp + (size_t)i * ORDO_TT_PACKED_SIZE) :
+	       (void *)(m->tt + i);
 }
 
 /* The TT storage, whichever it is (for moving and freeing it). */
 static void *tt_base(const struct ordo_model *m)
 {
-	return m->ttp ? (void *)m->ttp : (void *)m->tt;
+	return tt_packed(m) ? (void *)m->ttp : (void *)m->tt;
 }
 
 static void tt_set_base(struct ordo_model *m, void *p)
 {
-	if (m->flags & ORDO_MODEL_F_PACKED)
+	if (tt_packed(m))
 		m->ttp = p;
 	else
 		m->tt = p;
@@ -586,12 +593,12 @@ static void tt_put(struct ordo_model *m, u32 i, u32 leaf, u32 code_inca)
 {
 	u8 *b;
 
-	if (!m->ttp) {
+	if (!tt_packed(m)) {
 		m->tt[i].leaf = leaf;
 		m->tt[i].code_inca = code_inca;
 		return;
 	}
-	b = m->ttp + (size_t)i * ORDO_TT_PACKED_SIZE;
+	b = tt_addr(m, i);
 	b[0] = leaf;
 	b[1] = leaf >> 8;
 	b[2] = leaf >> 16;
@@ -617,7 +624,7 @@ int ordo_model_pack(struct ordo_model *m)
 	u8 *p;
 	u32 i;
 
-	if (m->flags & ORDO_MODEL_F_PACKED)
+	if (tt_packed(m))
 		return 0;
 	p = ordo_malloc((size_t)ORDO_TT_PACKED_SIZE *
 			(m->tt_cap ? m->tt_cap : 1));
@@ -696,18 +703,6 @@ struct ordo_model *ordo_model_alloc_cap(u32 nsub, u32 nsub_cap, u32 tt_cap)
 }
 
 /**
- * ordo_model_alloc() - allocate an empty model of exactly @nsub sub-models
- * @nsub: sub-models, 1..%ORDO_MODEL_MAX_SUBS
- * @tt_cap: TT entries, at most %ORDO_MODEL_MAX_TT
- *
- * Return: the model (no TT slices), or NULL.
- */
-struct ordo_model *ordo_model_alloc(u32 nsub, u32 tt_cap)
-{
-	return model_alloc(0, nsub, nsub, tt_cap, true);
-}
-
-/**
  * ordo_model_free() - free a model
  * @m: model or NULL
  */
@@ -773,9 +768,9 @@ u64 ordo_model_bytes(u32 nsub)
 }
 
 /*
- * Client copies keep 1/32 of spare TT entries for refreshed slices that
- * grew (the cache is the client's memory: 8 bytes per leaf and little
- * else), and repack their live slices when the array is full.
+ * Client copies that repack their live slices (a refreshed slice grew and
+ * the array is full) keep 1/32 of spare TT entries: the TT is most of a
+ * client's memory.
  */
 #define CLIENT_TT_SLACK	32
 
