@@ -53,7 +53,6 @@
 /* Key universe: slot j is BASE + j * GAP; the cluster sits after slot J0. */
 #define BASE		(1ULL << 32)
 #define GAP		(1ULL << 20)
-#define CSTEP		64ULL
 
 #define MAX_THREADS	64
 #define SCAN_MAX	64		/* pairs per SCAN, at most */
@@ -118,7 +117,7 @@ struct cfg {
  *
  * Slots come in groups of @grp: the first of a group is preloaded, the
  * others are fresh keys for INSERTs.  The @ncl cluster keys sit right after
- * slot @j0, CSTEP apart, and are inserted in key order to force expansion.
+ * slot @j0 (cl_off()) and are inserted in key order to force expansion.
  */
 struct universe {
 	uint64_t *keys;
@@ -348,6 +347,18 @@ static uint32_t slot_pos(const struct universe *u, uint32_t j)
 	return j <= u->j0 ? j : j + u->ncl;
 }
 
+/*
+ * Offset of cluster key @c from slot j0's key: the gaps widen from 1 to
+ * 1 + c / 512, so no one line fits the cluster's fences.  Evenly spaced
+ * keys would: once a training gave the cluster a sub-model of its own,
+ * further keys would only extend a line that still fits, and no error
+ * window would ever grow past the expansion bound.
+ */
+static uint64_t cl_off(uint64_t c)
+{
+	return 1 + c + (c * c >> 10);
+}
+
 static uint32_t cl_pos(const struct universe *u, uint32_t c)
 {
 	return u->j0 + 1 + c;
@@ -387,8 +398,8 @@ static int universe_init(struct universe *u, uint32_t keys, uint32_t grp,
 	for (j = 0; j < u->nslots; j++)
 		u->keys[slot_pos(u, j)] = BASE + (uint64_t)j * GAP;
 	for (c = 0; c < ncl; c++)
-		u->keys[cl_pos(u, c)] = BASE + (uint64_t)u->j0 * GAP + 1 +
-					c * CSTEP;
+		u->keys[cl_pos(u, c)] = BASE + (uint64_t)u->j0 * GAP +
+					cl_off(c);
 	return 0;
 }
 
@@ -1149,7 +1160,7 @@ static bool wait_reads(struct lcase *c, uint64_t reads)
 struct phase_log {
 	uint64_t epoch0, epoch_retrain, epoch1;
 	uint64_t exp0, exp1, full0, full1, retr0, retr1;
-	uint32_t subs0, subs_mid, subs1;
+	uint32_t subs0, subs_mid, subs1, eps_mid, eps1;
 	unsigned int cluster;
 	uint64_t r_retrain, r_expand, r_expanded;	/* reads done by then */
 	double t_expand;
@@ -1190,6 +1201,7 @@ static int expand(struct lcase *c, struct ordo *ctl, struct ordo *adm,
 		return ret;
 	pl->exp0 = mi.expansions;
 	pl->subs_mid = mi.sub_models;
+	pl->eps_mid = mi.eps;
 	limit = t0 < c->deadline ? t0 + (c->deadline - t0) / 2 : t0;
 	while (pl->cluster < c->u.ncl && now_ns() < limit) {
 		b = c->u.ncl - pl->cluster < 32 ? c->u.ncl - pl->cluster : 32;
@@ -1492,6 +1504,7 @@ static bool run_case(const struct cfg *cfg, const char *uri,
 		pl.full1 = mi.full_trains;
 		pl.retr1 = mi.retrains;
 		pl.subs1 = mi.sub_models;
+		pl.eps1 = mi.eps;
 		if (!phases)
 			pl.exp0 = pl.exp1 = mi.expansions;
 	}
@@ -1541,11 +1554,12 @@ out:
 	       c->ws.updates, c->ws.inserts, c->ws.deletes, pl.cluster);
 	if (phases)
 		printf("#   model (via %s): epoch %" PRIu64 " -> retrain %" PRIu64 " -> %" PRIu64
-		       ", expansions %" PRIu64 " -> %" PRIu64 " (%.1f s), sub-models %u -> %u -> %u, full trains +%" PRIu64
+		       ", expansions %" PRIu64 " -> %" PRIu64 " (%.1f s), sub-models %u -> %u -> %u, eps %u -> %u, full trains +%" PRIu64
 		       ", sub-model retrains +%" PRIu64 "; retrain at read %" PRIu64
 		       ", expansion reads %" PRIu64 "..%" PRIu64 "\n", pl.admin_uri,
 		       pl.epoch0, pl.epoch_retrain, pl.epoch1, pl.exp0,
 		       pl.exp1, pl.t_expand, pl.subs0, pl.subs_mid, pl.subs1,
+		       pl.eps_mid, pl.eps1,
 		       pl.full1 - pl.full0, pl.retr1 - pl.retr0, pl.r_retrain,
 		       pl.r_expand, pl.r_expanded);
 	printf("#   readers' counters: gets %" PRIu64 " scans %" PRIu64 " reads %" PRIu64
@@ -1751,7 +1765,7 @@ static void usage(FILE *f)
 		"  --seconds S     bound of one case (default 150, times\n"
 		"                  $ORDO_TIME_SCALE if set)\n"
 		"  --keys N        keys preloaded per case (default 16384)\n"
-		"  --cluster N     keys at most to force an expansion (default 4096)\n"
+		"  --cluster N     keys at most to force an expansion (default 16384)\n"
 		"  --write-ratio X writes per read, at most (default 1)\n"
 		"  --modes LIST    of learned,model-only,walk,rpc (default learned,model-only,walk)\n"
 		"  --backends LIST of /dev/ordo,rdma://HOST[:PORT] (default both, 192.0.2.1)\n"
@@ -1791,7 +1805,7 @@ int main(int argc, char **argv)
 	struct cfg cfg = {
 		.reads = 100000, .readers = 2, .writers = 2,
 		.seconds = CASE_LIMIT_S * t_time_scale(),
-		.keys = 16384, .cluster = 4096, .write_ratio = 1, .seed = 1,
+		.keys = 16384, .cluster = 16384, .write_ratio = 1, .seed = 1,
 		.modes = { ORDO_MODE_LEARNED, ORDO_MODE_MODEL_ONLY,
 			   ORDO_MODE_WALK },
 		.nmodes = 3,
@@ -1861,7 +1875,7 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc || !cfg.readers || !cfg.writers ||
 	    cfg.readers + cfg.writers > MAX_THREADS || cfg.keys < 64 ||
-	    cfg.cluster > GAP / 2 / CSTEP || !cfg.reads || !cfg.seconds ||
+	    cl_off(cfg.cluster) >= GAP / 2 || !cfg.reads || !cfg.seconds ||
 	    !(cfg.write_ratio > 0))
 		goto bad;
 	setvbuf(stdout, NULL, _IOLBF, 0);
