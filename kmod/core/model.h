@@ -158,12 +158,14 @@ static inline void ordo_sub_set_slope(struct ordo_sub *s, u64 mant, u32 shift)
 #define ORDO_MODEL_F_PACKED	0x2	/* TT in @ttp, without incarnations */
 
 /*
- * A packed TT entry: the leaf (4 bytes) and the fence code with its tie
- * flag (3 bytes), little-endian; the incarnation bits are dropped.  A
- * client needs them for nothing the leaf's fences do not settle, and a
- * TT is the bulk of its cache: 7 bytes per leaf instead of 8.
+ * A packed TT entry: the leaf number in ordo_model.leaf_bytes bytes (the
+ * fewest that hold every leaf number the copy has met, 1 to 4) and the
+ * fence code with its tie flag in %ORDO_TT_CODE_BYTES, little-endian; the
+ * incarnation bits are dropped.  A client needs them for nothing the
+ * leaf's fences do not settle, and a TT is the bulk of its cache: a store
+ * of up to 16 M nodes costs 6 bytes per leaf instead of 8.
  */
-#define ORDO_TT_PACKED_SIZE	7
+#define ORDO_TT_CODE_BYTES	3
 
 /**
  * struct ordo_model - a model in memory (trainer's master or client copy)
@@ -191,8 +193,10 @@ static inline void ordo_sub_set_slope(struct ordo_sub *s, u64 mant, u32 shift)
  *	NULL in a client copy, whose slices hold exactly ntt slots.
  * @tt: the TT entries; the trainer's copy mirrors the region's indices.
  *	NULL in a packed copy.
- * @ttp: a packed copy's TT entries (%ORDO_TT_PACKED_SIZE bytes each),
- *	else NULL.
+ * @ttp: a packed copy's TT entries (@leaf_bytes + %ORDO_TT_CODE_BYTES
+ *	bytes each), else NULL.
+ * @leaf_bytes: bytes of a leaf number in @ttp's entries; loading a leaf
+ *	number that needs more widens every entry.
  * @levels: client copies only (NULL in the trainer's, whose pivots move):
  *	the pivot search levels, level 1 first; see ordo_model_index_top().
  * @nlevels: levels above the pivots in @levels (0: plain binary search).
@@ -219,6 +223,7 @@ struct ordo_model {
 	struct ordo_sub_meta *meta;
 	struct ordo_tt *tt;
 	u8 *ttp;
+	u32 leaf_bytes;
 	u64 *levels;
 	u32 nlevels;
 	u32 level_off[ORDO_PIVOT_LEVELS + 1];
@@ -423,14 +428,16 @@ static inline bool ordo_tt_inca_matches(const struct ordo_tt *e, u32 inca)
 static inline struct ordo_tt ordo_model_tt_at(const struct ordo_model *m,
 					      u32 i)
 {
+	u32 lb = m->leaf_bytes, k;
 	const u8 *b;
 	struct ordo_tt e;
 
 	if (!m->ttp)
 		return m->tt[i];
-	b = m->ttp + (size_t)i * ORDO_TT_PACKED_SIZE;
-	e.leaf = b[0] | (u32)b[1] << 8 | (u32)b[2] << 16 | (u32)b[3] << 24;
-	e.code_inca = b[4] | (u32)b[5] << 8 | (u32)b[6] << 16;
+	b = m->ttp + (size_t)i * (lb + ORDO_TT_CODE_BYTES);
+	for (e.leaf = 0, k = 0; k < lb; k++)
+		e.leaf |= (u32)b[k] << (8 * k);
+	e.code_inca = b[lb] | (u32)b[lb + 1] << 8 | (u32)b[lb + 2] << 16;
 	return e;
 }
 

@@ -553,11 +553,17 @@ static bool tt_packed(const struct ordo_model *m)
 	return m->flags & ORDO_MODEL_F_PACKED;
 }
 
+/* Bytes of one TT entry in @m's storage. */
+static size_t tt_esize(const struct ordo_model *m)
+{
+	return tt_packed(m) ? m->leaf_bytes + ORDO_TT_CODE_BYTES :
+			      sizeof(struct ordo_tt);
+}
+
 /* Bytes of @n TT entries in @m's storage. */
 static size_t tt_bytes(const struct ordo_model *m, u64 n)
 {
-	return (tt_packed(m) ? ORDO_TT_PACKED_SIZE :
-		sizeof(struct ordo_tt)) * n;
+	return tt_esize(m) * n;
 }
 
 /* TT storage for @n entries (at least one), of @m's kind. */
@@ -569,9 +575,8 @@ static void *tt_alloc(const struct ordo_model *m, u64 n)
 /* Entry @i's address in @m's TT storage. */
 static void *tt_addr(const struct ordo_model *m, u32 i)
 {
-	return tt_packed(m) ?
-	       (void *)(m->ttp + (size_t)i * ORDO_TT_PACKED_SIZE) :
-	       (void *)(m->tt + i);
+	return tt_packed(m) ? (void *)(m->ttp + (size_t)i * tt_esize(m)) :
+			      (void *)(m->tt + i);
 }
 
 /* The TT storage, whichever it is (for moving and freeing it). */
@@ -588,24 +593,69 @@ static void tt_set_base(struct ordo_model *m, void *p)
 		m->tt = p;
 }
 
-/* Store entry @i: a packed copy keeps the leaf, code and tie flag. */
+/* A packed entry at @b: @lb bytes of leaf number, then the code. */
+static void packed_put(u8 *b, u32 lb, u32 leaf, u32 code_inca)
+{
+	u32 k;
+
+	for (k = 0; k < lb; k++)
+		b[k] = leaf >> (8 * k);
+	b[lb] = code_inca;
+	b[lb + 1] = code_inca >> 8;
+	b[lb + 2] = code_inca >> 16;
+}
+
+/*
+ * Store entry @i: a packed copy keeps the leaf, code and tie flag (its
+ * leaf_bytes hold @leaf: see tt_widen()).
+ */
 static void tt_put(struct ordo_model *m, u32 i, u32 leaf, u32 code_inca)
 {
-	u8 *b;
-
 	if (!tt_packed(m)) {
 		m->tt[i].leaf = leaf;
 		m->tt[i].code_inca = code_inca;
 		return;
 	}
-	b = tt_addr(m, i);
-	b[0] = leaf;
-	b[1] = leaf >> 8;
-	b[2] = leaf >> 16;
-	b[3] = leaf >> 24;
-	b[4] = code_inca;
-	b[5] = code_inca >> 8;
-	b[6] = code_inca >> 16;
+	packed_put(tt_addr(m, i), m->leaf_bytes, leaf, code_inca);
+}
+
+/* The fewest bytes that hold leaf number @leaf. */
+static u32 leaf_bytes_for(u32 leaf)
+{
+	return 1 + (leaf > 0xff) + (leaf > 0xffff) + (leaf > 0xffffff);
+}
+
+/*
+ * Let a packed copy's entries hold leaf number @leaf: rewrite every entry
+ * with more leaf bytes when they cannot (a store that grew past 2^8, 2^16
+ * or 2^24 nodes: at most three times in a copy's life).  Return: 0 or
+ * -ENOMEM (the copy is unchanged).
+ */
+static int tt_widen(struct ordo_model *m, u32 leaf)
+{
+	u32 lb = leaf_bytes_for(leaf), i;
+	struct ordo_tt e;
+	u8 *p;
+
+	if (!tt_packed(m) || lb <= m->leaf_bytes)
+		return 0;
+	if (!m->ttp) {		/* no storage (dropped): nothing to move */
+		m->leaf_bytes = lb;
+		return 0;
+	}
+	p = ordo_malloc((size_t)(lb + ORDO_TT_CODE_BYTES) *
+			(m->tt_cap ? m->tt_cap : 1));
+	if (!p)
+		return -ENOMEM;
+	for (i = 0; i < m->tt_used; i++) {
+		e = ordo_model_tt_at(m, i);
+		packed_put(p + (size_t)i * (lb + ORDO_TT_CODE_BYTES), lb,
+			   e.leaf, e.code_inca);
+	}
+	ordo_free(m->ttp);
+	m->ttp = p;
+	m->leaf_bytes = lb;
+	return 0;
 }
 
 /**
@@ -613,24 +663,28 @@ static void tt_put(struct ordo_model *m, u32 i, u32 leaf, u32 code_inca)
  * @m: a client copy (ordo_model_load_top(), ordo_model_from_image())
  *
  * Its entries, and all it loads later, keep the leaf, the fence code and
- * the tie flag in %ORDO_TT_PACKED_SIZE bytes; their incarnation bits read
- * as 0 from then on.  Idempotent.
+ * the tie flag in the fewest bytes that hold its leaf numbers (see
+ * %ORDO_TT_CODE_BYTES); their incarnation bits read as 0 from then on.
+ * Idempotent.
  *
  * Return: 0 or -ENOMEM (the copy is unchanged).
  */
 int ordo_model_pack(struct ordo_model *m)
 {
 	struct ordo_tt *old = m->tt;
+	u32 i, top = 0;
 	u8 *p;
-	u32 i;
 
 	if (tt_packed(m))
 		return 0;
-	p = ordo_malloc((size_t)ORDO_TT_PACKED_SIZE *
+	for (i = 0; i < m->tt_used; i++)
+		top = max(top, old[i].leaf);
+	p = ordo_malloc((size_t)(leaf_bytes_for(top) + ORDO_TT_CODE_BYTES) *
 			(m->tt_cap ? m->tt_cap : 1));
 	if (!p)
 		return -ENOMEM;
 	m->flags |= ORDO_MODEL_F_PACKED;
+	m->leaf_bytes = leaf_bytes_for(top);
 	m->ttp = p;
 	m->tt = NULL;
 	for (i = 0; i < m->tt_used; i++)
@@ -1318,7 +1372,7 @@ int ordo_model_load_sub(struct ordo_model *m, u32 sub, const void *desc,
 	struct desc_fields f;
 	struct ordo_sub *s;
 	u64 end;
-	u32 old, j;
+	u32 old, j, top = 0;
 	const u8 *e = slice;
 	bool last;
 	int err;
@@ -1336,6 +1390,12 @@ int ordo_model_load_sub(struct ordo_model *m, u32 sub, const void *desc,
 	last = sub + 1 >= m->nsub;
 	end = last ? U64_MAX : m->pivots[sub + 1];
 	err = slice_check(&f.s, m->pivots[sub], end, last, slice);
+	if (err)
+		return err;
+	for (j = 0; j < f.s.ntt; j++)
+		top = max_t(u32, top, ld_le64(e + (size_t)j *
+					      ORDO_TT_ENTRY_SIZE));
+	err = tt_widen(m, top);
 	if (err)
 		return err;
 	s = &m->subs[sub];
@@ -1383,6 +1443,7 @@ int ordo_model_adopt_sub(struct ordo_model *m, u32 sub, const void *desc,
 	const struct ordo_sub *o;
 	struct desc_fields f;
 	struct ordo_sub *s;
+	u32 j, top = 0;
 	int err;
 
 	if (!ordo_model_has_sub(m, sub) || !ordo_model_has_sub(old, sub) ||
@@ -1397,11 +1458,25 @@ int ordo_model_adopt_sub(struct ordo_model *m, u32 sub, const void *desc,
 	/* Entries of another kind: read the slice. */
 	if ((m->flags ^ old->flags) & ORDO_MODEL_F_PACKED)
 		return -ESTALE;
+	for (j = 0; j < o->ntt; j++)
+		top = max(top, ordo_model_tt_at(old, o->tt + j).leaf);
+	err = tt_widen(m, top);
+	if (err)
+		return err;
 	s = &m->subs[sub];
 	err = ordo_model_tt_reserve(m, sub, o->ntt, o->ntt);
 	if (err)
 		return err;
-	memcpy(tt_addr(m, s->tt), tt_addr(old, o->tt), tt_bytes(m, o->ntt));
+	if (tt_esize(m) == tt_esize(old)) {
+		memcpy(tt_addr(m, s->tt), tt_addr(old, o->tt),
+		       tt_bytes(m, o->ntt));
+	} else {	/* leaf numbers of another width */
+		for (j = 0; j < o->ntt; j++) {
+			struct ordo_tt e = ordo_model_tt_at(old, o->tt + j);
+
+			tt_put(m, s->tt + j, e.leaf, e.code_inca);
+		}
+	}
 	f.s.tt = s->tt;
 	*s = f.s;
 	m->nleaves += o->ntt;

@@ -592,17 +592,26 @@ static struct ordo_model *load_parts(const u8 *img, u64 len, bool packed)
 	return m;
 }
 
+/* Bytes of a packed entry: the fewest that hold @m's leaf numbers, + 3. */
+static u64 packed_entry_bytes(const struct ordo_model *m)
+{
+	u32 i, top = 0;
+
+	for (i = 0; i < m->tt_used; i++)
+		top = top > m->tt[i].leaf ? top : m->tt[i].leaf;
+	return (top > 0xffffff ? 4 : top > 0xffff ? 3 : top > 0xff ? 2 : 1) + 3;
+}
+
 /*
  * A client copy holds what lookups read: 8 + 24 bytes per sub-model in
  * use (none for the image's room in front), TT room for the slices as
- * trained plus 64, 7 bytes an entry when packed, and the search levels.
+ * trained plus 64 entries of @esize bytes, and the search levels.
  */
-static void check_client_bytes(const struct ordo_model *c, bool packed)
+static void check_client_bytes(const struct ordo_model *c, u64 esize)
 {
 	u64 lv = c->nlevels ? (u64)c->level_off[c->nlevels] +
 			      c->level_len[c->nlevels] : 0;
-	u64 want = 32ULL * (c->nsub - c->first) + 8 * lv +
-		   (packed ? 7ULL : 8ULL) * c->tt_cap;
+	u64 want = 32ULL * (c->nsub - c->first) + 8 * lv + esize * c->tt_cap;
 
 	CHECK(sizeof(struct ordo_sub) == 24 && !c->meta &&
 	      c->base == c->first && c->tt_cap == c->nleaves + 64 &&
@@ -610,6 +619,23 @@ static void check_client_bytes(const struct ordo_model *c, bool packed)
 	      "client copy of %llu bytes, %llu expected",
 	      (unsigned long long)ordo_model_mem_bytes(c),
 	      (unsigned long long)want);
+}
+
+/* Every TT entry of @c's slices is @m's (incarnation bits aside). */
+static bool same_entries(const struct ordo_model *m,
+			 const struct ordo_model *c)
+{
+	u32 i, j, mask = ORDO_TT_CODE_MASK | ORDO_TT_TIE_RIGHT;
+	struct ordo_tt a, b;
+
+	for (i = m->first; i < m->nsub; i++)
+		for (j = 0; j < m->subs[i].ntt; j++) {
+			if (!ordo_model_tt(m, i, j, &a) ||
+			    !ordo_model_tt(c, i, j, &b) || a.leaf != b.leaf ||
+			    (a.code_inca & mask) != (b.code_inca & mask))
+				return false;
+		}
+	return true;
 }
 
 static void test_roundtrip(void)
@@ -650,7 +676,8 @@ static void test_roundtrip(void)
 					if (!err) {
 						check_same(m, c, &s);
 						check_model(c, &s, 100);
-						check_client_bytes(c, i);
+						check_client_bytes(c, i ?
+							packed_entry_bytes(m) : 8);
 						ordo_model_free(c);
 					}
 					c = load_parts(img, ch.size, i);
@@ -1614,7 +1641,92 @@ static void reseal(u8 *img, const struct ordo_model *m, u32 sub)
 		return;
 	((struct ordo_model_desc *)d)->sum =
 		cpu_to_le64(ordo_sub_checksum(m->epoch, sub, m->pivots[sub], d,
-					      img + off, n / 16));
+					      img + off, n / ORDO_TT_ENTRY_SIZE));
+}
+
+/*
+ * A packed copy's entries take the fewest bytes its leaf numbers need: a
+ * slice whose leaf numbers need more (the store grew past 2^8, 2^16 or
+ * 2^24 nodes) widens every entry, and a slice adopted from a copy of
+ * another width is rewritten entry by entry, never copied as bytes.
+ */
+static void test_packed_widths(void)
+{
+	static const u32 big[] = { 0x1234, 0x123456, 0x12345678 };
+	struct ordo_model *m, *o, *c, *u, *w;
+	struct ordo_model_params p;
+	struct ordo_model_layout lay;
+	struct chunks ch;
+	struct sim s;
+	u32 k, i, sub;
+	u64 off, n;
+	u8 *img, *d;
+	__le32 le;
+
+	sim_init(&s, 16);
+	sim_fill(&s, D_UNIFORM, 1000);
+	ordo_model_params_default(&p);
+	p.leaves_per_sub = 8;
+	m = train(&s, &p, 7);
+	CHECK(m && ordo_model_count(m) >= 4 && packed_entry_bytes(m) == 4,
+	      "a model of leaf numbers below 256");
+	if (!m || ordo_model_count(m) < 4)
+		goto out;
+	chunks_init(&ch, ordo_region_bytes(m), 12);
+	CHECK(!ordo_region_write(&ch.rg, m), "region_write");
+	img = chunks_flat(&ch);
+	CHECK(!ordo_model_parse_hdr(img, ORDO_MODEL_HDR_SIZE, &lay), "hdr");
+	for (k = 0; k < ARRAY_SIZE(big); k++) {
+		o = c = u = w = NULL;
+		CHECK(!ordo_model_load_image(&o, img, ch.size, true) &&
+		      !ordo_model_load_image(&c, img, ch.size, true) &&
+		      o->leaf_bytes == 1 + k, "copies of %u-byte leaves",
+		      1 + k);
+		if (!o || !c) {
+			ordo_model_free(o);
+			ordo_model_free(c);
+			break;
+		}
+		/* One slice names a leaf number that needs another byte. */
+		sub = m->first + 1 + k;
+		d = img + lay.desc_off + ORDO_MODEL_DESC_SIZE * sub;
+		CHECK(!ordo_model_desc_slice(&lay, d, &off, &n), "slice");
+		le = cpu_to_le32(big[k]);
+		memcpy(img + off, &le, sizeof(le));	/* entry 0's leaf */
+		reseal(img, m, sub);
+		CHECK(!ordo_model_load_sub(c, sub, d, img + off, n) &&
+		      c->leaf_bytes == 2 + k, "widened to %u bytes",
+		      c->leaf_bytes);
+		CHECK(!ordo_model_load_image(&u, img, ch.size, false),
+		      "full copy");
+		if (u) {
+			CHECK(same_entries(u, c), "entries after widening");
+			check_same(u, c, &s);
+		}
+		check_client_bytes(c, 2 + k + ORDO_TT_CODE_BYTES);
+		/* A copy of the new width adopts the narrow copy's slices. */
+		CHECK(!ordo_model_load_top(&w, img, ch.size) &&
+		      !ordo_model_pack(w) &&
+		      !ordo_model_load_sub(w, sub, d, img + off, n) &&
+		      w->leaf_bytes == 2 + k, "wide copy");
+		for (i = m->first; w && i < m->nsub; i++)
+			if (i != sub)
+				CHECK(!ordo_model_adopt_sub(w, i,
+					img + lay.desc_off +
+					ORDO_MODEL_DESC_SIZE * i, o),
+				      "adopt %u", i);
+		if (u && w)
+			CHECK(same_entries(u, w), "entries adopted across widths");
+		ordo_model_free(o);
+		ordo_model_free(c);
+		ordo_model_free(u);
+		ordo_model_free(w);
+	}
+	chunks_free(&ch);
+out:
+	ordo_model_free(m);
+	sim_free(&s);
+	tap("packed entries widen with the leaf numbers, loaded or adopted");
 }
 
 static void test_lying_server(void)
@@ -2483,6 +2595,7 @@ int main(void)
 	RUN(test_edges);
 	RUN(test_distributions);
 	RUN(test_roundtrip);
+	RUN(test_packed_widths);
 	RUN(test_determinism);
 	RUN(test_retrain);
 	RUN(test_retrain_identity);
