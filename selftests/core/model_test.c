@@ -2250,14 +2250,15 @@ static bool ref_lt(struct ref_frac a, struct ref_frac b)
 
 /*
  * The cell bound's rise (Documentation/model.rst, Cuts for the fence
- * codes): 2^shift + 1, shift the code shift of a window 2 * eps + 2/256.
+ * codes): 16 cells of 2^shift, plus one; shift the code shift of a window
+ * 2 * eps + 2/256.
  */
 static u64 ref_cell(u64 eps)
 {
 	u64 span = (1ULL << 32) + 2 * eps + (2ULL << 24);
 	int bits = 64 - __builtin_clzll(span);
 
-	return (1ULL << (bits > 22 ? bits - 22 : 0)) + 1;
+	return (16ULL << (bits > 22 ? bits - 22 : 0)) + 1;
 }
 
 /*
