@@ -626,6 +626,33 @@ static u32 leaf_bytes_for(u32 leaf)
 }
 
 /*
+ * Rewrite @m's TT, of either kind, packed with @lb leaf bytes an entry
+ * (incarnation bits dropped).  Return: 0 or -ENOMEM (the copy is
+ * unchanged).
+ */
+static int tt_repack(struct ordo_model *m, u32 lb)
+{
+	size_t esize = lb + ORDO_TT_CODE_BYTES;
+	struct ordo_tt e;
+	u8 *p;
+	u32 i;
+
+	p = ordo_malloc(esize * (m->tt_cap ? m->tt_cap : 1));
+	if (!p)
+		return -ENOMEM;
+	for (i = 0; i < m->tt_used; i++) {
+		e = ordo_model_tt_at(m, i);
+		packed_put(p + (size_t)i * esize, lb, e.leaf, e.code_inca);
+	}
+	ordo_free(tt_base(m));
+	m->flags |= ORDO_MODEL_F_PACKED;
+	m->tt = NULL;
+	m->ttp = p;
+	m->leaf_bytes = lb;
+	return 0;
+}
+
+/*
  * Let a packed copy's entries hold leaf number @leaf: rewrite every entry
  * with more leaf bytes when they cannot (a store that grew past 2^8, 2^16
  * or 2^24 nodes: at most three times in a copy's life).  Return: 0 or
@@ -633,9 +660,7 @@ static u32 leaf_bytes_for(u32 leaf)
  */
 static int tt_widen(struct ordo_model *m, u32 leaf)
 {
-	u32 lb = leaf_bytes_for(leaf), i;
-	struct ordo_tt e;
-	u8 *p;
+	u32 lb = leaf_bytes_for(leaf);
 
 	if (!tt_packed(m) || lb <= m->leaf_bytes)
 		return 0;
@@ -643,19 +668,7 @@ static int tt_widen(struct ordo_model *m, u32 leaf)
 		m->leaf_bytes = lb;
 		return 0;
 	}
-	p = ordo_malloc((size_t)(lb + ORDO_TT_CODE_BYTES) *
-			(m->tt_cap ? m->tt_cap : 1));
-	if (!p)
-		return -ENOMEM;
-	for (i = 0; i < m->tt_used; i++) {
-		e = ordo_model_tt_at(m, i);
-		packed_put(p + (size_t)i * (lb + ORDO_TT_CODE_BYTES), lb,
-			   e.leaf, e.code_inca);
-	}
-	ordo_free(m->ttp);
-	m->ttp = p;
-	m->leaf_bytes = lb;
-	return 0;
+	return tt_repack(m, lb);
 }
 
 /**
@@ -671,26 +684,13 @@ static int tt_widen(struct ordo_model *m, u32 leaf)
  */
 int ordo_model_pack(struct ordo_model *m)
 {
-	struct ordo_tt *old = m->tt;
 	u32 i, top = 0;
-	u8 *p;
 
 	if (tt_packed(m))
 		return 0;
 	for (i = 0; i < m->tt_used; i++)
-		top = max(top, old[i].leaf);
-	p = ordo_malloc((size_t)(leaf_bytes_for(top) + ORDO_TT_CODE_BYTES) *
-			(m->tt_cap ? m->tt_cap : 1));
-	if (!p)
-		return -ENOMEM;
-	m->flags |= ORDO_MODEL_F_PACKED;
-	m->leaf_bytes = leaf_bytes_for(top);
-	m->ttp = p;
-	m->tt = NULL;
-	for (i = 0; i < m->tt_used; i++)
-		tt_put(m, i, old[i].leaf, old[i].code_inca);
-	ordo_free(old);
-	return 0;
+		top = max(top, m->tt[i].leaf);
+	return tt_repack(m, leaf_bytes_for(top));
 }
 
 /*
