@@ -17,10 +17,12 @@
 #include <time.h>
 #include "datasets.h"
 #include "model.h"
+#include <linux/ordo_node.h>
 
-#define SLOTS		16
-#define NODE_SIZE	320	/* ordo_node_size(16, 8) */
-#define FANOUT		21	/* ordo_inner_fanout(320) */
+/* The default geometry (16 slots of 8-byte values): its node and fanout. */
+#define SLOTS		ORDO_LEAF_SLOTS_DEFAULT
+#define NODE_SIZE	ordo_node_size(SLOTS, 8)
+#define FANOUT		ordo_inner_fanout(NODE_SIZE)
 #define HIST_BINS	512	/* over +-4 eps of the bulk model */
 #define WIN_BINS	65	/* 1..64 leaves, then 65+ */
 
@@ -1340,8 +1342,8 @@ int main(int argc, char **argv)
 		usage();
 	ordo_model_params_default(&prm);
 	fprintf(out, "{\n  \"config\": {\"keys\": %llu, \"insert_pct\": %u, "
-		"\"seed\": %llu, \"leaf_slots\": %d, \"node_size\": %d, "
-		"\"inner_fanout\": %d, \"stride\": %u,\n"
+		"\"seed\": %llu, \"leaf_slots\": %u, \"node_size\": %u, "
+		"\"inner_fanout\": %u, \"stride\": %u,\n"
 		"    \"appends\": %llu, \"append_bulk\": %llu,\n"
 		"    \"fill\": \"bulk load = inserts in random order into "
 		"16-slot leaves, full leaves split in half\",\n"

@@ -537,15 +537,16 @@ int shim_leaf_get(const struct ordo_geo *geo, const void *buf, uint64_t key,
 		  void *val)
 {
 	const struct ordo_node_hdr *h = buf;
-	uint32_t cnt = le16toh(h->count), i;
+	uint32_t cnt = le16toh(h->count), rank;
+	int slot;
 
 	if (cnt > geo->leaf_slots)
 		return -EIO;
-	i = ordo_keys_lower_bound(ordo_node_ckeys(h), cnt, key);
-	if (i >= cnt || le64toh(ordo_node_ckeys(h)[i]) != key)
+	slot = ordo_leaf_find(h, geo, cnt, key, &rank);
+	if (slot < 0)
 		return -ENOENT;
 	if (val)
-		memcpy(val, ordo_leaf_cvalue(h, geo, i), geo->value_size);
+		memcpy(val, ordo_leaf_cvalue(h, geo, slot), geo->value_size);
 	return 0;
 }
 
@@ -619,15 +620,14 @@ int shim_scan_take(const struct ordo_geo *geo, struct shim_scan *s,
 {
 	const struct ordo_node_hdr *h = leaf;
 	uint32_t cnt = le16toh(h->count), i, have = s->have;
-	const __le64 *keys = ordo_node_ckeys(h);
 	bool high = h->flags & ORDO_NODE_F_HAS_HIGH;
 	uint64_t prev = 0;
 
 	if (cnt > geo->leaf_slots)
 		cnt = geo->leaf_slots;
-	i = ordo_keys_lower_bound(keys, cnt, s->fence);
+	i = ordo_leaf_lower_bound(h, geo, cnt, s->fence);
 	for (; i < cnt && have < s->count; i++) {
-		uint64_t k = le64toh(keys[i]);
+		uint64_t k = ordo_leaf_key(h, geo, i);
 
 		if (k < s->fence || (have > s->have && k <= prev) ||
 		    (high && k >= le64toh(h->high_key)))
@@ -635,7 +635,9 @@ int shim_scan_take(const struct ordo_geo *geo, struct shim_scan *s,
 		s->keys[have] = k;
 		if (s->vals)
 			memcpy(s->vals + (size_t)have * geo->value_size,
-			       ordo_leaf_cvalue(h, geo, i), geo->value_size);
+			       ordo_leaf_cvalue(h, geo,
+						ordo_leaf_slot(h, geo, i)),
+			       geo->value_size);
 		have++;
 		prev = k;
 	}

@@ -2,11 +2,14 @@
 /*
  * Node checksum, publication and validation of node copies.
  *
- * The checksum is plain XXH64 with seed 0 over the node bytes, computed as
- * if the checksum word were 0 and the version word held the value being
- * published.  Folding the version in makes a copy whose version word and
- * body come from different publications fail validation even when the body
- * bytes happen to be equal.
+ * The checksum is plain XXH64 with seed 0 over the node's checked bytes (a
+ * leaf's key block, any other node whole), computed as if the checksum
+ * word were 0 and the version word held the value being published.
+ * Folding the version in makes a copy whose version word and body come
+ * from different publications fail validation even when the body bytes
+ * happen to be equal.  A leaf's values lie outside its key block: each is
+ * bound to its key by a check word inside the block, so a writer rehashes
+ * the block and the values it wrote, not the whole leaf.
  */
 #include "compat.h"
 #include "node.h"
@@ -117,17 +120,17 @@ u64 ordo_xxh64(const void *buf, size_t len, u64 seed)
 /**
  * ordo_node_checksum() - checksum a node as published with @version
  * @node: node bytes (word 0 and word 1 are not read)
- * @node_size: bytes per node, a multiple of 64
+ * @len: bytes checked, a multiple of 8 and at least 32
  * @version: the even version the node is (or was) published with
  *
- * Return: XXH64 seed 0 of the node with word 0 replaced by @version and
- * word 1 (the checksum field) replaced by 0.
+ * Return: XXH64 seed 0 of the first @len bytes of the node with word 0
+ * replaced by @version and word 1 (the checksum field) replaced by 0.
  */
-u64 ordo_node_checksum(const void *node, u32 node_size, u64 version)
+u64 ordo_node_checksum(const void *node, u32 len, u64 version)
 {
 	const __le64 *w = node;
-	u32 i, nw = node_size / 8;
-	u64 v1 = XXH_P1 + XXH_P2, v2 = XXH_P2, v3 = 0, v4 = -XXH_P1;
+	u32 i, nw = len / 8;
+	u64 v1 = XXH_P1 + XXH_P2, v2 = XXH_P2, v3 = 0, v4 = -XXH_P1, h;
 
 	v1 = xxh_round(v1, version);
 	v2 = xxh_round(v2, 0);
@@ -139,7 +142,62 @@ u64 ordo_node_checksum(const void *node, u32 node_size, u64 version)
 		v3 = xxh_round(v3, le64_to_cpu(w[i + 2]));
 		v4 = xxh_round(v4, le64_to_cpu(w[i + 3]));
 	}
-	return xxh_avalanche(xxh_lanes(v1, v2, v3, v4) + node_size);
+	h = xxh_lanes(v1, v2, v3, v4) + len;
+	for (; i < nw; i++)
+		h = xxh_rotl(h ^ xxh_round(0, le64_to_cpu(w[i])), 27) * XXH_P1 +
+		    XXH_P4;
+	return xxh_avalanche(h);
+}
+
+/**
+ * ordo_node_sum_len() - bytes a node's checksum covers
+ * @h: node header (of a copy, or of a locked node)
+ * @geo: geometry
+ *
+ * Return: the key block size for a leaf (level 0, neither superblock nor
+ * free), node_size for every other node.
+ */
+u32 ordo_node_sum_len(const struct ordo_node_hdr *h, const struct ordo_geo *geo)
+{
+	if (ordo_node_is_leaf(h))
+		return ordo_leaf_block_size(geo->leaf_slots);
+	return geo->node_size;
+}
+
+/**
+ * ordo_leaf_value_ok() - does value @i of a leaf match its check word?
+ * @h: leaf (a copy whose key block passed the checksum, or a locked leaf)
+ * @geo: geometry
+ * @i: slot number, below leaf_slots
+ *
+ * Return: true if XXH64 of the value with the slot's key as seed equals
+ * the slot's check word.
+ */
+bool ordo_leaf_value_ok(const struct ordo_node_hdr *h,
+			const struct ordo_geo *geo, u32 i)
+{
+	u64 key = le64_to_cpu(ordo_node_ckeys(h)[i]);
+
+	return ordo_xxh64(ordo_leaf_cvalue(h, geo, i), geo->value_size, key) ==
+	       le64_to_cpu(ordo_leaf_cchecks(h, geo)[i]);
+}
+
+/**
+ * ordo_leaf_set_value() - store value @i of a locked leaf and its check word
+ * @h: leaf locked with ordo_node_lock(); keys[@i] already holds the key
+ * @geo: geometry
+ * @i: slot number, below leaf_slots
+ * @val: value_size bytes
+ */
+void ordo_leaf_set_value(struct ordo_node_hdr *h, const struct ordo_geo *geo,
+			 u32 i, const void *val)
+{
+	u8 *dst = ordo_leaf_value(h, geo, i);
+
+	memcpy(dst, val, geo->value_size);
+	ordo_leaf_checks(h, geo)[i] =
+		cpu_to_le64(ordo_xxh64(dst, geo->value_size,
+				       le64_to_cpu(ordo_node_keys(h)[i])));
 }
 
 /**
@@ -164,6 +222,21 @@ int ordo_geo_init(struct ordo_geo *geo, u32 leaf_slots, u32 value_size)
 	return 0;
 }
 
+/* A leaf's order[] names distinct slots in strictly ascending key order. */
+static int leaf_check_order(const struct ordo_node_hdr *h,
+			    const struct ordo_geo *geo, u32 count)
+{
+	const u8 *ord = ordo_leaf_corder(h, geo);
+	u32 r;
+
+	for (r = 0; r < count; r++)
+		if (ord[r] >= geo->leaf_slots ||
+		    (r && ordo_leaf_key(h, geo, r - 1) >=
+			  ordo_leaf_key(h, geo, r)))
+			return -EIO;
+	return 0;
+}
+
 /* Structure checks on a copy whose checksum already matched. */
 static int node_check_shape(const struct ordo_node_hdr *h,
 			    const struct ordo_geo *geo)
@@ -184,13 +257,16 @@ static int node_check_shape(const struct ordo_node_hdr *h,
 	    (!h->right ||
 	     le64_to_cpu(h->high_key) <= le64_to_cpu(h->low_key)))
 		return -EIO;
-	return 0;
+	return level ? 0 : leaf_check_order(h, geo, count);
 }
 
 /**
  * ordo_node_validate() - check that a raw node copy is one publication
  * @buf: node_size bytes copied in any byte order (memcpy, RDMA READ)
  * @geo: geometry of the pool the copy came from
+ *
+ * A leaf is one publication when its key block passes the checksum and
+ * the value of each slot in use matches its check word.
  *
  * Return: 0 if the copy is consistent and well formed; -EAGAIN if it is
  * torn or was copied while a writer held the node (read it again);
@@ -201,14 +277,23 @@ int ordo_node_validate(const void *buf, const struct ordo_geo *geo)
 {
 	const struct ordo_node_hdr *h = buf;
 	u64 v = le64_to_cpu(h->version);
+	u32 r, cnt;
+	int err;
 
 	if (!v)
 		return -ENODATA;
 	if ((v & 1) ||
-	    le64_to_cpu(h->checksum) != ordo_node_checksum(buf, geo->node_size,
-							   v))
+	    le64_to_cpu(h->checksum) !=
+	    ordo_node_checksum(buf, ordo_node_sum_len(h, geo), v))
 		return -EAGAIN;
-	return node_check_shape(h, geo);
+	err = node_check_shape(h, geo);
+	if (err || !ordo_node_is_leaf(h))
+		return err;
+	cnt = le16_to_cpu(h->count);
+	for (r = 0; r < cnt; r++)
+		if (!ordo_leaf_value_ok(h, geo, ordo_leaf_corder(h, geo)[r]))
+			return -EAGAIN;
+	return 0;
 }
 
 /**
@@ -363,16 +448,18 @@ int ordo_super_read(const void *pool, struct ordo_super_info *info)
 /**
  * ordo_node_unlock() - publish a modified node and drop its lock
  * @h: node locked with ordo_node_lock()
- * @node_size: bytes per node
+ * @geo: geometry of its pool
  *
  * Writes the checksum for the next even version, then releases the version
- * so that everything written under the lock is visible before it.
+ * so that everything written under the lock is visible before it.  A leaf
+ * writer has already updated the check word of every value it wrote.
  */
-void ordo_node_unlock(struct ordo_node_hdr *h, u32 node_size)
+void ordo_node_unlock(struct ordo_node_hdr *h, const struct ordo_geo *geo)
 {
 	u64 v = le64_to_cpu(h->version) + 1;
 
-	h->checksum = cpu_to_le64(ordo_node_checksum(h, node_size, v));
+	h->checksum = cpu_to_le64(ordo_node_checksum(h, ordo_node_sum_len(h, geo),
+						     v));
 	/* Release: every write under the lock precedes the even version. */
 	smp_store_release(&h->version, cpu_to_le64(v));
 	ordo_lock_exit();

@@ -51,7 +51,7 @@ struct ordo_super_info {
 
 int ordo_geo_init(struct ordo_geo *geo, u32 leaf_slots, u32 value_size);
 u64 ordo_xxh64(const void *buf, size_t len, u64 seed);
-u64 ordo_node_checksum(const void *node, u32 node_size, u64 version);
+u64 ordo_node_checksum(const void *node, u32 len, u64 version);
 int ordo_node_validate(const void *buf, const struct ordo_geo *geo);
 int ordo_node_copy_validate(void *dst, const void *src,
 			    const struct ordo_geo *geo);
@@ -59,7 +59,7 @@ void ordo_node_copy_stable(void *dst, const void *src, u32 node_size);
 int ordo_super_parse(const void *buf, size_t len,
 		     struct ordo_super_info *info);
 int ordo_super_read(const void *pool, struct ordo_super_info *info);
-void ordo_node_unlock(struct ordo_node_hdr *h, u32 node_size);
+void ordo_node_unlock(struct ordo_node_hdr *h, const struct ordo_geo *geo);
 void ordo_node_unlock_clean(struct ordo_node_hdr *h);
 
 /**
@@ -124,6 +124,52 @@ static inline const __le64 *ordo_node_ckeys(const struct ordo_node_hdr *h)
 	return (const __le64 *)(h + 1);
 }
 
+static inline __le64 *ordo_leaf_checks(struct ordo_node_hdr *h,
+				       const struct ordo_geo *geo)
+{
+	return (__le64 *)((u8 *)h + ordo_leaf_check_off(geo->leaf_slots, 0));
+}
+
+static inline const __le64 *ordo_leaf_cchecks(const struct ordo_node_hdr *h,
+					      const struct ordo_geo *geo)
+{
+	return (const __le64 *)((const u8 *)h +
+				ordo_leaf_check_off(geo->leaf_slots, 0));
+}
+
+static inline u8 *ordo_leaf_order(struct ordo_node_hdr *h,
+				  const struct ordo_geo *geo)
+{
+	return (u8 *)h + ordo_leaf_order_off(geo->leaf_slots);
+}
+
+static inline const u8 *ordo_leaf_corder(const struct ordo_node_hdr *h,
+					 const struct ordo_geo *geo)
+{
+	return (const u8 *)h + ordo_leaf_order_off(geo->leaf_slots);
+}
+
+/*
+ * The slot of a leaf's entry of rank @r (its @r-th smallest), @r below
+ * leaf_slots.  Kept below leaf_slots even while a node is rewritten (from
+ * an inner node, say) under a seqlock reader, which discards what it read
+ * then; a copy that passed ordo_node_validate() never needs the bound.
+ */
+static inline u32 ordo_leaf_slot(const struct ordo_node_hdr *h,
+				 const struct ordo_geo *geo, u32 r)
+{
+	u32 s = ordo_leaf_corder(h, geo)[r];
+
+	return s < geo->leaf_slots ? s : 0;
+}
+
+/* The key of a leaf's entry of rank @r. */
+static inline u64 ordo_leaf_key(const struct ordo_node_hdr *h,
+				const struct ordo_geo *geo, u32 r)
+{
+	return le64_to_cpu(ordo_node_ckeys(h)[ordo_leaf_slot(h, geo, r)]);
+}
+
 static inline u8 *ordo_leaf_value(struct ordo_node_hdr *h,
 				  const struct ordo_geo *geo, u32 i)
 {
@@ -151,6 +197,19 @@ ordo_inner_cchildren(const struct ordo_node_hdr *h, const struct ordo_geo *geo)
 {
 	return (const __le32 *)((const u8 *)h +
 				ordo_inner_child_off(geo->inner_fanout, 0));
+}
+
+/**
+ * ordo_node_is_leaf() - is a node a leaf in use?
+ * @h: node header
+ *
+ * Return: true for level 0 without the superblock or free flag: a node
+ * whose values lie outside the checksummed key block.
+ */
+static inline bool ordo_node_is_leaf(const struct ordo_node_hdr *h)
+{
+	return !h->level &&
+	       !(h->flags & (ORDO_NODE_F_SUPER | ORDO_NODE_F_FREE));
 }
 
 /**
@@ -217,6 +276,61 @@ static inline u32 ordo_keys_upper_bound(const __le64 *keys, u32 count,
 		}
 	}
 	return lo;
+}
+
+u32 ordo_node_sum_len(const struct ordo_node_hdr *h,
+		      const struct ordo_geo *geo);
+bool ordo_leaf_value_ok(const struct ordo_node_hdr *h,
+			const struct ordo_geo *geo, u32 i);
+void ordo_leaf_set_value(struct ordo_node_hdr *h, const struct ordo_geo *geo,
+			 u32 i, const void *val);
+
+/**
+ * ordo_leaf_lower_bound() - rank of the first key of a leaf >= @key
+ * @h: leaf (order[0..count) below leaf_slots)
+ * @geo: geometry
+ * @count: entries, at most leaf_slots
+ * @key: key searched
+ *
+ * Return: rank in [0, count].
+ */
+static inline u32 ordo_leaf_lower_bound(const struct ordo_node_hdr *h,
+					const struct ordo_geo *geo, u32 count,
+					u64 key)
+{
+	u32 lo = 0;
+
+	while (count) {
+		u32 half = count / 2;
+
+		if (ordo_leaf_key(h, geo, lo + half) < key) {
+			lo += half + 1;
+			count -= half + 1;
+		} else {
+			count = half;
+		}
+	}
+	return lo;
+}
+
+/**
+ * ordo_leaf_find() - slot of @key in a leaf
+ * @h: leaf (order[0..count) below leaf_slots)
+ * @geo: geometry
+ * @count: entries, at most leaf_slots
+ * @key: key searched
+ * @rank: set to the rank of the first key >= @key
+ *
+ * Return: the slot holding @key, or -1 if the leaf does not hold it.
+ */
+static inline int ordo_leaf_find(const struct ordo_node_hdr *h,
+				 const struct ordo_geo *geo, u32 count,
+				 u64 key, u32 *rank)
+{
+	*rank = ordo_leaf_lower_bound(h, geo, count, key);
+	if (*rank < count && ordo_leaf_key(h, geo, *rank) == key)
+		return ordo_leaf_slot(h, geo, *rank);
+	return -1;
 }
 
 #endif /* ORDO_CORE_NODE_H */

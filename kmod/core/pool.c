@@ -28,7 +28,7 @@ static struct ordo_super *super_lock(struct ordo_pool *p)
 
 static void super_unlock(struct ordo_pool *p, struct ordo_super *s)
 {
-	ordo_node_unlock(&s->hdr, p->geo.node_size);
+	ordo_node_unlock(&s->hdr, &p->geo);
 }
 
 static void super_init(struct ordo_pool *p)
@@ -257,7 +257,7 @@ void ordo_pool_free(struct ordo_pool *p, u32 node_no)
 	p->free_head = node_no;
 	p->nr_free++;
 	ordo_spin_unlock(&p->free_lock);
-	ordo_node_unlock(h, p->geo.node_size);
+	ordo_node_unlock(h, &p->geo);
 	avail_add(p, 1);
 }
 

@@ -255,37 +255,69 @@ static void node_reinit(struct ordo_node_hdr *h, u32 n, u32 level)
 	h->reserved[1] = 0;
 }
 
-/* Move leaf entries [from, from + nr) of @src to [0, nr) of @dst. */
+/*
+ * Move the leaf entries of ranks [from, from + nr) of @src to slots and
+ * ranks [0, nr) of @dst (an empty leaf).  A check word binds a value to
+ * its key, not to its slot, so it moves unchanged.  @src keeps the slots:
+ * cutting its count frees them.
+ */
 static void leaf_move(const struct ordo_geo *g, struct ordo_node_hdr *dst,
 		      struct ordo_node_hdr *src, u32 from, u32 nr)
 {
-	memcpy(ordo_node_keys(dst), ordo_node_keys(src) + from, 8 * nr);
-	memcpy(ordo_leaf_value(dst, g, 0), ordo_leaf_value(src, g, from),
-	       (size_t)g->value_size * nr);
+	const u8 *so = ordo_leaf_corder(src, g);
+	u8 *dord = ordo_leaf_order(dst, g);
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		u32 s = so[from + i];
+
+		ordo_node_keys(dst)[i] = ordo_node_keys(src)[s];
+		ordo_leaf_checks(dst, g)[i] = ordo_leaf_checks(src, g)[s];
+		memcpy(ordo_leaf_value(dst, g, i), ordo_leaf_value(src, g, s),
+		       g->value_size);
+		dord[i] = i;
+	}
 }
 
-/* Insert at @pos of a leaf holding @cnt < leaf_slots entries. */
+/* The lowest slot that order[0..cnt) does not name; cnt < leaf_slots. */
+static u32 leaf_free_slot(const struct ordo_geo *g,
+			  const struct ordo_node_hdr *h, u32 cnt)
+{
+	const u8 *ord = ordo_leaf_corder(h, g);
+	u64 used[(ORDO_LEAF_SLOTS_MAX + 64) / 64] = { 0 };
+	u32 i;
+
+	for (i = 0; i < cnt; i++)
+		used[ord[i] / 64] |= 1ULL << (ord[i] % 64);
+	for (i = 0; used[i / 64] & (1ULL << (i % 64)); i++)
+		;
+	return i;
+}
+
+/*
+ * Insert at rank @pos of a leaf holding @cnt < leaf_slots entries: fill a
+ * free slot and shift the order array, never a value.
+ */
 static void leaf_put_at(const struct ordo_geo *g, struct ordo_node_hdr *h,
 			u32 pos, u32 cnt, u64 key, const void *val)
 {
-	__le64 *k = ordo_node_keys(h);
+	u32 s = leaf_free_slot(g, h, cnt);
+	u8 *ord = ordo_leaf_order(h, g);
 
-	memmove(k + pos + 1, k + pos, 8 * (cnt - pos));
-	memmove(ordo_leaf_value(h, g, pos + 1), ordo_leaf_value(h, g, pos),
-		(size_t)g->value_size * (cnt - pos));
-	k[pos] = cpu_to_le64(key);
-	memcpy(ordo_leaf_value(h, g, pos), val, g->value_size);
+	ordo_node_keys(h)[s] = cpu_to_le64(key);
+	ordo_leaf_set_value(h, g, s, val);
+	memmove(ord + pos + 1, ord + pos, cnt - pos);
+	ord[pos] = s;
 	h->count = cpu_to_le16(cnt + 1);
 }
 
+/* Remove rank @pos: its slot becomes free. */
 static void leaf_remove_at(const struct ordo_geo *g, struct ordo_node_hdr *h,
 			   u32 pos, u32 cnt)
 {
-	__le64 *k = ordo_node_keys(h);
+	u8 *ord = ordo_leaf_order(h, g);
 
-	memmove(k + pos, k + pos + 1, 8 * (cnt - pos - 1));
-	memmove(ordo_leaf_value(h, g, pos), ordo_leaf_value(h, g, pos + 1),
-		(size_t)g->value_size * (cnt - pos - 1));
+	memmove(ord + pos, ord + pos + 1, cnt - pos - 1);
 	h->count = cpu_to_le16(cnt - 1);
 }
 
@@ -341,18 +373,19 @@ static u32 split_point(const struct ordo_node_hdr *h, u32 cap, u32 pos)
 static u64 split_link(struct ordo_tree *t, struct ordo_node_hdr *l,
 		      struct ordo_node_hdr *r, u32 rn)
 {
-	u64 sep = le64_to_cpu(ordo_node_keys(r)[0]);
+	u64 sep = r->level ? le64_to_cpu(ordo_node_keys(r)[0]) :
+			     ordo_leaf_key(r, &t->geo, 0);
 
 	r->low_key = cpu_to_le64(sep);
 	r->high_key = l->high_key;
 	r->flags = l->flags & ORDO_NODE_F_HAS_HIGH;
 	r->right = l->right;
-	ordo_node_unlock(r, t->geo.node_size);
+	ordo_node_unlock(r, &t->geo);
 	l->high_key = cpu_to_le64(sep);
 	l->flags |= ORDO_NODE_F_HAS_HIGH;
 	l->right = cpu_to_le32(rn);
 	l->incarnation = cpu_to_le32(le32_to_cpu(l->incarnation) + 1);
-	ordo_node_unlock(l, t->geo.node_size);
+	ordo_node_unlock(l, &t->geo);
 	return sep;
 }
 
@@ -442,7 +475,7 @@ static int grow_root(struct ordo_tree *t, u32 level, u32 *nres)
 	}
 	r->count = cpu_to_le16(cnt);
 	r->low_key = k[0];
-	ordo_node_unlock(r, g->node_size);
+	ordo_node_unlock(r, g);
 	/* Release: descents that load the new root see it written. */
 	smp_store_release(&t->root, rn);
 	/* Release: whoever sees the new height also sees the new root. */
@@ -498,7 +531,7 @@ static int post_sep(struct ordo_tree *t, u32 level, const u32 *path, u32 top,
 		}
 		if (cnt < t->geo.inner_fanout) {
 			inner_put_at(&t->geo, h, pos, cnt, *sep, *child);
-			ordo_node_unlock(h, t->geo.node_size);
+			ordo_node_unlock(h, &t->geo);
 			return 0;
 		}
 		if (!*nres) {
@@ -546,9 +579,10 @@ static int leaf_apply(struct ordo_tree *t, struct ordo_node_hdr *h, u32 n,
 	const struct ordo_geo *g = &t->geo;
 	u32 cnt = le16_to_cpu(h->count);
 	bool found;
+	int slot;
 
-	*pos = ordo_keys_lower_bound(ordo_node_keys(h), cnt, key);
-	found = *pos < cnt && le64_to_cpu(ordo_node_keys(h)[*pos]) == key;
+	slot = ordo_leaf_find(h, g, cnt, key, pos);
+	found = slot >= 0;
 	if (found && mode == W_INSERT) {
 		ordo_node_unlock_clean(h);
 		return -EEXIST;
@@ -561,14 +595,14 @@ static int leaf_apply(struct ordo_tree *t, struct ordo_node_hdr *h, u32 n,
 		leaf_remove_at(g, h, *pos, cnt);
 		keys_add(t, n, -1);
 	} else if (found) {
-		memcpy(ordo_leaf_value(h, g, *pos), val, g->value_size);
+		ordo_leaf_set_value(h, g, slot, val);
 	} else if (cnt < g->leaf_slots) {
 		leaf_put_at(g, h, *pos, cnt, key, val);
 		keys_add(t, n, 1);
 	} else {
 		return 1;
 	}
-	ordo_node_unlock(h, g->node_size);
+	ordo_node_unlock(h, g);
 	return 0;
 }
 
@@ -698,14 +732,12 @@ int ordo_tree_get(struct ordo_tree *t, u64 key, void *value)
 		hsnap_read(h, &s);
 		route = hsnap_route(&s, n, key, 0);
 		if (route == ROUTE_HERE) {
-			u32 cnt = hsnap_count(t, &s);
-			u32 pos = ordo_keys_lower_bound(ordo_node_ckeys(h), cnt,
-							key);
+			u32 cnt = hsnap_count(t, &s), pos;
+			int slot = ordo_leaf_find(h, g, cnt, key, &pos);
 
-			found = pos < cnt &&
-				le64_to_cpu(ordo_node_ckeys(h)[pos]) == key;
+			found = slot >= 0;
 			if (found && value)
-				memcpy(value, ordo_leaf_cvalue(h, g, pos),
+				memcpy(value, ordo_leaf_cvalue(h, g, slot),
 				       g->value_size);
 		}
 		if (ordo_node_read_retry(h, v))
@@ -760,17 +792,20 @@ int ordo_tree_scan(struct ordo_tree *t, u64 start, u32 n, u64 *keys,
 		hsnap_read(h, &s);
 		route = hsnap_route(&s, node, from, 0);
 		if (route == ROUTE_HERE) {
-			const __le64 *k = ordo_node_ckeys(h);
 			u32 cnt = hsnap_count(t, &s);
-			u32 pos = ordo_keys_lower_bound(k, cnt, from);
+			u32 pos = ordo_leaf_lower_bound(h, g, cnt, from);
 
 			take = min_t(u32, cnt - pos, n - got);
-			for (i = 0; i < take; i++)
-				keys[got + i] = le64_to_cpu(k[pos + i]);
-			if (values)
-				memcpy((u8 *)values + (size_t)got * g->value_size,
-				       ordo_leaf_cvalue(h, g, pos),
-				       (size_t)take * g->value_size);
+			for (i = 0; i < take; i++) {
+				u32 slot = ordo_leaf_slot(h, g, pos + i);
+
+				keys[got + i] = ordo_leaf_key(h, g, pos + i);
+				if (values)
+					memcpy((u8 *)values + (size_t)(got + i) *
+					       g->value_size,
+					       ordo_leaf_cvalue(h, g, slot),
+					       g->value_size);
+			}
 		}
 		if (ordo_node_read_retry(h, v))
 			continue;
@@ -860,7 +895,7 @@ int ordo_leaf_iter_next(struct ordo_leaf_iter *it, struct ordo_leaf_snap *snap)
 		if (route == ROUTE_HERE) {
 			cnt = hsnap_count(t, &s);
 			for (i = 0; i < cnt; i++)
-				it->keys[i] = le64_to_cpu(ordo_node_ckeys(h)[i]);
+				it->keys[i] = ordo_leaf_key(h, &t->geo, i);
 			inc = le32_to_cpu(READ_ONCE(h->incarnation));
 		}
 		if (ordo_node_read_retry(h, v))
@@ -1117,13 +1152,13 @@ static int retire_leaf(struct ordo_tree *t, u32 n, u64 low, u32 hint,
 	lk.l->flags = ORDO_NODE_F_FREE;
 	lk.l->count = 0;
 	lk.l->incarnation = cpu_to_le32(le32_to_cpu(lk.l->incarnation) + 1);
-	ordo_node_unlock(lk.p, g->node_size);
-	ordo_node_unlock(lk.l, g->node_size);
+	ordo_node_unlock(lk.p, g);
+	ordo_node_unlock(lk.l, g);
 	if (lk.r && idx == 0)
-		ordo_node_unlock(lk.r, g->node_size);
+		ordo_node_unlock(lk.r, g);
 	else if (lk.r)
 		ordo_node_unlock_clean(lk.r);
-	ordo_node_unlock(lk.lp, g->node_size);
+	ordo_node_unlock(lk.lp, g);
 	/* Unreachable now; readers still holding its number see FREE. */
 	ordo_pool_free(&t->pool, n);
 	atomic64_dec(&t->leaves);
@@ -1330,7 +1365,7 @@ int ordo_tree_init(struct ordo_tree *t, const struct ordo_tree_params *params)
 	h = tnode(t, n);
 	ordo_node_lock(h);
 	node_reinit(h, n, 0);
-	ordo_node_unlock(h, t->geo.node_size);
+	ordo_node_unlock(h, &t->geo);
 	t->root = n;
 	t->leftmost = n;
 	t->height = 1;

@@ -33,6 +33,7 @@ int ordo_tree_update_hint(struct ordo_tree *t, u32 leaf, u64 key,
 	const struct ordo_geo *g = &t->geo;
 	struct ordo_node_hdr *h;
 	u32 cnt, pos;
+	int slot;
 	u8 flags;
 
 	if (leaf == ORDO_NODE_NONE)
@@ -53,12 +54,12 @@ int ordo_tree_update_hint(struct ordo_tree *t, u32 leaf, u64 key,
 		return -ESTALE;
 	}
 	cnt = min_t(u32, le16_to_cpu(h->count), g->leaf_slots);
-	pos = ordo_keys_lower_bound(ordo_node_keys(h), cnt, key);
-	if (pos >= cnt || le64_to_cpu(ordo_node_keys(h)[pos]) != key) {
+	slot = ordo_leaf_find(h, g, cnt, key, &pos);
+	if (slot < 0) {
 		ordo_node_unlock_clean(h);
 		return -ENOENT;
 	}
-	memcpy(ordo_leaf_value(h, g, pos), value, g->value_size);
-	ordo_node_unlock(h, g->node_size);
+	ordo_leaf_set_value(h, g, slot, value);
+	ordo_node_unlock(h, g);
 	return 0;
 }

@@ -299,9 +299,13 @@ static int check_structure(struct ordo_tree *t, struct shape *sh,
 			CHECK(!(h->flags & (ORDO_NODE_F_FREE | ORDO_NODE_F_SUPER)));
 			CHECK_EQ(low, have_prev ? prev_high : 0);
 			for (i = 0; i < cnt; i++) {
-				CHECK(le64_to_cpu(k[i]) >= low);
-				CHECK(!has_high || le64_to_cpu(k[i]) < high);
-				CHECK(!i || le64_to_cpu(k[i - 1]) < le64_to_cpu(k[i]));
+				u64 ki = lvl ? le64_to_cpu(k[i]) :
+					       ordo_leaf_key(h, g, i);
+
+				CHECK(ki >= low);
+				CHECK(!has_high || ki < high);
+				CHECK(!i || (lvl ? le64_to_cpu(k[i - 1]) :
+					     ordo_leaf_key(h, g, i - 1)) < ki);
 			}
 			if (lvl) {
 				CHECK(cnt >= 1);
@@ -984,8 +988,10 @@ static int tt_get(struct ordo_tree *t, const struct tt_ent *e, u64 key,
 		return 1;
 	cnt = le16_to_cpu(h->count);
 	for (i = 0; i < cnt; i++) {
-		if (le64_to_cpu(ordo_node_ckeys(h)[i]) == key) {
-			memcpy(val, ordo_leaf_cvalue(h, g, i), g->value_size);
+		if (ordo_leaf_key(h, g, i) == key) {
+			memcpy(val, ordo_leaf_cvalue(h, g,
+						     ordo_leaf_slot(h, g, i)),
+			       g->value_size);
 			return 0;
 		}
 	}
@@ -1071,8 +1077,9 @@ static int remote_get(struct ordo_tree *t, u64 key, void *val, u8 *buf,
 			continue;
 		}
 		for (i = 0; i < cnt; i++) {
-			if (le64_to_cpu(ordo_node_ckeys(h)[i]) == key) {
-				memcpy(val, ordo_leaf_cvalue(h, g, i),
+			if (ordo_leaf_key(h, g, i) == key) {
+				memcpy(val, ordo_leaf_cvalue(h, g,
+						ordo_leaf_slot(h, g, i)),
 				       g->value_size);
 				return 0;
 			}

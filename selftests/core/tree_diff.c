@@ -562,7 +562,6 @@ static int mt_raw_copy(struct mt *m, u64 *rs, u8 *buf, u64 *torn)
 	const struct ordo_geo *g = &t->geo;
 	u32 n = 1 + rnd(rs) % (READ_ONCE(t->pool.next) - 1), i, cnt;
 	const struct ordo_node_hdr *h = (const void *)buf;
-	const __le64 *k = (const void *)(buf + ordo_leaf_key_off(0));
 	int err = ordo_node_copy_validate(buf, ordo_pool_node(&t->pool, n), g);
 
 	if (err == -EAGAIN)
@@ -575,14 +574,13 @@ static int mt_raw_copy(struct mt *m, u64 *rs, u8 *buf, u64 *torn)
 		return 0;
 	cnt = le16_to_cpu(h->count);
 	for (i = 0; i < cnt; i++) {
-		u64 key = le64_to_cpu(k[i]);
+		u64 key = ordo_leaf_key(h, g, i);
 
-		if ((i && le64_to_cpu(k[i - 1]) >= key) ||
+		if ((i && ordo_leaf_key(h, g, i - 1) >= key) ||
 		    key < le64_to_cpu(h->low_key) ||
 		    ((h->flags & ORDO_NODE_F_HAS_HIGH) &&
 		     key >= le64_to_cpu(h->high_key)) ||
-		    !vcheck(buf + ordo_leaf_value_off(g->leaf_slots,
-						       g->value_size, i),
+		    !vcheck(ordo_leaf_cvalue(h, g, ordo_leaf_slot(h, g, i)),
 			    g->value_size, key))
 			return 1;
 	}
@@ -741,16 +739,17 @@ static bool leaf_consistent(const struct ordo_tree *t, const u8 *buf)
 {
 	const struct ordo_geo *g = &t->geo;
 	const struct ordo_node_hdr *h = (const void *)buf;
-	const __le64 *k = (const void *)(buf + ordo_leaf_key_off(0));
 	u32 i, cnt = le16_to_cpu(h->count);
 
 	if (cnt > g->leaf_slots)
 		return false;
 	for (i = 0; i < cnt; i++) {
-		if ((i && le64_to_cpu(k[i - 1]) >= le64_to_cpu(k[i])) ||
-		    !vcheck(buf + ordo_leaf_value_off(g->leaf_slots,
-						       g->value_size, i),
-			    g->value_size, le64_to_cpu(k[i])))
+		u64 key = ordo_leaf_key(h, g, i);
+
+		if (ordo_leaf_corder(h, g)[i] >= g->leaf_slots ||
+		    (i && ordo_leaf_key(h, g, i - 1) >= key) ||
+		    !vcheck(ordo_leaf_cvalue(h, g, ordo_leaf_slot(h, g, i)),
+			    g->value_size, key))
 			return false;
 	}
 	return true;

@@ -118,16 +118,20 @@ static int t_geometry(void)
 	CHECK_EQ(ordo_geo_init(&g, 16, 12), -EINVAL);
 	CHECK_EQ(ordo_geo_init(&g, 16, 1032), -EINVAL);
 	CHECK_EQ(ordo_geo_init(&g, 16, 8), 0);
-	CHECK_EQ(g.node_size, 320);
-	CHECK_EQ(g.inner_fanout, 21);
+	CHECK_EQ(g.node_size, 512);
+	CHECK_EQ(g.inner_fanout, 37);
 	CHECK_EQ(ordo_geo_init(&g, 4, 8), 0);
-	CHECK_EQ(g.node_size, 128);
-	CHECK_EQ(g.inner_fanout, 5);
-	CHECK_EQ(ordo_geo_init(&g, 255, 1024), 0);
-	CHECK_EQ(g.node_size, 263232);
-	CHECK_EQ(ordo_geo_init(&g, 5, 16), 0);
 	CHECK_EQ(g.node_size, 192);
-	CHECK_EQ(ordo_leaf_value_off(16, 8, 3), 64 + 128 + 24);
+	CHECK_EQ(g.inner_fanout, 10);
+	CHECK_EQ(ordo_geo_init(&g, 255, 1024), 0);
+	CHECK_EQ(g.node_size, 265536);
+	CHECK_EQ(ordo_geo_init(&g, 5, 16), 0);
+	CHECK_EQ(g.node_size, 256);
+	CHECK_EQ(ordo_leaf_block_size(16), 64 + 256 + 16);
+	CHECK_EQ(ordo_leaf_block_size(17), 64 + 272 + 24);
+	CHECK_EQ(ordo_leaf_check_off(16, 3), 64 + 128 + 24);
+	CHECK_EQ(ordo_leaf_order_off(16), 64 + 256);
+	CHECK_EQ(ordo_leaf_value_off(16, 8, 3), 64 + 272 + 24);
 	CHECK_EQ(ordo_inner_child_off(21, 2), 64 + 168 + 8);
 	CHECK_EQ(ordo_node_offset(7, 3, 65536, 320), 2 * 65536 + 320);
 	return 0;
@@ -156,8 +160,8 @@ static const struct {
 
 static int t_xxh64(void)
 {
-	u8 b[400], c[320];
-	u32 i;
+	u8 b[400], c[400];
+	u32 i, len;
 
 	for (i = 0; i < sizeof(b); i++)
 		b[i] = (u8)(i * 131 + 7);
@@ -166,11 +170,16 @@ static int t_xxh64(void)
 		CHECK(ordo_xxh64(b, xxh_vectors[i].len, 0x0123456789abcdefULL) ==
 		      xxh_vectors[i].hs);
 	}
-	/* The node checksum is XXH64 of the node with words 0/1 replaced. */
+	/*
+	 * The node checksum is XXH64 of the node's first bytes with words 0
+	 * and 1 replaced, for any multiple of 8 (a leaf's key block is 64 +
+	 * 16 * leaf_slots bytes).
+	 */
 	memcpy(c, b, sizeof(c));
 	((__le64 *)c)[0] = cpu_to_le64(42);
 	((__le64 *)c)[1] = 0;
-	CHECK(ordo_node_checksum(b, 320, 42) == ordo_xxh64(c, 320, 0));
+	for (len = 32; len <= sizeof(c); len += 8)
+		CHECK(ordo_node_checksum(b, len, 42) == ordo_xxh64(c, len, 0));
 	return 0;
 }
 
@@ -188,71 +197,211 @@ static struct ordo_node_hdr *leaf_of(struct ordo_tree *t, u64 key)
 	return n ? ordo_pool_node(&t->pool, n) : NULL;
 }
 
+/*
+ * Bytes a copy of leaf publication @pub must share with it to be that
+ * publication: the key block and the values of its first count slots.
+ */
+static bool same_pub(const u8 *m, const u8 *pub, const struct ordo_geo *g)
+{
+	u32 cnt = le16_to_cpu(((const struct ordo_node_hdr *)pub)->count);
+	u32 blk = ordo_leaf_block_size(g->leaf_slots);
+
+	return !memcmp(m, pub, blk) &&
+	       !memcmp(m + blk, pub + blk, (size_t)cnt * g->value_size);
+}
+
+/* A mix of publications @a and @b validates iff it is one of them. */
+static int mix_check(const u8 *m, const u8 *a, const u8 *b,
+		     const struct ordo_geo *g)
+{
+	int want = same_pub(m, a, g) || same_pub(m, b, g) ? 0 : -EAGAIN;
+
+	CHECK_EQ(ordo_node_validate(m, g), want);
+	return 0;
+}
+
+enum { TORN_NS = 512 };
+
 static int t_torn_copies(void)
 {
 	struct ordo_tree t;
-	u8 a[320], b[320], m[320], v[8];
+	u8 a[TORN_NS], b[TORN_NS], c[TORN_NS], m[TORN_NS], v[8];
+	const struct ordo_geo *g = &t.geo;
 	struct ordo_node_hdr *h;
-	u32 i, line;
+	u32 i, line, blk, cnt;
 
 	CHECK(!tree_new(&t, 16, 8, 1 << 16, 1 << 20));
+	CHECK_EQ(g->node_size, TORN_NS);
+	blk = ordo_leaf_block_size(g->leaf_slots);
 	for (i = 0; i < 10; i++) {
 		vfill(v, 8, i, 1);
 		CHECK(!ordo_tree_put(&t, i * 10, v));
 	}
 	h = leaf_of(&t, 0);
 	CHECK(h);
-	CHECK_EQ(ordo_node_copy_validate(a, h, &t.geo), 0);
+	CHECK_EQ(ordo_node_copy_validate(a, h, g), 0);
 	vfill(v, 8, 95, 1);
 	CHECK(!ordo_tree_put(&t, 95, v));
-	CHECK_EQ(ordo_node_copy_validate(b, h, &t.geo), 0);
+	CHECK_EQ(ordo_node_copy_validate(b, h, g), 0);
 	CHECK(le64_to_cpu(((struct ordo_node_hdr *)b)->version) ==
 	      le64_to_cpu(((struct ordo_node_hdr *)a)->version) + 2);
+	/* An update in place: one value and its check word change. */
+	vfill(v, 8, 33, 1);
+	CHECK(!ordo_tree_update(&t, 30, v));
+	CHECK_EQ(ordo_node_copy_validate(c, h, g), 0);
+	cnt = le16_to_cpu(((struct ordo_node_hdr *)c)->count);
+	for (i = 0; i < cnt; i++)
+		CHECK(le64_to_cpu(ordo_leaf_cchecks((void *)c, g)[i]) ==
+		      ordo_xxh64(ordo_leaf_cvalue((void *)c, g, i), 8,
+				 le64_to_cpu(ordo_node_ckeys((void *)c)[i])));
 	/* Halves of two publications, in both orders. */
-	for (i = 8; i < 320; i += 8) {
+	for (i = 8; i < TORN_NS; i += 8) {
 		memcpy(m, a, i);
-		memcpy(m + i, b + i, 320 - i);
-		if (memcmp(m, a, 320) && memcmp(m, b, 320))
-			CHECK_EQ(ordo_node_validate(m, &t.geo), -EAGAIN);
+		memcpy(m + i, b + i, TORN_NS - i);
+		CHECK(!mix_check(m, a, b, g));
 		memcpy(m, b, i);
-		memcpy(m + i, a + i, 320 - i);
-		if (memcmp(m, a, 320) && memcmp(m, b, 320))
-			CHECK_EQ(ordo_node_validate(m, &t.geo), -EAGAIN);
+		memcpy(m + i, a + i, TORN_NS - i);
+		CHECK(!mix_check(m, a, b, g));
+		memcpy(m, b, i);
+		memcpy(m + i, c + i, TORN_NS - i);
+		CHECK(!mix_check(m, b, c, g));
+		memcpy(m, c, i);
+		memcpy(m + i, b + i, TORN_NS - i);
+		CHECK(!mix_check(m, b, c, g));
 	}
 	/* Cache lines interleaved (a NIC reading lines out of order). */
-	for (line = 0; line < 5; line++) {
-		memcpy(m, a, 320);
+	for (line = 0; line < TORN_NS / 64; line++) {
+		memcpy(m, a, TORN_NS);
 		memcpy(m + 64 * line, b + 64 * line, 64);
-		if (memcmp(m, a, 320))
-			CHECK_EQ(ordo_node_validate(m, &t.geo), -EAGAIN);
-		memcpy(m, b, 320);
+		CHECK(!mix_check(m, a, b, g));
+		memcpy(m, b, TORN_NS);
 		memcpy(m + 64 * line, a + 64 * line, 64);
-		if (memcmp(m, b, 320))
-			CHECK_EQ(ordo_node_validate(m, &t.geo), -EAGAIN);
+		CHECK(!mix_check(m, a, b, g));
+		memcpy(m, c, TORN_NS);
+		memcpy(m + 64 * line, b + 64 * line, 64);
+		CHECK(!mix_check(m, b, c, g));
 	}
+	/* The key block of one publication, the values of the next. */
+	memcpy(m, b, blk);
+	memcpy(m + blk, c + blk, TORN_NS - blk);
+	CHECK_EQ(ordo_node_validate(m, g), -EAGAIN);
 	/* Same body, other publication's version word: still rejected. */
-	memcpy(m, b, 320);
+	memcpy(m, b, TORN_NS);
 	memcpy(m, a, 8);
-	CHECK_EQ(ordo_node_validate(m, &t.geo), -EAGAIN);
+	CHECK_EQ(ordo_node_validate(m, g), -EAGAIN);
 	/* Locked (odd) and never-written copies. */
-	memcpy(m, b, 320);
+	memcpy(m, b, TORN_NS);
 	((struct ordo_node_hdr *)m)->version |= cpu_to_le64(1);
-	CHECK_EQ(ordo_node_validate(m, &t.geo), -EAGAIN);
+	CHECK_EQ(ordo_node_validate(m, g), -EAGAIN);
 	memset(m, 0, sizeof(m));
-	CHECK_EQ(ordo_node_validate(m, &t.geo), -ENODATA);
-	/* A single flipped bit anywhere. */
-	for (i = 16; i < 320 * 8; i += 37) {
-		memcpy(m, b, 320);
+	CHECK_EQ(ordo_node_validate(m, g), -ENODATA);
+	/*
+	 * A single flipped bit anywhere in the key block or a value in use;
+	 * the values of unused slots are no part of the leaf.
+	 */
+	cnt = le16_to_cpu(((struct ordo_node_hdr *)c)->count);
+	for (i = 16; i < TORN_NS * 8; i += 37) {
+		memcpy(m, c, TORN_NS);
 		m[i / 8] ^= 1 << (i % 8);
-		CHECK_EQ(ordo_node_validate(m, &t.geo), -EAGAIN);
+		CHECK_EQ(ordo_node_validate(m, g),
+			 i / 8 < blk + cnt * 8 ? -EAGAIN : 0);
 	}
-	CHECK_EQ(ordo_node_validate(a, &t.geo), 0);
-	CHECK_EQ(ordo_node_validate(b, &t.geo), 0);
-	ordo_node_copy_stable(m, h, 320);
-	CHECK(!memcmp(m, b, 320));
+	CHECK_EQ(ordo_node_validate(a, g), 0);
+	CHECK_EQ(ordo_node_validate(b, g), 0);
+	ordo_node_copy_stable(m, h, TORN_NS);
+	CHECK(!memcmp(m, c, TORN_NS));
 	/* Nothing changes under an aborted write (clean unlock). */
 	CHECK_EQ(ordo_tree_insert(&t, 95, v), -EEXIST);
-	CHECK(!memcmp(h, b, 320));
+	CHECK(!memcmp(h, c, TORN_NS));
+	ordo_tree_destroy(&t);
+	return 0;
+}
+
+/* Re-seal a leaf copy's key block after tampering with it. */
+static void reseal(u8 *buf, const struct ordo_geo *g)
+{
+	struct ordo_node_hdr *h = (void *)buf;
+
+	h->checksum = cpu_to_le64(ordo_node_checksum(buf,
+				ordo_leaf_block_size(g->leaf_slots),
+				le64_to_cpu(h->version)));
+}
+
+static int t_stable_slots(void)
+{
+	struct ordo_tree t;
+	const struct ordo_geo *g = &t.geo;
+	u8 before[512], m[512], v[8];
+	struct ordo_node_hdr *h;
+	u32 i, rank, cnt, blk;
+	int slot, s50;
+
+	CHECK(!tree_new(&t, 16, 8, 1 << 16, 1 << 20));
+	CHECK_EQ(g->node_size, 512);
+	blk = ordo_leaf_block_size(g->leaf_slots);
+	/* Descending inserts: each lands at rank 0 in the next free slot. */
+	for (i = 10; i >= 1; i--) {
+		vfill(v, 8, i * 10, 1);
+		CHECK(!ordo_tree_insert(&t, i * 10, v));
+	}
+	h = leaf_of(&t, 0);
+	CHECK(h);
+	for (i = 1; i <= 10; i++) {
+		slot = ordo_leaf_find(h, g, 10, i * 10, &rank);
+		CHECK_EQ(slot, 10 - (int)i);
+		CHECK_EQ(rank, i - 1);
+		vfill(v, 8, i * 10, 1);
+		CHECK(!memcmp(ordo_leaf_cvalue(h, g, slot), v, 8));
+	}
+	/* An insert writes one free slot: no stored key or value moves. */
+	memcpy(before, h, g->node_size);
+	vfill(v, 8, 55, 1);
+	CHECK(!ordo_tree_insert(&t, 55, v));
+	CHECK_EQ(ordo_leaf_find(h, g, 11, 55, &rank), 10);
+	CHECK_EQ(rank, 5);
+	CHECK(!memcmp((u8 *)h + ORDO_NODE_HDR_SIZE,
+		      before + ORDO_NODE_HDR_SIZE, 8 * 10));
+	CHECK(!memcmp((u8 *)h + ordo_leaf_check_off(16, 0),
+		      before + ordo_leaf_check_off(16, 0), 8 * 10));
+	CHECK(!memcmp((u8 *)h + blk, before + blk, 8 * 10));
+	/* A delete frees its slot; the next insert takes the lowest free. */
+	s50 = ordo_leaf_find(h, g, 11, 50, &rank);
+	CHECK(s50 >= 0);
+	CHECK(!ordo_tree_delete(&t, 50));
+	CHECK_EQ(ordo_leaf_find(h, g, 10, 50, &rank), -1);
+	vfill(v, 8, 51, 1);
+	CHECK(!ordo_tree_insert(&t, 51, v));
+	CHECK_EQ(ordo_leaf_find(h, g, 11, 51, &rank), s50);
+	CHECK_EQ(ordo_node_copy_validate(m, h, g), 0);
+	cnt = le16_to_cpu(h->count);
+	CHECK_EQ(cnt, 11);
+	/* A sealed key block whose order[] is not a sorted slot list. */
+	memcpy(before, m, g->node_size);
+	m[ordo_leaf_order_off(16)] = 16;
+	reseal(m, g);
+	CHECK_EQ(ordo_node_validate(m, g), -EIO);
+	memcpy(m, before, g->node_size);
+	m[ordo_leaf_order_off(16) + 1] = m[ordo_leaf_order_off(16)];
+	reseal(m, g);
+	CHECK_EQ(ordo_node_validate(m, g), -EIO);
+	memcpy(m, before, g->node_size);
+	m[ordo_leaf_order_off(16) + 1] = before[ordo_leaf_order_off(16) + 2];
+	m[ordo_leaf_order_off(16) + 2] = before[ordo_leaf_order_off(16) + 1];
+	reseal(m, g);
+	CHECK_EQ(ordo_node_validate(m, g), -EIO);
+	/* A value in use that does not hash to its check word: torn. */
+	memcpy(m, before, g->node_size);
+	m[ordo_leaf_value_off(16, 8, s50)] ^= 1;
+	CHECK_EQ(ordo_node_validate(m, g), -EAGAIN);
+	/* A free slot's bytes are no part of the leaf. */
+	memcpy(m, before, g->node_size);
+	m[ordo_leaf_value_off(16, 8, 15)] ^= 1;
+	m[ordo_leaf_key_off(15)] ^= 1;
+	CHECK_EQ(ordo_node_validate(m, g), -EAGAIN);
+	memcpy(m, before, g->node_size);
+	m[ordo_leaf_value_off(16, 8, 15)] ^= 1;
+	CHECK_EQ(ordo_node_validate(m, g), 0);
+	CHECK(!check_tree(&t, 11));
 	ordo_tree_destroy(&t);
 	return 0;
 }
@@ -717,19 +866,19 @@ static int t_superblock(void)
 	CHECK(copy);
 	ordo_node_copy_stable(copy, ordo_pool_super(&t.pool), t.geo.node_size);
 	CHECK_EQ(ordo_super_parse(copy, t.geo.node_size, &si), 0);
-	CHECK_EQ(si.geo.node_size, 192);
+	CHECK_EQ(si.geo.node_size, 256);
 	CHECK_EQ(si.geo.leaf_slots, 4);
 	CHECK_EQ(si.geo.value_size, 16);
-	CHECK_EQ(si.geo.inner_fanout, 10);
+	CHECK_EQ(si.geo.inner_fanout, 16);
 	CHECK_EQ(si.chunk_size, 1 << 16);
-	CHECK_EQ(si.nodes_per_chunk, 341);
+	CHECK_EQ(si.nodes_per_chunk, 256);
 	CHECK_EQ(si.max_chunks, 256);
 	CHECK_EQ(si.nr_chunks, 1);
 	CHECK_EQ(si.height, 1);
 	CHECK_EQ(si.root, si.leftmost_leaf);
 	CHECK_EQ(ordo_super_parse(copy, 64, &si), -EMSGSIZE);
 	CHECK_EQ(ordo_super_parse(copy, 128, &si), -EMSGSIZE);
-	CHECK_EQ(si.geo.node_size, 192);
+	CHECK_EQ(si.geo.node_size, 256);
 	for (i = 0; i < 5000; i++) {
 		u64 val[2] = { i, i };
 
@@ -810,11 +959,14 @@ static int client_get(struct ordo_tree *t, u64 key, u64 *val)
 			lvl--;
 			continue;
 		}
+		/* order[i] names the slot of the i-th smallest key. */
 		ret = -ENOENT;
 		for (i = 0; i < cnt; i++) {
-			if (le64_to_cpu(k[i]) == key) {
+			u8 s = buf[ordo_leaf_order_off(si.geo.leaf_slots) + i];
+
+			if (le64_to_cpu(k[s]) == key) {
 				memcpy(val, buf + ordo_leaf_value_off(si.geo.leaf_slots,
-								      si.geo.value_size, i), 8);
+								      si.geo.value_size, s), 8);
 				ret = 0;
 			}
 		}
@@ -860,22 +1012,23 @@ static int t_pool(void)
 	CHECK_EQ(ordo_pool_init(&p, &g, 1 << 16, 1 << 20, NULL, NULL), -EINVAL);
 	CHECK_EQ(chunks_live, 0);
 	CHECK(!ordo_pool_init(&p, &g, 1 << 16, 2 << 16, &chunk_ops, NULL));
-	CHECK_EQ(p.nodes_per_chunk, 512);
+	CHECK_EQ(g.node_size, 192);
+	CHECK_EQ(p.nodes_per_chunk, 341);
 	CHECK_EQ(p.max_chunks, 2);
-	CHECK_EQ(ordo_pool_reserve(&p, 1024), -ENOMEM);
-	CHECK(!ordo_pool_reserve(&p, 1023));
+	CHECK_EQ(ordo_pool_reserve(&p, 682), -ENOMEM);
+	CHECK(!ordo_pool_reserve(&p, 681));
 	CHECK_EQ(ordo_pool_nr_chunks(&p), 2);
 	CHECK_EQ(ordo_pool_reserve(&p, 1), -ENOMEM);
 	a = ordo_pool_take(&p);
 	b = ordo_pool_take(&p);
 	CHECK_EQ(a, 1);
 	CHECK_EQ(b, 2);
-	ordo_pool_unreserve(&p, 1021);
+	ordo_pool_unreserve(&p, 679);
 	/* Node n sits at (n / npc) * chunk + (n % npc) * node_size. */
-	for (c = 0; c < 1024; c += 37)
+	for (c = 0; c < 682; c += 37)
 		CHECK((u8 *)ordo_pool_node(&p, c) ==
-		      (u8 *)ordo_pool_chunk(&p, c / 512) + (c % 512) * 128);
-	CHECK(!ordo_pool_node(&p, 1024));
+		      (u8 *)ordo_pool_chunk(&p, c / 341) + (c % 341) * 192);
+	CHECK(!ordo_pool_node(&p, 682));
 	CHECK(!ordo_pool_node(&p, U32_MAX));
 	/* Free-list reuse: FREE flag, new incarnation, same number back. */
 	h = ordo_pool_node(&p, b);
@@ -911,6 +1064,7 @@ int main(void)
 	run("geometry and uapi layout", t_geometry);
 	run("xxh64 matches the reference", t_xxh64);
 	run("torn and stale copies are rejected", t_torn_copies);
+	run("leaf slots stay put; order[] is checked", t_stable_slots);
 	run("empty tree", t_empty);
 	run("get/put/insert/update/delete and errors", t_ops);
 	run("keys 0 and UINT64_MAX", t_extreme_keys);

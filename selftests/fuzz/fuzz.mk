@@ -13,7 +13,7 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARN) -Wno-unused-parameter \
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS := ioctl rpc reply node model read table
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
-FUZZ_DEPS := selftests/fuzz/fuzz.h $(wildcard kmod/core/*.h libshim/decode.h \
+FUZZ_DEPS := selftests/fuzz/fuzz.h selftests/fuzz/fuzz_seal.h $(wildcard kmod/core/*.h libshim/decode.h \
 	libshim/core_user.h uapi/linux/*.h)
 # The decoders each target runs: the same sources the module and libordo
 # build, never a copy.

@@ -3,27 +3,18 @@
  * libFuzzer target: what a client makes of node copies it READ from a
  * server: the superblock (ordo_super_parse()), node validation
  * (ordo_node_validate()), the check against the node and key wanted, leaf
- * GETs and the inner step of the walk (libshim/decode.c).  With the fix
- * flag set the harness gives the copy a valid version and checksum, so
- * the checks behind the checksum are reached: a server may be malicious,
- * not only torn.
+ * GETs and the inner step of the walk (libshim/decode.c).  With bit 0 of
+ * fix set the harness gives the copy a valid version and checksum (and,
+ * unless bit 1 is set, a leaf's values their check words), so the checks
+ * behind the checksum are reached: a server may be malicious, not only
+ * torn.
  *
  * Input: [mode u8][slots u8][vs u8][fix u8][node u32][level u8][key u64]
  *	[bytes...].
  */
 #include "fuzz.h"
 #include "decode.h"
-
-static void fix_sum(u8 *buf, u32 node_size)
-{
-	struct ordo_node_hdr *h = (void *)buf;
-	u64 v = le64toh(h->version);
-
-	if (!v || (v & 1))
-		v = (v | 1) + 1;
-	h->version = htole64(v);
-	h->checksum = htole64(ordo_node_checksum(buf, node_size, v));
-}
+#include "fuzz_seal.h"
 
 static void fz_super(const u8 *in, size_t len, bool fix)
 {
@@ -35,7 +26,7 @@ static void fz_super(const u8 *in, size_t len, bool fix)
 		u32 ns = le32toh(((struct ordo_super *)buf)->node_size);
 
 		if (ns >= ORDO_SUPER_SIZE && ns <= len)
-			fix_sum(buf, ns);
+			fz_seal_len(buf, ns);
 	}
 	if (ordo_super_parse(buf, len, &si))
 		goto out;
@@ -57,7 +48,7 @@ out:
 }
 
 static void fz_node(const struct ordo_geo *geo, const u8 *in, size_t len,
-		    bool fix, u32 node, u32 level, u64 key)
+		    u8 fix, u32 node, u32 level, u64 key)
 {
 	u8 *buf = calloc(1, geo->node_size);
 	const struct ordo_node_hdr *h = (const void *)buf;
@@ -68,8 +59,8 @@ static void fz_node(const struct ordo_geo *geo, const u8 *in, size_t len,
 	int ret;
 
 	memcpy(buf, in, len < geo->node_size ? len : geo->node_size);
-	if (fix)
-		fix_sum(buf, geo->node_size);
+	if (fix & 1)
+		fz_seal(buf, geo, !(fix & 2));
 	ret = ordo_node_validate(buf, geo);
 	if (!ret && !(h->flags & (ORDO_NODE_F_FREE | ORDO_NODE_F_SUPER))) {
 		FZ_CHECK(h->level < ORDO_MAX_HEIGHT);
@@ -87,12 +78,20 @@ static void fz_node(const struct ordo_geo *geo, const u8 *in, size_t len,
 		goto out;
 	cnt = le16toh(h->count);
 	if (!level) {
+		const u8 *ord = ordo_leaf_corder(h, geo);
+		u32 r;
+
 		ret = shim_leaf_get(geo, buf, key, val);
 		FZ_CHECK(ret == 0 || ret == -ENOENT);
+		/* The value is the one in the slot order[] names for key. */
+		for (r = 0; r < cnt; r++) {
+			FZ_CHECK(ord[r] < geo->leaf_slots);
+			if (le64toh(ordo_node_ckeys(h)[ord[r]]) == key)
+				break;
+		}
+		FZ_CHECK(!ret == (r < cnt));
 		if (!ret)
-			FZ_CHECK(!memcmp(val, ordo_leaf_cvalue(h, geo,
-				ordo_keys_lower_bound(ordo_node_ckeys(h), cnt,
-						      key)),
+			FZ_CHECK(!memcmp(val, ordo_leaf_cvalue(h, geo, ord[r]),
 					 geo->value_size));
 		goto out;
 	}
@@ -110,7 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fin f = { data, size };
 	u8 mode = fin_u8(&f), slots = fin_u8(&f), vs = fin_u8(&f);
-	bool fix = fin_u8(&f) & 1;
+	u8 fix = fin_u8(&f);
 	u32 node = fin_u32(&f), level = fin_u8(&f) % 4;
 	u64 key = fin_u64(&f);
 	struct ordo_geo geo;
@@ -123,7 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				fz_value_size(vs)));
 	in = fin_bytes(&f, 1 << 20, &len);
 	if (mode & 1)
-		fz_super(in, len, fix);
+		fz_super(in, len, fix & 1);
 	else
 		fz_node(&geo, in, len, fix, node, level, key);
 	return 0;

@@ -10,16 +10,17 @@
  * relies on: the walk ends within a bounded number of steps at a leaf
  * that was validated for the key; a scan returns at most count keys,
  * strictly ascending from the start, each inside the fences of the leaf
- * it came from, and values copied from inside that leaf.  With the fix
- * flag the harness writes a valid version and checksum into every node
- * (a malicious server can), so the checks behind the checksum are
- * reached.  Each node is its own allocation of exactly node_size bytes.
+ * it came from, and values copied from inside that leaf.  With bit 0 of
+ * fix the harness writes a valid version and checksum into every node
+ * (and, unless bit 1 is set, check words for a leaf's values: a
+ * malicious server can), so the checks behind the checksum are reached.  Each node is its own allocation of exactly node_size bytes.
  *
  * Input: [mode u8][slots u8][vs u8][fix u8][height u8][root u32][key u64]
  *	[count u16][npool u8][node 0][node 1]...  (mode bit 0: scan)
  */
 #include "fuzz.h"
 #include "decode.h"
+#include "fuzz_seal.h"
 
 #define TRIES		4	/* SHIM_TRIES in libshim/shim.h */
 #define POOL_MAX	64
@@ -29,17 +30,6 @@ struct pool {
 	u8 *node[POOL_MAX];
 	u32 n;
 };
-
-static void fix_sum(u8 *buf, u32 node_size)
-{
-	struct ordo_node_hdr *h = (void *)buf;
-	u64 v = le64toh(h->version);
-
-	if (!v || (v & 1))
-		v = (v | 1) + 1;
-	h->version = htole64(v);
-	h->checksum = htole64(ordo_node_checksum(buf, node_size, v));
-}
 
 /* The READ of node @n: its copy, or NULL (out of range: fall back). */
 static const u8 *pool_read(const struct pool *p, u32 n)
@@ -137,19 +127,23 @@ static void fz_scan(const struct pool *p, u32 first, u64 start, u32 count)
 			break;
 		}
 		FZ_CHECK(s.have >= had && s.have <= count);
-		/* Pairs are taken in slot order from the fence's slot on. */
+		/* Pairs are taken in key order from the fence's rank on. */
 		cnt = le16toh(h->count) < geo->leaf_slots ?
 		      le16toh(h->count) : geo->leaf_slots;
-		j = ordo_keys_lower_bound(ordo_node_ckeys(h), cnt, fence);
+		j = ordo_leaf_lower_bound(h, geo, cnt, fence);
 		for (i = had; i < s.have; i++, j++) {
+			u8 slot;
+
 			FZ_CHECK(keys[i] >= fence);
 			FZ_CHECK(!(h->flags & ORDO_NODE_F_HAS_HIGH) ||
 				 keys[i] < le64toh(h->high_key));
-			/* The pair is the one stored in that slot. */
-			FZ_CHECK(j < cnt &&
-				 keys[i] == le64toh(ordo_node_ckeys(h)[j]));
+			/* The pair is the one stored in the slot of that rank. */
+			FZ_CHECK(j < cnt);
+			slot = ordo_leaf_corder(h, geo)[j];
+			FZ_CHECK(slot < geo->leaf_slots &&
+				 keys[i] == le64toh(ordo_node_ckeys(h)[slot]));
 			FZ_CHECK(!memcmp(vals + (size_t)i * geo->value_size,
-					 ordo_leaf_cvalue(h, geo, j),
+					 ordo_leaf_cvalue(h, geo, slot),
 					 geo->value_size));
 		}
 		if (ret == 1)
@@ -170,7 +164,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fin f = { data, size };
 	u8 mode = fin_u8(&f), slots = fin_u8(&f), vs = fin_u8(&f);
-	bool fix = fin_u8(&f) & 1;
+	u8 fix = fin_u8(&f);
 	u32 height = 1 + fin_u8(&f) % ORDO_MAX_HEIGHT, root = fin_u32(&f);
 	u64 key = fin_u64(&f);
 	u32 count = 1 + fin_u16(&f) % 512;
@@ -193,8 +187,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		p.node[i] = calloc(1, geo.node_size);
 		memcpy(p.node[i], in, len);
-		if (fix)
-			fix_sum(p.node[i], geo.node_size);
+		if (fix & 1)
+			fz_seal(p.node[i], &geo, !(fix & 2));
 	}
 	if (mode & 1)
 		fz_scan(&p, root, key, count);

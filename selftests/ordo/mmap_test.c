@@ -115,7 +115,6 @@ static long walk_leaves(struct __test_metadata *_metadata,
 
 	while (n != ORDO_NODE_NONE) {
 		const struct ordo_node_hdr *h = (const void *)copy;
-		const __le64 *keys = ordo_node_ckeys(h);
 		uint32_t i;
 		int ret;
 
@@ -134,7 +133,7 @@ static long walk_leaves(struct __test_metadata *_metadata,
 			return -1;
 		}
 		for (i = 0; i < le16_to_cpu(h->count); i++) {
-			uint64_t k = le64_to_cpu(keys[i]);
+			uint64_t k = ordo_leaf_key(h, geo, i);
 
 			if ((have_prev && k <= prev) || total >= max) {
 				free(copy);
@@ -144,7 +143,9 @@ static long walk_leaves(struct __test_metadata *_metadata,
 			}
 			keys_out[total] = k;
 			memcpy(vals_out + total * geo->value_size,
-			       ordo_leaf_cvalue(h, geo, i), geo->value_size);
+			       ordo_leaf_cvalue(h, geo,
+						ordo_leaf_slot(h, geo, i)),
+			       geo->value_size);
 			total++;
 			prev = k;
 			have_prev = true;

@@ -135,7 +135,7 @@ static void resolve(const struct ordo_model *m, const uint8_t *pool,
 		return;
 	n = le16_to_cpu(h->count);
 	for (i = 0; i < n; i++)
-		if (le64_to_cpu(ordo_node_ckeys(h)[i]) == key)
+		if (ordo_leaf_key(h, geo, i) == key)
 			return;
 	r->missing++;
 }

@@ -28,9 +28,13 @@
 #include "ordo_raw.h"
 #include "ordo_test.h"
 
-/* The largest node any geometry has: a leaf of 255 slots of 1 KiB values. */
-#define RC_NODE_MAX	(ORDO_NODE_HDR_SIZE + ORDO_LEAF_SLOTS_MAX * \
-			 (8 + ORDO_VALUE_SIZE_MAX))
+/*
+ * At least the largest node any geometry has, ordo_node_size(255, 1024):
+ * per slot a key, a check word, an order byte and a value, plus the header
+ * and room for the roundings.
+ */
+#define RC_NODE_MAX	(2 * ORDO_NODE_HDR_SIZE + ORDO_LEAF_SLOTS_MAX * \
+			 (17 + ORDO_VALUE_SIZE_MAX) + 8)
 #define RC_ADDR		"192.0.2.1"
 #define RC_URI		"rdma://" RC_ADDR
 #define RC_TIMEOUT_MS	30000

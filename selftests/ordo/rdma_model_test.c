@@ -195,7 +195,7 @@ static int resolve(struct rc_conn *conn, const struct ordo_geo *geo,
 	}
 	n = le16toh(h->count);
 	for (i = 0; i < n; i++)
-		if (le64toh(ordo_node_ckeys(h)[i]) == key)
+		if (ordo_leaf_key(h, geo, i) == key)
 			return 1;
 	return 0;
 }

@@ -129,12 +129,12 @@ static bool leaf_has(const struct ordo_geo *geo, const uint8_t *buf,
 		     uint64_t key, void *val)
 {
 	const struct ordo_node_hdr *h = (const void *)buf;
-	uint32_t cnt = le16toh(h->count);
-	uint32_t i = ordo_keys_lower_bound(ordo_node_ckeys(h), cnt, key);
+	uint32_t cnt = le16toh(h->count), rank;
+	int slot = ordo_leaf_find(h, geo, cnt, key, &rank);
 
-	if (i >= cnt || le64toh(ordo_node_ckeys(h)[i]) != key)
+	if (slot < 0)
 		return false;
-	memcpy(val, ordo_leaf_cvalue(h, geo, i), geo->value_size);
+	memcpy(val, ordo_leaf_cvalue(h, geo, slot), geo->value_size);
 	return true;
 }
 

@@ -19,7 +19,7 @@
 
 /* "ORDOTREE" read as a little-endian 64-bit word. */
 #define ORDO_SUPER_MAGIC	0x454552544f44524fULL
-#define ORDO_LAYOUT_VERSION	1
+#define ORDO_LAYOUT_VERSION	2
 
 #define ORDO_LEAF_SLOTS_MIN	4
 #define ORDO_LEAF_SLOTS_MAX	255
@@ -47,8 +47,11 @@
  * struct ordo_node_hdr - the 64-byte header that starts every node
  * @version: seqlock word and node lock.  Even: stable; odd: a writer holds
  *	the node.  Grows by 2 with every modification and never goes back.
- * @checksum: XXH64 (seed 0) of the whole node computed as if @checksum were
- *	0 and @version already held its final even value.
+ * @checksum: XXH64 (seed 0) of the node's checked bytes, computed as if
+ *	@checksum were 0 and @version already held its final even value.  A
+ *	leaf's checked bytes are its key block, the first
+ *	ordo_leaf_block_size() bytes: header, keys, check words and order.
+ *	Every other node (inner, superblock, free) is checked whole.
  * @low_key: inclusive lower fence of the node's key range.
  * @high_key: exclusive upper fence; meaningful only with
  *	%ORDO_NODE_F_HAS_HIGH (the rightmost node of a level has none).
@@ -61,9 +64,19 @@
  * @flags: ORDO_NODE_F_* bits.
  * @reserved: zero.
  *
- * A leaf body is ``__le64 keys[leaf_slots]`` (sorted ascending, first
- * @count valid) followed by ``values[leaf_slots][value_size]``.  An inner
- * body is ``__le64 keys[inner_fanout]`` then ``__le32 child[inner_fanout]``;
+ * A leaf has leaf_slots slots.  Its key block (what @checksum covers) is
+ * the header, ``__le64 keys[leaf_slots]``, ``__le64 checks[leaf_slots]``
+ * and ``__u8 order[leaf_slots]`` zero-padded to a multiple of 8; then
+ * ``values[leaf_slots][value_size]``.  order[0..@count) lists the slots in
+ * use in ascending key order; a slot not listed is free and its bytes mean
+ * nothing.  Entries never move between slots: an insert fills a free slot
+ * and shifts order[], a delete shifts order[].  checks[s] is the check
+ * word of value s: XXH64 of its value_size bytes with keys[s] as the seed.
+ * So a copy of a leaf is one publication when its key block passes the
+ * checksum and each value it uses hashes to its check word, and a write
+ * rehashes the key block and the value it wrote, never the whole leaf.
+ * An inner body is ``__le64 keys[inner_fanout]`` then
+ * ``__le32 child[inner_fanout]``;
  * child[i] covers [keys[i], keys[i + 1]) and keys[0] equals @low_key.
  */
 struct ordo_node_hdr {
@@ -121,15 +134,53 @@ struct ordo_super {
 };
 
 /**
+ * ordo_leaf_check_off() - offset of leaf check word @i inside a node
+ * @leaf_slots: slots per leaf
+ * @i: slot index
+ *
+ * Return: byte offset from the start of the node.
+ */
+static inline __u32 ordo_leaf_check_off(__u32 leaf_slots, __u32 i)
+{
+	return ORDO_NODE_HDR_SIZE + 8 * leaf_slots + 8 * i;
+}
+
+/**
+ * ordo_leaf_order_off() - offset of a leaf's order array inside a node
+ * @leaf_slots: slots per leaf
+ *
+ * Return: byte offset from the start of the node.
+ */
+static inline __u32 ordo_leaf_order_off(__u32 leaf_slots)
+{
+	return ORDO_NODE_HDR_SIZE + 16 * leaf_slots;
+}
+
+/**
+ * ordo_leaf_block_size() - bytes of a leaf's key block
+ * @leaf_slots: slots per leaf
+ *
+ * The key block (header, keys, check words, order) is what a leaf's
+ * checksum covers; the values follow it.
+ *
+ * Return: 64 + 16 * leaf_slots + leaf_slots rounded up to 8.
+ */
+static inline __u32 ordo_leaf_block_size(__u32 leaf_slots)
+{
+	return ordo_leaf_order_off(leaf_slots) + ((leaf_slots + 7) & ~7U);
+}
+
+/**
  * ordo_node_size() - bytes per node for a leaf geometry
  * @leaf_slots: slots per leaf
  * @value_size: bytes per value
  *
- * Return: 64 + leaf_slots * (8 + value_size), rounded up to 64.
+ * Return: ordo_leaf_block_size() + leaf_slots * value_size, rounded up
+ * to 64.
  */
 static inline __u32 ordo_node_size(__u32 leaf_slots, __u32 value_size)
 {
-	__u32 raw = ORDO_NODE_HDR_SIZE + leaf_slots * (8 + value_size);
+	__u32 raw = ordo_leaf_block_size(leaf_slots) + leaf_slots * value_size;
 
 	return (raw + ORDO_NODE_ALIGN - 1) & ~(__u32)(ORDO_NODE_ALIGN - 1);
 }
@@ -184,7 +235,7 @@ static inline __u32 ordo_leaf_key_off(__u32 i)
 static inline __u32 ordo_leaf_value_off(__u32 leaf_slots, __u32 value_size,
 					__u32 i)
 {
-	return ORDO_NODE_HDR_SIZE + 8 * leaf_slots + value_size * i;
+	return ordo_leaf_block_size(leaf_slots) + value_size * i;
 }
 
 /**
