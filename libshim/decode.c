@@ -496,22 +496,49 @@ int shim_dec_conn_rej(const void *pdata, size_t len)
 }
 
 /**
+ * shim_leaf_read_len() - bytes a GET reads of a leaf
+ * @geo: the store's geometry
+ *
+ * Return: node_size up to %SHIM_LEAF_WHOLE_MAX, else the key block's size
+ * (the value follows in a READ of its own).
+ */
+uint32_t shim_leaf_read_len(const struct ordo_geo *geo)
+{
+	if (geo->node_size <= SHIM_LEAF_WHOLE_MAX)
+		return geo->node_size;
+	return ordo_leaf_block_size(geo->leaf_slots);
+}
+
+/**
  * shim_node_check() - check a node copy against the node and key wanted
  * @geo: the store's geometry
- * @buf: node_size bytes as READ
+ * @buf: the copy as READ
+ * @len: bytes read: node_size, or (a leaf) ordo_leaf_block_size()
  * @node: the node number wanted
  * @level: its level
  * @key: the key whose range it must cover
  *
+ * A copy of the key block alone is checked without the values (the
+ * reader checks the one value it reads with shim_value_matches()); it is
+ * stale if the node is not a leaf in use.
+ *
  * Return: enum vres; %V_OK and %V_RIGHT only for a copy that passed
- * ordo_node_validate() (so its count is within the node's capacity).
+ * ordo_node_validate() or, for a key block, ordo_leaf_block_validate()
+ * (so its count is within the node's capacity).
  */
 enum vres shim_node_check(const struct ordo_geo *geo, const void *buf,
-			  uint32_t node, uint32_t level, uint64_t key)
+			  uint32_t len, uint32_t node, uint32_t level,
+			  uint64_t key)
 {
 	const struct ordo_node_hdr *h = buf;
-	int ret = ordo_node_validate(buf, geo);
+	int ret;
 
+	if (len >= geo->node_size)
+		ret = ordo_node_validate(buf, geo);
+	else if (level == 0 && len >= ordo_leaf_block_size(geo->leaf_slots))
+		ret = ordo_leaf_block_validate(buf, geo);
+	else
+		return V_STALE;
 	if (ret == -EAGAIN)
 		return V_TORN;
 	if (ret || le32toh(h->node_no) != node || h->level != level ||
@@ -525,9 +552,34 @@ enum vres shim_node_check(const struct ordo_geo *geo, const void *buf,
 }
 
 /**
+ * shim_leaf_find() - the slot of @key in a validated leaf copy
+ * @geo: the store's geometry
+ * @buf: the leaf, whole or its key block, as shim_node_check() passed it
+ * @key: the key
+ * @slot: out: its slot, below leaf_slots
+ *
+ * Return: 0, -ENOENT, or -EIO for a count over leaf_slots.
+ */
+int shim_leaf_find(const struct ordo_geo *geo, const void *buf, uint64_t key,
+		   uint32_t *slot)
+{
+	const struct ordo_node_hdr *h = buf;
+	uint32_t cnt = le16toh(h->count), rank;
+	int s;
+
+	if (cnt > geo->leaf_slots)
+		return -EIO;
+	s = ordo_leaf_find(h, geo, cnt, key, &rank);
+	if (s < 0)
+		return -ENOENT;
+	*slot = s;
+	return 0;
+}
+
+/**
  * shim_leaf_get() - copy the value of @key from a validated leaf
  * @geo: the store's geometry
- * @buf: the leaf
+ * @buf: the whole leaf
  * @key: the key
  * @val: value_size bytes, or NULL
  *
@@ -536,25 +588,37 @@ enum vres shim_node_check(const struct ordo_geo *geo, const void *buf,
 int shim_leaf_get(const struct ordo_geo *geo, const void *buf, uint64_t key,
 		  void *val)
 {
-	const struct ordo_node_hdr *h = buf;
-	uint32_t cnt = le16toh(h->count), rank;
-	int slot;
+	uint32_t slot;
+	int ret = shim_leaf_find(geo, buf, key, &slot);
 
-	if (cnt > geo->leaf_slots)
-		return -EIO;
-	slot = ordo_leaf_find(h, geo, cnt, key, &rank);
-	if (slot < 0)
-		return -ENOENT;
+	if (ret)
+		return ret;
 	if (val)
-		memcpy(val, ordo_leaf_cvalue(h, geo, slot), geo->value_size);
+		memcpy(val, ordo_leaf_cvalue(buf, geo, slot), geo->value_size);
 	return 0;
+}
+
+/**
+ * shim_value_matches() - check a value read apart from its key block
+ * @geo: the store's geometry
+ * @block: the leaf's key block, validated
+ * @slot: the slot the value was read from, below leaf_slots
+ * @val: value_size bytes as READ
+ *
+ * Return: true if @val is the value the key block's publication holds in
+ * @slot (its check word matches).
+ */
+bool shim_value_matches(const struct ordo_geo *geo, const void *block,
+			uint32_t slot, const void *val)
+{
+	return ordo_leaf_value_matches(block, geo, slot, val);
 }
 
 /**
  * shim_walk_step() - one node of a walk from the root to a key's leaf
  * @geo: the store's geometry
  * @w: the walk: @w->node at @w->level is the node @buf was read from
- * @buf: node_size bytes as READ (or cached)
+ * @buf: node_size bytes as READ (or cached); at level 0, @w->leaf_len
  *
  * Validates the copy against the node and key wanted (shim_node_check())
  * and takes the next step: a leaf holding the key ends the walk; a good
@@ -565,16 +629,17 @@ int shim_leaf_get(const struct ordo_geo *geo, const void *buf, uint64_t key,
  *
  * Return: enum shim_walk_res.  %SHIM_WALK_DOWN and %SHIM_WALK_RIGHT
  * update @w->node (and @w->level, or @w->rights); every other result
- * leaves @w as it was.  %SHIM_WALK_LEAF and %SHIM_WALK_DOWN only for a copy that passed
- * ordo_node_validate() at the level wanted.
+ * leaves @w as it was.  %SHIM_WALK_LEAF and %SHIM_WALK_DOWN only for a
+ * copy that passed shim_node_check() at the level wanted.
  */
 enum shim_walk_res shim_walk_step(const struct ordo_geo *geo,
 				  struct shim_walk *w, const void *buf)
 {
 	const struct ordo_node_hdr *h = buf;
+	uint32_t len = w->level || !w->leaf_len ? geo->node_size : w->leaf_len;
 	uint32_t cnt, i;
 
-	switch (shim_node_check(geo, buf, w->node, w->level, w->key)) {
+	switch (shim_node_check(geo, buf, len, w->node, w->level, w->key)) {
 	case V_TORN:
 		return SHIM_WALK_TORN;
 	case V_STALE:

@@ -125,6 +125,14 @@ struct shim_req {
 	uint32_t flags;
 };
 
+/*
+ * A GET reads a whole leaf in one READ up to this many bytes; a larger
+ * leaf's key block first, then the one value it needs (Documentation/
+ * client.rst).  On a NIC a READ of 4 KiB costs little more than one of
+ * 64 bytes; a second round trip costs a whole one.
+ */
+#define SHIM_LEAF_WHOLE_MAX	4096u
+
 /* Outcome of checking a leaf or inner copy against a key. */
 enum vres {
 	V_OK,		/* the node's fences hold the key */
@@ -140,12 +148,15 @@ enum vres {
  * @node: the node to visit next.
  * @level: its level.
  * @rights: right moves since the walk (re)started.
+ * @leaf_len: bytes read of a leaf (at @level 0): node_size, or the key
+ *	block alone (shim_leaf_read_len()); 0 means node_size.
  */
 struct shim_walk {
 	uint64_t key;
 	uint32_t node;
 	uint32_t level;
 	uint32_t rights;
+	uint32_t leaf_len;
 };
 
 /* What the walk does after a node (shim_walk_step()). */
@@ -207,10 +218,16 @@ const struct region_ent *shim_region_find(const struct region_tab *t,
 int shim_dec_conn_rep(const struct ordo_wire_conn_rep *rep, uint32_t max_qd,
 		      const struct ordo_geo *have, struct ordo_geo *geo);
 int shim_dec_conn_rej(const void *pdata, size_t len);
+uint32_t shim_leaf_read_len(const struct ordo_geo *geo);
 enum vres shim_node_check(const struct ordo_geo *geo, const void *buf,
-			  uint32_t node, uint32_t level, uint64_t key);
+			  uint32_t len, uint32_t node, uint32_t level,
+			  uint64_t key);
+int shim_leaf_find(const struct ordo_geo *geo, const void *buf, uint64_t key,
+		   uint32_t *slot);
 int shim_leaf_get(const struct ordo_geo *geo, const void *buf, uint64_t key,
 		  void *val);
+bool shim_value_matches(const struct ordo_geo *geo, const void *block,
+			uint32_t slot, const void *val);
 enum shim_walk_res shim_walk_step(const struct ordo_geo *geo,
 				  struct shim_walk *w, const void *buf);
 int shim_scan_take(const struct ordo_geo *geo, struct shim_scan *s,

@@ -55,15 +55,22 @@ size_t shim_slot_bytes(const struct ordo_geo *geo)
 	return (size_t)n * geo->node_size + TT_WINDOW_MAX * ORDO_TT_ENTRY_SIZE;
 }
 
-/* Queue a read of node @n into node buffer @i of the batch. */
-static void io_node(struct ordo *o, struct shim_op *op, uint32_t i, uint32_t n)
+/* Queue a read of @len bytes of node @n into node buffer @i of the batch. */
+static void io_node_len(struct ordo *o, struct shim_op *op, uint32_t i,
+			uint32_t n, uint32_t len)
 {
 	struct shim_io *io = &op->io[op->nio++];
 
 	io->kind = SHIM_POOL;
 	io->off = node_off(o, n);
-	io->len = o->geo.node_size;
+	io->len = len;
 	io->dst = slot_node(o, op, i);
+}
+
+/* Queue a read of the whole node @n into node buffer @i of the batch. */
+static void io_node(struct ordo *o, struct shim_op *op, uint32_t i, uint32_t n)
+{
+	io_node_len(o, op, i, n, o->geo.node_size);
 }
 
 /* Queue reads of the candidate leaves st.pend_nodes[0..st.ncand). */
@@ -73,7 +80,7 @@ static void io_cands(struct ordo *o, struct shim_op *op)
 
 	op->nio = 0;
 	for (i = 0; i < op->st.ncand; i++)
-		io_node(o, op, i, op->st.pend_nodes[i]);
+		io_node_len(o, op, i, op->st.pend_nodes[i], op->st.leaf_len);
 }
 
 /*
@@ -120,7 +127,7 @@ static enum pick batch_pick(struct ordo *o, struct shim_op *op, uint64_t key,
 
 	for (i = 0; i < op->st.ncand; i++) {
 		v = shim_node_check(&o->geo, slot_node(o, op, i),
-				    op->st.pend_nodes[i], 0, key);
+				    op->st.leaf_len, op->st.pend_nodes[i], 0, key);
 		if (v == V_OK) {
 			*at = i;
 			return P_FOUND;
@@ -196,16 +203,12 @@ int shim_step_fail(struct ordo *o, struct shim_op *op)
 	return finish(op, op->io_res);
 }
 
+/* Check a whole node copy. */
 static enum vres node_check(struct ordo *o, const void *buf, uint32_t node,
 			    uint32_t level, uint64_t key)
 {
-	return shim_node_check(&o->geo, buf, node, level, key);
-}
-
-/* Copy the value of @key from a validated leaf; 0 or -ENOENT. */
-static int leaf_get(struct ordo *o, const void *buf, uint64_t key, void *val)
-{
-	return shim_leaf_get(&o->geo, buf, key, val);
+	return shim_node_check(&o->geo, buf, o->geo.node_size, node, level,
+			       key);
 }
 
 /* ---- GET ---- */
@@ -216,10 +219,63 @@ static int walk_start(struct ordo *o, struct shim_op *op,
 				       const void *leaf),
 		      int (*fail)(struct ordo *o, struct shim_op *op));
 static int get_leaf_read(struct ordo *o, struct shim_op *op);
+static int get_start(struct ordo *o, struct shim_op *op);
 
+/*
+ * The value arrived in its place in the leaf copy: it answers if it is
+ * the one the key block's publication holds; otherwise the GET starts
+ * again (a writer changed the slot between the two READs).
+ */
+static int get_value_read(struct ordo *o, struct shim_op *op)
+{
+	const uint8_t *leaf = op->buf + op->st.leaf_at;
+
+	if (io_regions_refreshed(o, op))
+		return io_start(o, op, get_value_read);
+	if (op->io_res)
+		return io_failed(o, op, get_fallback);
+	if (shim_value_matches(&o->geo, leaf, op->st.vslot, op->io[0].dst)) {
+		if (op->req->val)
+			memcpy(op->req->val, op->io[0].dst,
+			       o->geo.value_size);
+		return finish(op, 0);
+	}
+	o->cnt.retries++;
+	if (op->tries++ >= SHIM_TRIES)
+		return get_fallback(o, op);
+	memset(&op->st, 0, sizeof(op->st));
+	return get_start(o, op);
+}
+
+/*
+ * The key's leaf, validated: answer from the whole copy, or read the
+ * key's value by itself into its place after the key block.
+ */
 static int get_done(struct ordo *o, struct shim_op *op, const void *leaf)
 {
-	return finish(op, leaf_get(o, leaf, op->req->key, op->req->val));
+	const struct ordo_node_hdr *h = leaf;
+	struct shim_io *io = &op->io[0];
+	uint32_t slot;
+	int ret;
+
+	if (op->st.leaf_len >= o->geo.node_size)
+		return finish(op, shim_leaf_get(&o->geo, leaf, op->req->key,
+						op->req->val));
+	ret = shim_leaf_find(&o->geo, leaf, op->req->key, &slot);
+	if (ret)
+		return finish(op, ret);
+	op->st.leaf_at = (const uint8_t *)leaf - op->buf;
+	op->st.vslot = slot;
+	op->nio = 1;
+	io->kind = SHIM_POOL;
+	io->off = node_off(o, le32toh(h->node_no)) +
+		  ordo_leaf_value_off(o->geo.leaf_slots, o->geo.value_size,
+				      slot);
+	io->len = o->geo.value_size;
+	io->dst = (uint8_t *)leaf +
+		  ordo_leaf_value_off(o->geo.leaf_slots, o->geo.value_size,
+				      slot);
+	return io_start(o, op, get_value_read);
 }
 
 /*
@@ -363,6 +419,7 @@ static int get_start(struct ordo *o, struct shim_op *op)
 	uint64_t off, len;
 
 	op->st.sub = UINT32_MAX;
+	op->st.leaf_len = shim_leaf_read_len(&o->geo);
 	if (o->mode == ORDO_MODE_LEARNED &&
 	    !shim_cache_lookup(o, op->req->key, &p, ents, slot_nodes(o),
 			       &left, &op->st.edge)) {
@@ -406,6 +463,13 @@ static int walk_restart(struct ordo *o, struct shim_op *op)
 	return 0;
 }
 
+/* The walk's next READ: node st.node, of a leaf what the op reads. */
+static void io_walk_node(struct ordo *o, struct shim_op *op)
+{
+	io_node_len(o, op, 0, op->st.node,
+		    op->st.level ? o->geo.node_size : op->st.leaf_len);
+}
+
 /* Go to node st.node at st.level: from the cache, or by one READ. */
 static int walk_visit(struct ordo *o, struct shim_op *op)
 {
@@ -417,7 +481,7 @@ static int walk_visit(struct ordo *o, struct shim_op *op)
 			c = shim_walk_cache_find(o->walk, op->st.node);
 		if (!c) {
 			op->nio = 0;
-			io_node(o, op, 0, op->st.node);
+			io_walk_node(o, op);
 			return io_start(o, op, walk_read);
 		}
 		ret = walk_step(o, op, c);
@@ -441,6 +505,7 @@ static int walk_step(struct ordo *o, struct shim_op *op, const void *node)
 		.node = op->st.node,
 		.level = op->st.level,
 		.rights = op->st.rights,
+		.leaf_len = op->st.leaf_len,
 	};
 	enum shim_walk_res r = shim_walk_step(&o->geo, &w, node);
 
@@ -450,7 +515,7 @@ static int walk_step(struct ordo *o, struct shim_op *op, const void *node)
 		if (op->tries++ >= SHIM_TRIES)
 			goto fail;
 		op->nio = 0;
-		io_node(o, op, 0, op->st.node);
+		io_walk_node(o, op);
 		return io_start(o, op, walk_read);
 	case SHIM_WALK_STALE:
 		if (o->walk)
@@ -701,6 +766,7 @@ static int scan_start(struct ordo *o, struct shim_op *op)
 
 	op->st.fence = op->req->key;
 	op->st.have = 0;
+	op->st.leaf_len = o->geo.node_size;
 	op->req->more = 0;
 	op->req->next = 0;
 	if (o->mode == ORDO_MODE_RPC)

@@ -157,6 +157,9 @@ struct shim_op {
 		bool has_pred, right_done, nocache;
 		uint8_t edge;	/* SHIM_EDGE_* of the learned lookup */
 		uint32_t ncand, left;
+		/* Bytes of a leaf a GET reads: all, or the key block (large). */
+		uint32_t leaf_len;
+		uint32_t leaf_at, vslot;	/* a value read by itself */
 		uint32_t pend_nodes[SHIM_BATCH_MAX];
 		struct shim_window win;
 		int (*leaf_done)(struct ordo *o, struct shim_op *op,

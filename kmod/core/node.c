@@ -176,9 +176,29 @@ u32 ordo_node_sum_len(const struct ordo_node_hdr *h, const struct ordo_geo *geo)
 bool ordo_leaf_value_ok(const struct ordo_node_hdr *h,
 			const struct ordo_geo *geo, u32 i)
 {
+	return ordo_leaf_value_matches(h, geo, i, ordo_leaf_cvalue(h, geo, i));
+}
+
+/**
+ * ordo_leaf_value_matches() - do @val's bytes match slot @i's check word?
+ * @h: leaf key block (a copy whose checksum matched)
+ * @geo: geometry
+ * @i: slot number, below leaf_slots
+ * @val: value_size bytes read apart from the key block
+ *
+ * A reader that reads a value by itself after the key block (a bounded
+ * GET) checks it so: bytes of another publication, a torn value or a slot
+ * reused for another key fail.
+ *
+ * Return: true if XXH64 of @val with keys[@i] as seed equals checks[@i].
+ */
+bool ordo_leaf_value_matches(const struct ordo_node_hdr *h,
+			     const struct ordo_geo *geo, u32 i,
+			     const void *val)
+{
 	u64 key = le64_to_cpu(ordo_node_ckeys(h)[i]);
 
-	return ordo_xxh64(ordo_leaf_cvalue(h, geo, i), geo->value_size, key) ==
+	return ordo_xxh64(val, geo->value_size, key) ==
 	       le64_to_cpu(ordo_leaf_cchecks(h, geo)[i]);
 }
 
@@ -260,6 +280,27 @@ static int node_check_shape(const struct ordo_node_hdr *h,
 	return level ? 0 : leaf_check_order(h, geo, count);
 }
 
+/*
+ * Steps 1 to 3 of the reader protocol on a copy of which @avail bytes
+ * were read: version, checksum, shape.
+ */
+static int node_validate(const void *buf, const struct ordo_geo *geo,
+			 u32 avail)
+{
+	const struct ordo_node_hdr *h = buf;
+	u64 v = le64_to_cpu(h->version);
+	u32 len = ordo_node_sum_len(h, geo);
+
+	if (!v)
+		return -ENODATA;
+	if (len > avail)
+		return -ESTALE;
+	if ((v & 1) || le64_to_cpu(h->checksum) !=
+		       ordo_node_checksum(buf, len, v))
+		return -EAGAIN;
+	return node_check_shape(h, geo);
+}
+
 /**
  * ordo_node_validate() - check that a raw node copy is one publication
  * @buf: node_size bytes copied in any byte order (memcpy, RDMA READ)
@@ -276,17 +317,9 @@ static int node_check_shape(const struct ordo_node_hdr *h,
 int ordo_node_validate(const void *buf, const struct ordo_geo *geo)
 {
 	const struct ordo_node_hdr *h = buf;
-	u64 v = le64_to_cpu(h->version);
+	int err = node_validate(buf, geo, geo->node_size);
 	u32 r, cnt;
-	int err;
 
-	if (!v)
-		return -ENODATA;
-	if ((v & 1) ||
-	    le64_to_cpu(h->checksum) !=
-	    ordo_node_checksum(buf, ordo_node_sum_len(h, geo), v))
-		return -EAGAIN;
-	err = node_check_shape(h, geo);
 	if (err || !ordo_node_is_leaf(h))
 		return err;
 	cnt = le16_to_cpu(h->count);
@@ -294,6 +327,23 @@ int ordo_node_validate(const void *buf, const struct ordo_geo *geo)
 		if (!ordo_leaf_value_ok(h, geo, ordo_leaf_corder(h, geo)[r]))
 			return -EAGAIN;
 	return 0;
+}
+
+/**
+ * ordo_leaf_block_validate() - check a copy of a leaf's key block alone
+ * @buf: the first ordo_leaf_block_size() bytes of a node, copied in any
+ *	byte order
+ * @geo: geometry of the pool the copy came from
+ *
+ * ordo_node_validate() without the values: for a reader that reads the
+ * one value it needs apart and checks it with ordo_leaf_value_matches().
+ *
+ * Return: as ordo_node_validate(), and -ESTALE if the copy is not a leaf
+ * in use (its checksum covers more than the key block).
+ */
+int ordo_leaf_block_validate(const void *buf, const struct ordo_geo *geo)
+{
+	return node_validate(buf, geo, ordo_leaf_block_size(geo->leaf_slots));
 }
 
 /**

@@ -116,7 +116,8 @@ static void fz_scan(const struct pool *p, u32 first, u64 start, u32 count)
 		u64 fence = s.fence;
 
 		/* read.c takes a leaf only when it holds the fence. */
-		if (!buf || shim_node_check(geo, buf, node, 0, s.fence) != V_OK)
+		if (!buf || shim_node_check(geo, buf, geo->node_size, node, 0,
+					    s.fence) != V_OK)
 			break;
 		FZ_CHECK(++leaves <= p->n);
 		ret = shim_scan_take(geo, &s, buf);
