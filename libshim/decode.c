@@ -496,6 +496,24 @@ int shim_dec_conn_rej(const void *pdata, size_t len)
 }
 
 /**
+ * shim_node_read_len() - bytes a reader needs of a node at @level
+ * @geo: the store's geometry
+ * @level: the node's level
+ * @whole_leaf: a leaf with its values (SCAN), not its key block alone
+ *
+ * Return: ordo_inner_size() for an inner node; node_size or the key
+ * block's size for a leaf.
+ */
+uint32_t shim_node_read_len(const struct ordo_geo *geo, uint32_t level,
+			    bool whole_leaf)
+{
+	if (level)
+		return ordo_inner_size(geo->inner_fanout);
+	return whole_leaf ? geo->node_size :
+	       ordo_leaf_block_size(geo->leaf_slots);
+}
+
+/**
  * shim_leaf_read_len() - bytes a GET reads of a leaf
  * @geo: the store's geometry
  *
@@ -513,18 +531,19 @@ uint32_t shim_leaf_read_len(const struct ordo_geo *geo)
  * shim_node_check() - check a node copy against the node and key wanted
  * @geo: the store's geometry
  * @buf: the copy as READ
- * @len: bytes read: node_size, or (a leaf) ordo_leaf_block_size()
+ * @len: bytes read: node_size, or what the reader needs: an inner node's
+ *	ordo_inner_size(), a leaf's ordo_leaf_block_size()
  * @node: the node number wanted
  * @level: its level
  * @key: the key whose range it must cover
  *
  * A copy of the key block alone is checked without the values (the
- * reader checks the one value it reads with shim_value_matches()); it is
- * stale if the node is not a leaf in use.
+ * reader checks the one value it reads with shim_value_matches()); a
+ * partial copy is stale if the node's checksum covers more than it holds.
  *
  * Return: enum vres; %V_OK and %V_RIGHT only for a copy that passed
- * ordo_node_validate() or, for a key block, ordo_leaf_block_validate()
- * (so its count is within the node's capacity).
+ * ordo_node_validate() or, when partial, ordo_node_validate_part() (so
+ * its count is within the node's capacity).
  */
 enum vres shim_node_check(const struct ordo_geo *geo, const void *buf,
 			  uint32_t len, uint32_t node, uint32_t level,
@@ -535,8 +554,8 @@ enum vres shim_node_check(const struct ordo_geo *geo, const void *buf,
 
 	if (len >= geo->node_size)
 		ret = ordo_node_validate(buf, geo);
-	else if (level == 0 && len >= ordo_leaf_block_size(geo->leaf_slots))
-		ret = ordo_leaf_block_validate(buf, geo);
+	else if (len >= shim_node_read_len(geo, level, 0))
+		ret = ordo_node_validate_part(buf, len, geo);
 	else
 		return V_STALE;
 	if (ret == -EAGAIN)
@@ -618,7 +637,8 @@ bool shim_value_matches(const struct ordo_geo *geo, const void *block,
  * shim_walk_step() - one node of a walk from the root to a key's leaf
  * @geo: the store's geometry
  * @w: the walk: @w->node at @w->level is the node @buf was read from
- * @buf: node_size bytes as READ (or cached); at level 0, @w->leaf_len
+ * @buf: the copy as READ (or cached): an inner node's ordo_inner_size()
+ *	bytes, a leaf's @w->leaf_len
  *
  * Validates the copy against the node and key wanted (shim_node_check())
  * and takes the next step: a leaf holding the key ends the walk; a good
@@ -636,7 +656,8 @@ enum shim_walk_res shim_walk_step(const struct ordo_geo *geo,
 				  struct shim_walk *w, const void *buf)
 {
 	const struct ordo_node_hdr *h = buf;
-	uint32_t len = w->level || !w->leaf_len ? geo->node_size : w->leaf_len;
+	uint32_t len = w->level ? shim_node_read_len(geo, w->level, true) :
+		       w->leaf_len ? w->leaf_len : geo->node_size;
 	uint32_t cnt, i;
 
 	switch (shim_node_check(geo, buf, len, w->node, w->level, w->key)) {

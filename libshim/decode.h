@@ -218,6 +218,8 @@ const struct region_ent *shim_region_find(const struct region_tab *t,
 int shim_dec_conn_rep(const struct ordo_wire_conn_rep *rep, uint32_t max_qd,
 		      const struct ordo_geo *have, struct ordo_geo *geo);
 int shim_dec_conn_rej(const void *pdata, size_t len);
+uint32_t shim_node_read_len(const struct ordo_geo *geo, uint32_t level,
+			    bool whole_leaf);
 uint32_t shim_leaf_read_len(const struct ordo_geo *geo);
 enum vres shim_node_check(const struct ordo_geo *geo, const void *buf,
 			  uint32_t len, uint32_t node, uint32_t level,

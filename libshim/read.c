@@ -463,11 +463,13 @@ static int walk_restart(struct ordo *o, struct shim_op *op)
 	return 0;
 }
 
-/* The walk's next READ: node st.node, of a leaf what the op reads. */
+/* The walk's next READ: node st.node, of an inner node its entries. */
 static void io_walk_node(struct ordo *o, struct shim_op *op)
 {
 	io_node_len(o, op, 0, op->st.node,
-		    op->st.level ? o->geo.node_size : op->st.leaf_len);
+		    op->st.level ? shim_node_read_len(&o->geo, op->st.level,
+						      true) :
+				   op->st.leaf_len);
 }
 
 /* Go to node st.node at st.level: from the cache, or by one READ. */

@@ -13,7 +13,7 @@
 
 /**
  * struct shim_walk_cache - cached inner nodes
- * @node_size: bytes per node.
+ * @node_size: bytes of a copy: an inner node's ordo_inner_size().
  * @nslots: slots in @mem.
  * @used: slots holding a node.
  * @mem: @nslots node copies; node_no 0 marks an empty slot.
@@ -29,7 +29,8 @@ struct shim_walk_cache *shim_walk_cache_new(uint64_t budget,
 					    const struct ordo_geo *geo)
 {
 	struct shim_walk_cache *wc;
-	uint64_t n = budget / geo->node_size;
+	uint32_t size = ordo_inner_size(geo->inner_fanout);
+	uint64_t n = budget / size;
 
 	if (!n)
 		return NULL;
@@ -38,9 +39,9 @@ struct shim_walk_cache *shim_walk_cache_new(uint64_t budget,
 	wc = calloc(1, sizeof(*wc));
 	if (!wc)
 		return NULL;
-	wc->node_size = geo->node_size;
+	wc->node_size = size;
 	wc->nslots = (uint32_t)n;
-	wc->mem = calloc(n, geo->node_size);
+	wc->mem = calloc(n, size);
 	if (!wc->mem) {
 		free(wc);
 		return NULL;

@@ -155,13 +155,16 @@ u64 ordo_node_checksum(const void *node, u32 len, u64 version)
  * @geo: geometry
  *
  * Return: the key block size for a leaf (level 0, neither superblock nor
- * free), node_size for every other node.
+ * free), ordo_inner_size() for an inner node (neither flag either),
+ * node_size for the superblock and free nodes.
  */
 u32 ordo_node_sum_len(const struct ordo_node_hdr *h, const struct ordo_geo *geo)
 {
-	if (ordo_node_is_leaf(h))
+	if (h->flags & (ORDO_NODE_F_SUPER | ORDO_NODE_F_FREE))
+		return geo->node_size;
+	if (!h->level)
 		return ordo_leaf_block_size(geo->leaf_slots);
-	return geo->node_size;
+	return ordo_inner_size(geo->inner_fanout);
 }
 
 /**
@@ -330,20 +333,23 @@ int ordo_node_validate(const void *buf, const struct ordo_geo *geo)
 }
 
 /**
- * ordo_leaf_block_validate() - check a copy of a leaf's key block alone
- * @buf: the first ordo_leaf_block_size() bytes of a node, copied in any
- *	byte order
+ * ordo_node_validate_part() - check a copy of a node's first @len bytes
+ * @buf: the first @len bytes of a node, copied in any byte order
+ * @len: bytes copied, less than node_size
  * @geo: geometry of the pool the copy came from
  *
- * ordo_node_validate() without the values: for a reader that reads the
- * one value it needs apart and checks it with ordo_leaf_value_matches().
+ * ordo_node_validate() for a reader that reads what it needs of a node:
+ * an inner node's entries (ordo_inner_size() bytes, all its checksum
+ * covers), or a leaf's key block, whose values it reads apart and checks
+ * with ordo_leaf_value_matches().
  *
- * Return: as ordo_node_validate(), and -ESTALE if the copy is not a leaf
- * in use (its checksum covers more than the key block).
+ * Return: as ordo_node_validate(), and -ESTALE if the checksum covers
+ * more than @len bytes (the node is not what the reader took it for).
  */
-int ordo_leaf_block_validate(const void *buf, const struct ordo_geo *geo)
+int ordo_node_validate_part(const void *buf, u32 len,
+			    const struct ordo_geo *geo)
 {
-	return node_validate(buf, geo, ordo_leaf_block_size(geo->leaf_slots));
+	return node_validate(buf, geo, len);
 }
 
 /**

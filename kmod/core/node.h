@@ -53,7 +53,8 @@ int ordo_geo_init(struct ordo_geo *geo, u32 leaf_slots, u32 value_size);
 u64 ordo_xxh64(const void *buf, size_t len, u64 seed);
 u64 ordo_node_checksum(const void *node, u32 len, u64 version);
 int ordo_node_validate(const void *buf, const struct ordo_geo *geo);
-int ordo_leaf_block_validate(const void *buf, const struct ordo_geo *geo);
+int ordo_node_validate_part(const void *buf, u32 len,
+			    const struct ordo_geo *geo);
 int ordo_node_copy_validate(void *dst, const void *src,
 			    const struct ordo_geo *geo);
 void ordo_node_copy_stable(void *dst, const void *src, u32 node_size);

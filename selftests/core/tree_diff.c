@@ -867,6 +867,8 @@ static const struct cfg configs[] = {
 	{ 255, 8, D_DENSE, 60000, 1ULL << 30, 2 },
 	{ 8, 16, D_STRIDE, 30000, 1ULL << 30, 2 },
 	{ 16, 1024, D_UNIFORM, 4000, 1ULL << 30, 10 },
+	/* 17.5 KB nodes: inner nodes use their first 4 KiB, 336 entries. */
+	{ 64, 256, D_UNIFORM, 40000, 1ULL << 30, 4 },
 	{ 4, 8, D_DENSE, 20000, 256 << 10, 2 },
 };
 

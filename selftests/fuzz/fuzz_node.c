@@ -64,7 +64,7 @@ static void fz_block(const struct ordo_geo *geo, const u8 *buf, u32 node,
 	int ret;
 
 	if (v == V_OK || v == V_RIGHT)
-		FZ_CHECK(!level && !ordo_leaf_block_validate(buf, geo) &&
+		FZ_CHECK(!level && !ordo_node_validate_part(buf, blen, geo) &&
 			 le32toh(h->node_no) == node);
 	if (!level && w != V_TORN)
 		FZ_CHECK(v == w);

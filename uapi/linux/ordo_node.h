@@ -185,15 +185,39 @@ static inline __u32 ordo_node_size(__u32 leaf_slots, __u32 value_size)
 	return (raw + ORDO_NODE_ALIGN - 1) & ~(__u32)(ORDO_NODE_ALIGN - 1);
 }
 
+/*
+ * An inner node uses at most its first 4 KiB, whatever the node size: a
+ * separator insert moves and hashes at most that, and a walk reads it.
+ */
+#define ORDO_INNER_BYTES_MAX	4096
+#define ORDO_INNER_FANOUT_MAX	\
+	((ORDO_INNER_BYTES_MAX - ORDO_NODE_HDR_SIZE) / ORDO_INNER_ENTRY_SIZE)
+
 /**
  * ordo_inner_fanout() - entries per inner node
  * @node_size: bytes per node
  *
- * Return: (node_size - 64) / 12.
+ * Return: (node_size - 64) / 12, at most %ORDO_INNER_FANOUT_MAX (336).
  */
 static inline __u32 ordo_inner_fanout(__u32 node_size)
 {
-	return (node_size - ORDO_NODE_HDR_SIZE) / ORDO_INNER_ENTRY_SIZE;
+	__u32 f = (node_size - ORDO_NODE_HDR_SIZE) / ORDO_INNER_ENTRY_SIZE;
+
+	return f < ORDO_INNER_FANOUT_MAX ? f : ORDO_INNER_FANOUT_MAX;
+}
+
+/**
+ * ordo_inner_size() - bytes of an inner node in use (its checksum's)
+ * @inner_fanout: entries per inner node
+ *
+ * Return: 64 + 12 * inner_fanout rounded up to 64: node_size for nodes
+ * up to 4 KiB, 4096 above.
+ */
+static inline __u32 ordo_inner_size(__u32 inner_fanout)
+{
+	__u32 raw = ORDO_NODE_HDR_SIZE + ORDO_INNER_ENTRY_SIZE * inner_fanout;
+
+	return (raw + ORDO_NODE_ALIGN - 1) & ~(__u32)(ORDO_NODE_ALIGN - 1);
 }
 
 /**
