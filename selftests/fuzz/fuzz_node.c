@@ -48,8 +48,10 @@ out:
 }
 
 /*
- * The key block alone, as a bounded GET reads a large leaf: accepted only
- * at level 0 and whenever the whole copy is; the slot found is the one
+ * What a reader needs of the node alone, as a bounded GET reads a large
+ * leaf (its key block) and a walk an inner node (its inner size): the
+ * partial copy is accepted exactly when the whole one is (but for values
+ * that fail their check words); at a leaf, the slot found is the one
  * order[] names for the key, and its value in place matches its check
  * word when the whole copy passed.
  */
@@ -57,18 +59,20 @@ static void fz_block(const struct ordo_geo *geo, const u8 *buf, u32 node,
 		     u32 level, u64 key, int whole)
 {
 	const struct ordo_node_hdr *h = (const void *)buf;
-	u32 blen = ordo_leaf_block_size(geo->leaf_slots), slot, r, cnt;
-	enum vres v = shim_node_check(geo, buf, blen, node, level, key);
+	u32 len = level ? ordo_inner_size(geo->inner_fanout) :
+			  ordo_leaf_block_size(geo->leaf_slots);
+	enum vres v = shim_node_check(geo, buf, len, node, level, key);
 	enum vres w = shim_node_check(geo, buf, geo->node_size, node, level,
 				      key);
+	u32 slot, r, cnt;
 	int ret;
 
 	if (v == V_OK || v == V_RIGHT)
-		FZ_CHECK(!level && !ordo_node_validate_part(buf, blen, geo) &&
-			 le32toh(h->node_no) == node);
-	if (!level && w != V_TORN)
+		FZ_CHECK(!ordo_node_validate_part(buf, len, geo) &&
+			 le32toh(h->node_no) == node && h->level == level);
+	if (w != V_TORN)
 		FZ_CHECK(v == w);
-	if (v != V_OK)
+	if (v != V_OK || level)
 		return;
 	cnt = le16toh(h->count);
 	ret = shim_leaf_find(geo, buf, key, &slot);
