@@ -269,8 +269,7 @@ int main(int argc, char **argv)
 			for (s = optarg; *s && nvs < ARRAY_SIZE(vss); s = end) {
 				vss[nvs] = strtoul(s, &end, 0);
 				if (vss[nvs] < ORDO_VALUE_SIZE_MIN ||
-				    vss[nvs] > ORDO_VALUE_SIZE_MAX ||
-				    vss[nvs] % 8)
+				    vss[nvs] > ORDO_VALUE_SIZE_MAX)
 					goto usage;
 				nvs++;
 				if (*end == ',')

@@ -16,7 +16,7 @@ struct ordo_dev *ordo;
 
 unsigned int ordo_value_size = 8;
 module_param_named(value_size, ordo_value_size, uint, 0444);
-MODULE_PARM_DESC(value_size, "Bytes per value: 8..1024, a multiple of 8 (default 8)");
+MODULE_PARM_DESC(value_size, "Bytes per value: 8..1024 (default 8)");
 
 unsigned int ordo_leaf_slots = 16;
 module_param_named(leaf_slots, ordo_leaf_slots, uint, 0444);
@@ -32,10 +32,8 @@ MODULE_PARM_DESC(chunk_kb, "Node pool chunk size in KiB: a power of two, 64..409
 
 static int ordo_check_params(void)
 {
-	if (ordo_value_size < 8 || ordo_value_size > 1024 ||
-	    ordo_value_size % 8) {
-		pr_err("value_size=%u: must be 8..1024 and a multiple of 8\n",
-		       ordo_value_size);
+	if (ordo_value_size < 8 || ordo_value_size > 1024) {
+		pr_err("value_size=%u: must be 8..1024\n", ordo_value_size);
 		return -EINVAL;
 	}
 	if (ordo_leaf_slots < 4 || ordo_leaf_slots > 255) {

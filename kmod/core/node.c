@@ -227,7 +227,8 @@ void ordo_leaf_set_value(struct ordo_node_hdr *h, const struct ordo_geo *geo,
  * ordo_geo_init() - compute the geometry for a leaf shape
  * @geo: filled in
  * @leaf_slots: %ORDO_LEAF_SLOTS_MIN..%ORDO_LEAF_SLOTS_MAX
- * @value_size: %ORDO_VALUE_SIZE_MIN..%ORDO_VALUE_SIZE_MAX, multiple of 8
+ * @value_size: %ORDO_VALUE_SIZE_MIN..%ORDO_VALUE_SIZE_MAX, any size (layout
+ *	2 keeps a leaf's key block aligned; values need no alignment)
  *
  * Return: 0 or -EINVAL.
  */
@@ -236,7 +237,7 @@ int ordo_geo_init(struct ordo_geo *geo, u32 leaf_slots, u32 value_size)
 	if (leaf_slots < ORDO_LEAF_SLOTS_MIN ||
 	    leaf_slots > ORDO_LEAF_SLOTS_MAX ||
 	    value_size < ORDO_VALUE_SIZE_MIN ||
-	    value_size > ORDO_VALUE_SIZE_MAX || value_size % 8)
+	    value_size > ORDO_VALUE_SIZE_MAX)
 		return -EINVAL;
 	geo->leaf_slots = leaf_slots;
 	geo->value_size = value_size;

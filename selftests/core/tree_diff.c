@@ -83,25 +83,34 @@ static u64 rnd(u64 *s)
  */
 static void vfill(void *buf, u32 vs, u64 key, u32 seq)
 {
-	u64 *w = buf;
+	u8 *b = buf;
+	u64 w = (u64)seq << 32 | (u32)mix(key ^ seq);
 	u32 i;
 
-	w[0] = (u64)seq << 32 | (u32)mix(key ^ seq);
-	for (i = 1; i < vs / 8; i++)
-		w[i] = mix(key + i * 0x9e3779b97f4a7c15ULL + seq);
+	/* Word by word through memcpy: values need not be aligned. */
+	for (i = 0; i < vs; i += 8) {
+		if (i)
+			w = mix(key + (i / 8) * 0x9e3779b97f4a7c15ULL + seq);
+		memcpy(b + i, &w, vs - i < 8 ? vs - i : 8);
+	}
 }
 
 /* Return: the sequence number encoded, or 0 if @buf is not a value of @key. */
 static u32 vcheck(const void *buf, u32 vs, u64 key)
 {
-	const u64 *w = buf;
-	u32 seq = w[0] >> 32, i;
+	const u8 *b = buf;
+	u64 w0, w;
+	u32 seq, i;
 
-	if ((u32)w[0] != (u32)mix(key ^ seq))
+	memcpy(&w0, b, 8);
+	seq = w0 >> 32;
+	if ((u32)w0 != (u32)mix(key ^ seq))
 		return 0;
-	for (i = 1; i < vs / 8; i++)
-		if (w[i] != mix(key + i * 0x9e3779b97f4a7c15ULL + seq))
+	for (i = 8; i < vs; i += 8) {
+		w = mix(key + (i / 8) * 0x9e3779b97f4a7c15ULL + seq);
+		if (memcmp(b + i, &w, vs - i < 8 ? vs - i : 8))
 			return 0;
+	}
 	return seq ? seq : 0;
 }
 
@@ -867,6 +876,8 @@ static const struct cfg configs[] = {
 	{ 255, 8, D_DENSE, 60000, 1ULL << 30, 2 },
 	{ 8, 16, D_STRIDE, 30000, 1ULL << 30, 2 },
 	{ 16, 1024, D_UNIFORM, 4000, 1ULL << 30, 10 },
+	/* Values of any size: 100 bytes, unaligned in the leaf. */
+	{ 7, 100, D_CLUSTER, 20000, 1ULL << 30, 4 },
 	/* 17.5 KB nodes: inner nodes use their first 4 KiB, 336 entries. */
 	{ 64, 256, D_UNIFORM, 40000, 1ULL << 30, 4 },
 	{ 4, 8, D_DENSE, 20000, 256 << 10, 2 },

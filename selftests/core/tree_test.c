@@ -115,7 +115,7 @@ static int t_geometry(void)
 	CHECK_EQ(ordo_geo_init(&g, 3, 8), -EINVAL);
 	CHECK_EQ(ordo_geo_init(&g, 256, 8), -EINVAL);
 	CHECK_EQ(ordo_geo_init(&g, 16, 0), -EINVAL);
-	CHECK_EQ(ordo_geo_init(&g, 16, 12), -EINVAL);
+	CHECK_EQ(ordo_geo_init(&g, 16, 7), -EINVAL);
 	CHECK_EQ(ordo_geo_init(&g, 16, 1032), -EINVAL);
 	CHECK_EQ(ordo_geo_init(&g, 16, 8), 0);
 	CHECK_EQ(g.node_size, 512);
@@ -1050,7 +1050,8 @@ static int t_bad_params(void)
 	struct ordo_tree t;
 
 	CHECK_EQ(tree_new(&t, 3, 8, 1 << 16, 1 << 20), -EINVAL);
-	CHECK_EQ(tree_new(&t, 16, 9, 1 << 16, 1 << 20), -EINVAL);
+	CHECK_EQ(tree_new(&t, 16, 7, 1 << 16, 1 << 20), -EINVAL);
+	CHECK_EQ(tree_new(&t, 16, 1025, 1 << 16, 1 << 20), -EINVAL);
 	CHECK_EQ(tree_new(&t, 16, 8, 100000, 1 << 20), -EINVAL);
 	CHECK_EQ(tree_new(&t, 16, 8, 1 << 16, 1000), -EINVAL);
 	/* A node larger than a chunk. */

@@ -66,10 +66,10 @@ static inline uint8_t *fz_copy(const uint8_t *src, size_t len)
 	return p;
 }
 
-/* A value size the store accepts: 8 to 1024, a multiple of 8. */
+/* A value size the store accepts: 8 to 1024, multiples of 8 or not. */
 static inline uint32_t fz_value_size(uint8_t b)
 {
-	return 8 * (1 + b % 128);
+	return 8 + (b * 4 + (b & 3)) % 1017;
 }
 
 #endif /* ORDO_FUZZ_H */

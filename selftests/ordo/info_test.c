@@ -48,7 +48,6 @@ TEST(info)
 	EXPECT_EQ(0, info.reserved);
 	EXPECT_NE(0, info.version[0]);
 	EXPECT_NE(NULL, memchr(info.version, 0, sizeof(info.version)));
-	EXPECT_EQ(0, info.value_size % 8);
 	EXPECT_LE(8, info.value_size);
 	EXPECT_GE(1024, info.value_size);
 	EXPECT_LE(4, info.leaf_slots);

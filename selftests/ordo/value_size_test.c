@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A value size that is not a multiple of 8 (ordo.ko loaded again with
+ * value_size=100): values lie unaligned in the leaves, and every path
+ * returns them byte for byte -- /dev/ordo and rdma://, learned, walk and
+ * RPC GETs, SCANs, and a shorter write read back zero-padded.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "ordo.h"
+#include "ordo_test.h"
+#include "raw_client.h"
+
+#define URI_RDMA	"rdma://192.0.2.1"
+#define VS		100
+#define NKEYS		2000
+
+static uint64_t key_of(uint32_t i)
+{
+	return (uint64_t)i * 7919 * 1000003ULL + 17;
+}
+
+static void value_of(uint8_t *v, uint64_t key)
+{
+	uint32_t i;
+
+	for (i = 0; i < VS; i++)
+		v[i] = (uint8_t)(key * 31 + i * 7 + 1);
+}
+
+static void load_module(struct __test_metadata *_metadata, const char *params,
+			const char *extra)
+{
+	char cmd[512];
+	int i;
+
+	ASSERT_EQ(0, system("rmmod ordo"));
+	/* A parameter given twice takes its last value. */
+	snprintf(cmd, sizeof(cmd), "insmod kmod/ordo.ko%s%s", params, extra);
+	ASSERT_EQ(0, system(cmd));
+	for (i = 0; i < 600 && access(RC_SYSFS "/listener", F_OK); i++)
+		usleep(50000);
+}
+
+FIXTURE(odd) {
+	char params[256];
+};
+
+FIXTURE_SETUP(odd)
+{
+	t_module_params(self->params, sizeof(self->params));
+	load_module(_metadata, self->params, " value_size=100");
+}
+
+/* The rest of the suite runs on the geometry it was started with. */
+FIXTURE_TEARDOWN(odd)
+{
+	load_module(_metadata, self->params, "");
+}
+
+static struct ordo *open_mode(const char *uri, enum ordo_mode mode)
+{
+	struct ordo_opts op = {
+		.size = sizeof(op),
+		.mode = mode,
+		.timeout_ms = 20000,
+	};
+
+	return ordo_open_opts(uri, &op);
+}
+
+/* Every key byte for byte, a neighbour absent, and scans of 300 pairs. */
+static void check_all(struct __test_metadata *_metadata, struct ordo *o)
+{
+	uint8_t val[VS], want[VS], *vals = malloc(300 * VS);
+	uint64_t keys[300], next;
+	uint32_t i, j;
+	int more, n;
+
+	ASSERT_NE(NULL, vals);
+	ASSERT_EQ(VS, ordo_value_size(o));
+	for (i = 0; i < NKEYS; i++) {
+		ASSERT_EQ(0, ordo_get(o, key_of(i), val, sizeof(val)));
+		value_of(want, key_of(i));
+		ASSERT_EQ(0, memcmp(val, want, VS));
+		ASSERT_EQ(-ENOENT, ordo_get(o, key_of(i) + 1, val,
+					    sizeof(val)));
+	}
+	for (i = 0; i + 300 <= NKEYS; i += 571) {
+		n = ordo_scan(o, key_of(i), 300, keys, vals, &more, &next);
+		ASSERT_EQ(300, n);
+		for (j = 0; j < 300; j++) {
+			ASSERT_EQ(key_of(i + j), keys[j]);
+			value_of(want, keys[j]);
+			ASSERT_EQ(0, memcmp(vals + (size_t)j * VS, want, VS));
+		}
+	}
+	free(vals);
+}
+
+TEST_F_TIMEOUT(odd, every_path_byte_for_byte, 900)
+{
+	static const enum ordo_mode modes[] = {
+		ORDO_MODE_LEARNED, ORDO_MODE_WALK, ORDO_MODE_RPC,
+	};
+	uint8_t val[VS], want[VS];
+	struct ordo *l, *o;
+	unsigned int m;
+	uint32_t i;
+
+	l = ordo_open(NULL);
+	ASSERT_NE(NULL, l);
+	ASSERT_EQ(VS, ordo_value_size(l));
+	for (i = 0; i < NKEYS; i++) {
+		value_of(val, key_of(i));
+		ASSERT_EQ(0, ordo_put(l, key_of(i), val, VS));
+	}
+	ASSERT_EQ(0, ordo_retrain(l, NULL));
+	check_all(_metadata, l);
+	for (m = 0; rc_available() && m < ARRAY_SIZE(modes); m++) {
+		o = open_mode(URI_RDMA, modes[m]);
+		ASSERT_NE(NULL, o);
+		check_all(_metadata, o);
+		ordo_close(o);
+	}
+	/* A shorter write: the rest of the value reads back as zeros. */
+	value_of(val, 5);
+	ASSERT_EQ(0, ordo_put(l, key_of(3), val, 37));
+	memset(want, 0, sizeof(want));
+	memcpy(want, val, 37);
+	ASSERT_EQ(0, ordo_get(l, key_of(3), val, sizeof(val)));
+	EXPECT_EQ(0, memcmp(val, want, VS));
+	ordo_close(l);
+}
+
+TEST_HARNESS_MAIN
