@@ -2,8 +2,9 @@
 # make stress: the linearizability checker (selftests/ordo/lincheck_test.c)
 # run long in the guest.  First every backend, mode and cache case with
 # STRESS_READS reads each under the default module parameters, then with
-# STRESS_PARAMS2 (64-byte values, which carry key and version in full, in
-# 8-slot leaves, which split twice as often); STRESS_PARAMS2= skips that.
+# STRESS_PARAMS2 (1000-byte values, which carry key and version in full,
+# in 8-slot leaves, which split twice as often: 8,256-byte leaves, so a
+# GET reads the key block and then its value); STRESS_PARAMS2= skips that.
 # STRESS_ARGS adds lincheck options (e.g. --modes learned --seed 7).
 # Logs: build/logs/stress.log and stress-2.log.
 STRESS_READS ?= 1000000
@@ -11,7 +12,7 @@ STRESS_READS2 ?= 250000
 STRESS_KEYS ?= 65536
 STRESS_SECONDS ?= 1800
 STRESS_TIMEOUT ?= 10800
-STRESS_PARAMS2 ?= value_size=64 leaf_slots=8
+STRESS_PARAMS2 ?= value_size=1000 leaf_slots=8
 STRESS_ARGS ?=
 STRESS_BIN := $(BUILD)/selftests/lincheck_test
 
