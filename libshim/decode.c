@@ -522,9 +522,8 @@ uint32_t shim_node_read_len(const struct ordo_geo *geo, uint32_t level,
  */
 uint32_t shim_leaf_read_len(const struct ordo_geo *geo)
 {
-	if (geo->node_size <= SHIM_LEAF_WHOLE_MAX)
-		return geo->node_size;
-	return ordo_leaf_block_size(geo->leaf_slots);
+	return shim_node_read_len(geo, 0,
+				  geo->node_size <= SHIM_LEAF_WHOLE_MAX);
 }
 
 /**

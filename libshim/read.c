@@ -255,7 +255,7 @@ static int get_done(struct ordo *o, struct shim_op *op, const void *leaf)
 {
 	const struct ordo_node_hdr *h = leaf;
 	struct shim_io *io = &op->io[0];
-	uint32_t slot;
+	uint32_t slot, off;
 	int ret;
 
 	if (op->st.leaf_len >= o->geo.node_size)
@@ -266,15 +266,12 @@ static int get_done(struct ordo *o, struct shim_op *op, const void *leaf)
 		return finish(op, ret);
 	op->st.leaf_at = (const uint8_t *)leaf - op->buf;
 	op->st.vslot = slot;
+	off = ordo_leaf_value_off(o->geo.leaf_slots, o->geo.value_size, slot);
 	op->nio = 1;
 	io->kind = SHIM_POOL;
-	io->off = node_off(o, le32toh(h->node_no)) +
-		  ordo_leaf_value_off(o->geo.leaf_slots, o->geo.value_size,
-				      slot);
+	io->off = node_off(o, le32toh(h->node_no)) + off;
 	io->len = o->geo.value_size;
-	io->dst = (uint8_t *)leaf +
-		  ordo_leaf_value_off(o->geo.leaf_slots, o->geo.value_size,
-				      slot);
+	io->dst = (uint8_t *)leaf + off;
 	return io_start(o, op, get_value_read);
 }
 

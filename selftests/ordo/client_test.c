@@ -458,7 +458,7 @@ TEST_F_TIMEOUT(client, rdma_countdown_refreshes_the_top, 900)
 	uint8_t val[ORDO_VALUE_SIZE_MAX];
 	struct ordo_counters first, again;
 	struct ordo_model_info m0, m1;
-	char params[256], cmd[512];
+	char params[256];
 	struct ordo *o, *f, *l;
 	uint32_t vs, i;
 
@@ -470,11 +470,7 @@ TEST_F_TIMEOUT(client, rdma_countdown_refreshes_the_top, 900)
 	 * level (it would land in a gap, a hotspot).
 	 */
 	t_module_params(params, sizeof(params));
-	ASSERT_EQ(0, system("rmmod ordo"));
-	snprintf(cmd, sizeof(cmd), "insmod kmod/ordo.ko%s", params);
-	ASSERT_EQ(0, system(cmd));
-	for (i = 0; i < 600 && access(RC_SYSFS "/listener", F_OK); i++)
-		usleep(50000);
+	ASSERT_EQ(0, rc_module_reload(params, ""));
 	l = ordo_open(NULL);
 	ASSERT_NE(NULL, l);
 	vs = ordo_value_size(l);
@@ -670,7 +666,7 @@ TEST_F_TIMEOUT(client, rdma_server_restart, 900)
 		.timeout_ms = 3000,
 	};
 	struct ordo_counters c;
-	char params[256], cmd[512];
+	char params[256];
 	uint64_t v_old, v_new;
 	struct ordo *o, *l;
 	long long t0, dt;
@@ -699,10 +695,7 @@ TEST_F_TIMEOUT(client, rdma_server_restart, 900)
 	EXPECT_NE(0, ordo_get(o, key_of(2), val, sizeof(val)));
 	EXPECT_LE(rc_now_ms() - t0, 2 * 3000 + 2000 * t_time_scale());
 
-	snprintf(cmd, sizeof(cmd), "insmod kmod/ordo.ko%s", params);
-	ASSERT_EQ(0, system(cmd));
-	for (i = 0; i < 600 && access(RC_SYSFS "/listener", F_OK); i++)
-		usleep(50000);
+	ASSERT_EQ(0, rc_module_insert(params, ""));
 	l = ordo_open(NULL);
 	ASSERT_NE(NULL, l);
 	t_fill(val, ordo_value_size(l), 42, 9);

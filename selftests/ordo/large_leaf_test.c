@@ -28,20 +28,6 @@ static uint64_t key_of(uint32_t i)
 	return (uint64_t)i * 7919 * 1000003ULL + 17;
 }
 
-static void load_module(struct __test_metadata *_metadata, const char *params,
-			const char *extra)
-{
-	char cmd[512];
-	int i;
-
-	ASSERT_EQ(0, system("rmmod ordo"));
-	/* A parameter given twice takes its last value. */
-	snprintf(cmd, sizeof(cmd), "insmod kmod/ordo.ko%s%s", params, extra);
-	ASSERT_EQ(0, system(cmd));
-	for (i = 0; i < 600 && access(RC_SYSFS "/listener", F_OK); i++)
-		usleep(50000);
-}
-
 FIXTURE(large) {
 	char params[256];
 };
@@ -50,14 +36,14 @@ FIXTURE_SETUP(large)
 {
 	t_module_params(self->params, sizeof(self->params));
 	if (rc_available())
-		load_module(_metadata, self->params, " value_size=1024");
+		ASSERT_EQ(0, rc_module_reload(self->params, " value_size=1024"));
 }
 
 /* The rest of the suite runs on the geometry it was started with. */
 FIXTURE_TEARDOWN(large)
 {
 	if (rc_available())
-		load_module(_metadata, self->params, "");
+		ASSERT_EQ(0, rc_module_reload(self->params, ""));
 }
 
 static struct ordo *open_mode(enum ordo_mode mode)

@@ -158,6 +158,30 @@ static inline int rc_rxe_add(void)
 	return -ETIMEDOUT;
 }
 
+/*
+ * insmod ordo.ko with @params and @extra (" name=value ..."; a parameter
+ * given twice takes its last value), then wait up to 30 s for its RDMA
+ * listener.  Return: 0, or -1 if insmod failed.
+ */
+static inline int rc_module_insert(const char *params, const char *extra)
+{
+	char cmd[768];
+	int i;
+
+	snprintf(cmd, sizeof(cmd), "insmod kmod/ordo.ko%s%s", params, extra);
+	if (system(cmd))
+		return -1;
+	for (i = 0; i < 600 && access(RC_SYSFS "/listener", F_OK); i++)
+		usleep(50000);
+	return 0;
+}
+
+/* rmmod ordo, then rc_module_insert(): a fresh store.  0 or -1. */
+static inline int rc_module_reload(const char *params, const char *extra)
+{
+	return system("rmmod ordo") ? -1 : rc_module_insert(params, extra);
+}
+
 /* Load the userspace CM module once; false if RDMA is unusable here. */
 static inline int rc_available(void)
 {

@@ -32,20 +32,6 @@ static void value_of(uint8_t *v, uint64_t key)
 		v[i] = (uint8_t)(key * 31 + i * 7 + 1);
 }
 
-static void load_module(struct __test_metadata *_metadata, const char *params,
-			const char *extra)
-{
-	char cmd[512];
-	int i;
-
-	ASSERT_EQ(0, system("rmmod ordo"));
-	/* A parameter given twice takes its last value. */
-	snprintf(cmd, sizeof(cmd), "insmod kmod/ordo.ko%s%s", params, extra);
-	ASSERT_EQ(0, system(cmd));
-	for (i = 0; i < 600 && access(RC_SYSFS "/listener", F_OK); i++)
-		usleep(50000);
-}
-
 FIXTURE(odd) {
 	char params[256];
 };
@@ -53,13 +39,13 @@ FIXTURE(odd) {
 FIXTURE_SETUP(odd)
 {
 	t_module_params(self->params, sizeof(self->params));
-	load_module(_metadata, self->params, " value_size=100");
+	ASSERT_EQ(0, rc_module_reload(self->params, " value_size=100"));
 }
 
 /* The rest of the suite runs on the geometry it was started with. */
 FIXTURE_TEARDOWN(odd)
 {
-	load_module(_metadata, self->params, "");
+	ASSERT_EQ(0, rc_module_reload(self->params, ""));
 }
 
 static struct ordo *open_mode(const char *uri, enum ordo_mode mode)
