@@ -502,23 +502,25 @@ int shim_dec_conn_rej(const void *pdata, size_t len)
  * @whole_leaf: a leaf with its values (SCAN), not its key block alone
  *
  * Return: ordo_inner_size() for an inner node; node_size or the key
- * block's size for a leaf.
+ * block's size for a leaf (node_size when the values sit in the key
+ * block: the key block is then the whole leaf).
  */
 uint32_t shim_node_read_len(const struct ordo_geo *geo, uint32_t level,
 			    bool whole_leaf)
 {
 	if (level)
 		return ordo_inner_size(geo->inner_fanout);
-	return whole_leaf ? geo->node_size :
-	       ordo_leaf_block_size(geo->leaf_slots);
+	return whole_leaf || ordo_leaf_values_in_block(geo->value_size) ?
+	       geo->node_size : ordo_leaf_block_size(geo->leaf_slots);
 }
 
 /**
  * shim_leaf_read_len() - bytes a GET reads of a leaf
  * @geo: the store's geometry
  *
- * Return: node_size up to %SHIM_LEAF_WHOLE_MAX, else the key block's size
- * (the value follows in a READ of its own).
+ * Return: node_size up to %SHIM_LEAF_WHOLE_MAX or when the values sit in
+ * the key block, else the key block's size (the value follows in a READ
+ * of its own).
  */
 uint32_t shim_leaf_read_len(const struct ordo_geo *geo)
 {

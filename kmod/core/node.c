@@ -174,7 +174,8 @@ u32 ordo_node_sum_len(const struct ordo_node_hdr *h, const struct ordo_geo *geo)
  * @i: slot number, below leaf_slots
  *
  * Return: true if XXH64 of the value with the slot's key as seed equals
- * the slot's check word.
+ * the slot's check word; always for values in the key block (its
+ * checksum covers them).
  */
 bool ordo_leaf_value_ok(const struct ordo_node_hdr *h,
 			const struct ordo_geo *geo, u32 i)
@@ -193,7 +194,8 @@ bool ordo_leaf_value_ok(const struct ordo_node_hdr *h,
  * GET) checks it so: bytes of another publication, a torn value or a slot
  * reused for another key fail.
  *
- * Return: true if XXH64 of @val with keys[@i] as seed equals checks[@i].
+ * Return: true if XXH64 of @val with keys[@i] as seed equals checks[@i];
+ * for values in the key block, if @val's bytes are the slot's.
  */
 bool ordo_leaf_value_matches(const struct ordo_node_hdr *h,
 			     const struct ordo_geo *geo, u32 i,
@@ -201,6 +203,9 @@ bool ordo_leaf_value_matches(const struct ordo_node_hdr *h,
 {
 	u64 key = le64_to_cpu(ordo_node_ckeys(h)[i]);
 
+	if (ordo_leaf_values_in_block(geo->value_size))
+		return !memcmp(val, ordo_leaf_cvalue(h, geo, i),
+			       geo->value_size);
 	return ordo_xxh64(val, geo->value_size, key) ==
 	       le64_to_cpu(ordo_leaf_cchecks(h, geo)[i]);
 }
@@ -211,6 +216,8 @@ bool ordo_leaf_value_matches(const struct ordo_node_hdr *h,
  * @geo: geometry
  * @i: slot number, below leaf_slots
  * @val: value_size bytes
+ *
+ * A value in the key block is its own check word.
  */
 void ordo_leaf_set_value(struct ordo_node_hdr *h, const struct ordo_geo *geo,
 			 u32 i, const void *val)
@@ -218,6 +225,8 @@ void ordo_leaf_set_value(struct ordo_node_hdr *h, const struct ordo_geo *geo,
 	u8 *dst = ordo_leaf_value(h, geo, i);
 
 	memcpy(dst, val, geo->value_size);
+	if (ordo_leaf_values_in_block(geo->value_size))
+		return;
 	ordo_leaf_checks(h, geo)[i] =
 		cpu_to_le64(ordo_xxh64(dst, geo->value_size,
 				       le64_to_cpu(ordo_node_keys(h)[i])));

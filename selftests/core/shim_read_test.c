@@ -219,13 +219,18 @@ static int t_bounded_get(void)
 	return 0;
 }
 
-/* The default geometry's 512-byte leaves are read whole, in one READ. */
-static int t_small_leaf_whole(void)
+/*
+ * Leaves read whole, in one READ: the default geometry's 384-byte ones,
+ * and 255 slots of 8-byte values (4,416 bytes, over the 4 KiB bound, but
+ * the values are in the key block: it is the whole leaf).
+ */
+static int small_values_whole(u32 slots, u32 ns)
 {
-	struct ordo *o = setup(16, 8, 3000);
+	struct ordo *o = setup(slots, 8, 3000);
 	u8 val[8], want[8];
 	u32 i, nb, nv, nn;
 
+	CHECK_EQ(o->geo.node_size, ns);
 	for (i = 0; i < 3000; i += 7) {
 		u64 key = i * 1000ULL + 1000;
 
@@ -234,8 +239,18 @@ static int t_small_leaf_whole(void)
 		CHECK(!memcmp(val, want, 8));
 		CHECK_EQ(nb + nv, 0);
 		CHECK_EQ(nn, o->sup.height);
+		CHECK_EQ(get_one(o, key + 1, val, &nb, &nv, &nn), -ENOENT);
+		CHECK_EQ(nb + nv, 0);
 	}
+	CHECK_EQ(o->cnt.retries, 0);
 	teardown(o);
+	return 0;
+}
+
+static int t_small_leaf_whole(void)
+{
+	CHECK(!small_values_whole(16, 384));
+	CHECK(!small_values_whole(255, 4416));
 	return 0;
 }
 
@@ -316,7 +331,8 @@ int main(void)
 {
 	printf("TAP version 13\n");
 	run("a large leaf: key block, then the one value", t_bounded_get);
-	run("a small leaf: read whole, in one READ", t_small_leaf_whole);
+	run("a small leaf, or 8-byte values: read whole, in one READ",
+	    t_small_leaf_whole);
 	run("a value rewritten between the READs: read again",
 	    t_value_changed_between);
 	run("a slot taken by another key between the READs: read again",

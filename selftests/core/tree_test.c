@@ -117,9 +117,13 @@ static int t_geometry(void)
 	CHECK_EQ(ordo_geo_init(&g, 16, 0), -EINVAL);
 	CHECK_EQ(ordo_geo_init(&g, 16, 7), -EINVAL);
 	CHECK_EQ(ordo_geo_init(&g, 16, 1032), -EINVAL);
+	/* 8-byte values sit in the key block: a leaf is its key block. */
 	CHECK_EQ(ordo_geo_init(&g, 16, 8), 0);
-	CHECK_EQ(g.node_size, 512);
-	CHECK_EQ(g.inner_fanout, 37);
+	CHECK_EQ(g.node_size, 384);
+	CHECK_EQ(g.inner_fanout, 26);
+	CHECK_EQ(ordo_geo_init(&g, 16, 16), 0);
+	CHECK_EQ(g.node_size, 640);
+	CHECK_EQ(g.inner_fanout, 48);
 	CHECK_EQ(ordo_geo_init(&g, 4, 8), 0);
 	CHECK_EQ(g.node_size, 192);
 	CHECK_EQ(g.inner_fanout, 10);
@@ -131,7 +135,8 @@ static int t_geometry(void)
 	CHECK_EQ(ordo_leaf_block_size(17), 64 + 272 + 24);
 	CHECK_EQ(ordo_leaf_check_off(16, 3), 64 + 128 + 24);
 	CHECK_EQ(ordo_leaf_order_off(16), 64 + 256);
-	CHECK_EQ(ordo_leaf_value_off(16, 8, 3), 64 + 272 + 24);
+	CHECK_EQ(ordo_leaf_value_off(16, 16, 3), 64 + 272 + 48);
+	CHECK_EQ(ordo_leaf_value_off(16, 8, 3), ordo_leaf_check_off(16, 3));
 	CHECK_EQ(ordo_inner_child_off(21, 2), 64 + 168 + 8);
 	CHECK_EQ(ordo_node_offset(7, 3, 65536, 320), 2 * 65536 + 320);
 	return 0;
@@ -206,6 +211,8 @@ static bool same_pub(const u8 *m, const u8 *pub, const struct ordo_geo *g)
 	u32 cnt = le16_to_cpu(((const struct ordo_node_hdr *)pub)->count);
 	u32 blk = ordo_leaf_block_size(g->leaf_slots);
 
+	if (ordo_leaf_values_in_block(g->value_size))
+		cnt = 0;
 	return !memcmp(m, pub, blk) &&
 	       !memcmp(m + blk, pub + blk, (size_t)cnt * g->value_size);
 }
@@ -220,77 +227,86 @@ static int mix_check(const u8 *m, const u8 *a, const u8 *b,
 	return 0;
 }
 
-enum { TORN_NS = 512 };
+enum { TORN_MAX = 640 };
 
-static int t_torn_copies(void)
+/*
+ * Torn copies of a 16-slot leaf with values of @vs bytes: 16 (check
+ * words, 640-byte nodes) or 8 (values in the key block, 384).
+ */
+static int torn_copies(u32 vs, u32 ns)
 {
 	struct ordo_tree t;
-	u8 a[TORN_NS], b[TORN_NS], c[TORN_NS], m[TORN_NS], v[8];
+	u8 a[TORN_MAX], b[TORN_MAX], c[TORN_MAX], m[TORN_MAX], v[16];
 	const struct ordo_geo *g = &t.geo;
+	bool inb = ordo_leaf_values_in_block(vs);
 	struct ordo_node_hdr *h;
 	u32 i, line, blk, cnt;
 
-	CHECK(!tree_new(&t, 16, 8, 1 << 16, 1 << 20));
-	CHECK_EQ(g->node_size, TORN_NS);
+	CHECK(!tree_new(&t, 16, vs, 1 << 16, 1 << 20));
+	CHECK_EQ(g->node_size, ns);
 	blk = ordo_leaf_block_size(g->leaf_slots);
 	for (i = 0; i < 10; i++) {
-		vfill(v, 8, i, 1);
+		vfill(v, vs, i, 1);
 		CHECK(!ordo_tree_put(&t, i * 10, v));
 	}
 	h = leaf_of(&t, 0);
 	CHECK(h);
 	CHECK_EQ(ordo_node_copy_validate(a, h, g), 0);
-	vfill(v, 8, 95, 1);
+	vfill(v, vs, 95, 1);
 	CHECK(!ordo_tree_put(&t, 95, v));
 	CHECK_EQ(ordo_node_copy_validate(b, h, g), 0);
 	CHECK(le64_to_cpu(((struct ordo_node_hdr *)b)->version) ==
 	      le64_to_cpu(((struct ordo_node_hdr *)a)->version) + 2);
 	/* An update in place: one value and its check word change. */
-	vfill(v, 8, 33, 1);
+	vfill(v, vs, 33, 1);
 	CHECK(!ordo_tree_update(&t, 30, v));
 	CHECK_EQ(ordo_node_copy_validate(c, h, g), 0);
 	cnt = le16_to_cpu(((struct ordo_node_hdr *)c)->count);
-	for (i = 0; i < cnt; i++)
+	for (i = 0; i < cnt && !inb; i++)
 		CHECK(le64_to_cpu(ordo_leaf_cchecks((void *)c, g)[i]) ==
-		      ordo_xxh64(ordo_leaf_cvalue((void *)c, g, i), 8,
+		      ordo_xxh64(ordo_leaf_cvalue((void *)c, g, i), vs,
 				 le64_to_cpu(ordo_node_ckeys((void *)c)[i])));
+	/* In the key block, a value is its own check word. */
+	for (i = 0; i < cnt && inb; i++)
+		CHECK(ordo_leaf_cvalue((void *)c, g, i) ==
+		      (const u8 *)&ordo_leaf_cchecks((void *)c, g)[i]);
 	/* Halves of two publications, in both orders. */
-	for (i = 8; i < TORN_NS; i += 8) {
+	for (i = 8; i < ns; i += 8) {
 		memcpy(m, a, i);
-		memcpy(m + i, b + i, TORN_NS - i);
+		memcpy(m + i, b + i, ns - i);
 		CHECK(!mix_check(m, a, b, g));
 		memcpy(m, b, i);
-		memcpy(m + i, a + i, TORN_NS - i);
+		memcpy(m + i, a + i, ns - i);
 		CHECK(!mix_check(m, a, b, g));
 		memcpy(m, b, i);
-		memcpy(m + i, c + i, TORN_NS - i);
+		memcpy(m + i, c + i, ns - i);
 		CHECK(!mix_check(m, b, c, g));
 		memcpy(m, c, i);
-		memcpy(m + i, b + i, TORN_NS - i);
+		memcpy(m + i, b + i, ns - i);
 		CHECK(!mix_check(m, b, c, g));
 	}
 	/* Cache lines interleaved (a NIC reading lines out of order). */
-	for (line = 0; line < TORN_NS / 64; line++) {
-		memcpy(m, a, TORN_NS);
+	for (line = 0; line < ns / 64; line++) {
+		memcpy(m, a, ns);
 		memcpy(m + 64 * line, b + 64 * line, 64);
 		CHECK(!mix_check(m, a, b, g));
-		memcpy(m, b, TORN_NS);
+		memcpy(m, b, ns);
 		memcpy(m + 64 * line, a + 64 * line, 64);
 		CHECK(!mix_check(m, a, b, g));
-		memcpy(m, c, TORN_NS);
+		memcpy(m, c, ns);
 		memcpy(m + 64 * line, b + 64 * line, 64);
 		CHECK(!mix_check(m, b, c, g));
 	}
 	/* The key block of one publication, the values of the next. */
 	memcpy(m, b, blk);
-	memcpy(m + blk, c + blk, TORN_NS - blk);
-	CHECK_EQ(ordo_node_validate(m, g), -EAGAIN);
+	memcpy(m + blk, c + blk, ns - blk);
+	CHECK_EQ(ordo_node_validate(m, g), inb ? 0 : -EAGAIN);
 	/* Same body, other publication's version word: still rejected. */
-	memcpy(m, b, TORN_NS);
+	memcpy(m, b, ns);
 	memcpy(m, a, 8);
 	CHECK_EQ(ordo_node_validate(m, g), -EAGAIN);
 	/* Locked (odd) and never-written copies. */
-	memcpy(m, b, TORN_NS);
+	memcpy(m, b, ns);
 	((struct ordo_node_hdr *)m)->version |= cpu_to_le64(1);
 	CHECK_EQ(ordo_node_validate(m, g), -EAGAIN);
 	memset(m, 0, sizeof(m));
@@ -300,20 +316,27 @@ static int t_torn_copies(void)
 	 * the values of unused slots are no part of the leaf.
 	 */
 	cnt = le16_to_cpu(((struct ordo_node_hdr *)c)->count);
-	for (i = 16; i < TORN_NS * 8; i += 37) {
-		memcpy(m, c, TORN_NS);
+	for (i = 16; i < ns * 8; i += 37) {
+		memcpy(m, c, ns);
 		m[i / 8] ^= 1 << (i % 8);
 		CHECK_EQ(ordo_node_validate(m, g),
-			 i / 8 < blk + cnt * 8 ? -EAGAIN : 0);
+			 i / 8 < blk + (inb ? 0 : cnt * vs) ? -EAGAIN : 0);
 	}
 	CHECK_EQ(ordo_node_validate(a, g), 0);
 	CHECK_EQ(ordo_node_validate(b, g), 0);
-	ordo_node_copy_stable(m, h, TORN_NS);
-	CHECK(!memcmp(m, c, TORN_NS));
+	ordo_node_copy_stable(m, h, ns);
+	CHECK(!memcmp(m, c, ns));
 	/* Nothing changes under an aborted write (clean unlock). */
 	CHECK_EQ(ordo_tree_insert(&t, 95, v), -EEXIST);
-	CHECK(!memcmp(h, c, TORN_NS));
+	CHECK(!memcmp(h, c, ns));
 	ordo_tree_destroy(&t);
+	return 0;
+}
+
+static int t_torn_copies(void)
+{
+	CHECK(!torn_copies(16, 640));
+	CHECK(!torn_copies(8, 384));
 	return 0;
 }
 
@@ -327,21 +350,23 @@ static void reseal(u8 *buf, const struct ordo_geo *g)
 				le64_to_cpu(h->version)));
 }
 
-static int t_stable_slots(void)
+/* 16 slots of @vs-byte values: 16 (check words) or 8 (in the key block). */
+static int stable_slots(u32 vs)
 {
 	struct ordo_tree t;
 	const struct ordo_geo *g = &t.geo;
-	u8 before[512], m[512], v[8];
+	bool inb = ordo_leaf_values_in_block(vs);
+	u8 before[640], m[640], v[16];
 	struct ordo_node_hdr *h;
-	u32 i, rank, cnt, blk;
+	u32 i, rank, cnt, vals;
 	int slot, s50;
 
-	CHECK(!tree_new(&t, 16, 8, 1 << 16, 1 << 20));
-	CHECK_EQ(g->node_size, 512);
-	blk = ordo_leaf_block_size(g->leaf_slots);
+	CHECK(!tree_new(&t, 16, vs, 1 << 16, 1 << 20));
+	CHECK_EQ(g->node_size, inb ? 384 : 640);
+	vals = ordo_leaf_value_off(16, vs, 0);
 	/* Descending inserts: each lands at rank 0 in the next free slot. */
 	for (i = 10; i >= 1; i--) {
-		vfill(v, 8, i * 10, 1);
+		vfill(v, vs, i * 10, 1);
 		CHECK(!ordo_tree_insert(&t, i * 10, v));
 	}
 	h = leaf_of(&t, 0);
@@ -350,12 +375,12 @@ static int t_stable_slots(void)
 		slot = ordo_leaf_find(h, g, 10, i * 10, &rank);
 		CHECK_EQ(slot, 10 - (int)i);
 		CHECK_EQ(rank, i - 1);
-		vfill(v, 8, i * 10, 1);
-		CHECK(!memcmp(ordo_leaf_cvalue(h, g, slot), v, 8));
+		vfill(v, vs, i * 10, 1);
+		CHECK(!memcmp(ordo_leaf_cvalue(h, g, slot), v, vs));
 	}
 	/* An insert writes one free slot: no stored key or value moves. */
 	memcpy(before, h, g->node_size);
-	vfill(v, 8, 55, 1);
+	vfill(v, vs, 55, 1);
 	CHECK(!ordo_tree_insert(&t, 55, v));
 	CHECK_EQ(ordo_leaf_find(h, g, 11, 55, &rank), 10);
 	CHECK_EQ(rank, 5);
@@ -363,13 +388,13 @@ static int t_stable_slots(void)
 		      before + ORDO_NODE_HDR_SIZE, 8 * 10));
 	CHECK(!memcmp((u8 *)h + ordo_leaf_check_off(16, 0),
 		      before + ordo_leaf_check_off(16, 0), 8 * 10));
-	CHECK(!memcmp((u8 *)h + blk, before + blk, 8 * 10));
+	CHECK(!memcmp((u8 *)h + vals, before + vals, vs * 10));
 	/* A delete frees its slot; the next insert takes the lowest free. */
 	s50 = ordo_leaf_find(h, g, 11, 50, &rank);
 	CHECK(s50 >= 0);
 	CHECK(!ordo_tree_delete(&t, 50));
 	CHECK_EQ(ordo_leaf_find(h, g, 10, 50, &rank), -1);
-	vfill(v, 8, 51, 1);
+	vfill(v, vs, 51, 1);
 	CHECK(!ordo_tree_insert(&t, 51, v));
 	CHECK_EQ(ordo_leaf_find(h, g, 11, 51, &rank), s50);
 	CHECK_EQ(ordo_node_copy_validate(m, h, g), 0);
@@ -391,18 +416,26 @@ static int t_stable_slots(void)
 	CHECK_EQ(ordo_node_validate(m, g), -EIO);
 	/* A value in use that does not hash to its check word: torn. */
 	memcpy(m, before, g->node_size);
-	m[ordo_leaf_value_off(16, 8, s50)] ^= 1;
+	m[ordo_leaf_value_off(16, vs, s50)] ^= 1;
 	CHECK_EQ(ordo_node_validate(m, g), -EAGAIN);
 	/* A free slot's bytes are no part of the leaf. */
 	memcpy(m, before, g->node_size);
-	m[ordo_leaf_value_off(16, 8, 15)] ^= 1;
+	m[ordo_leaf_value_off(16, vs, 15)] ^= 1;
 	m[ordo_leaf_key_off(15)] ^= 1;
 	CHECK_EQ(ordo_node_validate(m, g), -EAGAIN);
+	/* Unless it is in the key block, which the checksum covers. */
 	memcpy(m, before, g->node_size);
-	m[ordo_leaf_value_off(16, 8, 15)] ^= 1;
-	CHECK_EQ(ordo_node_validate(m, g), 0);
+	m[ordo_leaf_value_off(16, vs, 15)] ^= 1;
+	CHECK_EQ(ordo_node_validate(m, g), inb ? -EAGAIN : 0);
 	CHECK(!check_tree(&t, 11));
 	ordo_tree_destroy(&t);
+	return 0;
+}
+
+static int t_stable_slots(void)
+{
+	CHECK(!stable_slots(16));
+	CHECK(!stable_slots(8));
 	return 0;
 }
 

@@ -49,7 +49,8 @@ out:
 
 /*
  * What a reader needs of the node alone, as a bounded GET reads a large
- * leaf (its key block) and a walk an inner node (its inner size): the
+ * leaf (its key block; all of it when its values sit there) and a walk an
+ * inner node (its inner size): the
  * partial copy is accepted exactly when the whole one is (but for values
  * that fail their check words); at a leaf, the slot found is the one
  * order[] names for the key, and its value in place matches its check
@@ -59,8 +60,7 @@ static void fz_block(const struct ordo_geo *geo, const u8 *buf, u32 node,
 		     u32 level, u64 key, int whole)
 {
 	const struct ordo_node_hdr *h = (const void *)buf;
-	u32 len = level ? ordo_inner_size(geo->inner_fanout) :
-			  ordo_leaf_block_size(geo->leaf_slots);
+	u32 len = shim_node_read_len(geo, level, false);
 	enum vres v = shim_node_check(geo, buf, len, node, level, key);
 	enum vres w = shim_node_check(geo, buf, geo->node_size, node, level,
 				      key);

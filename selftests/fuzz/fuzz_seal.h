@@ -24,8 +24,9 @@ static inline void fz_seal_len(u8 *buf, u32 len)
 /*
  * Seal a node of @geo; with @checks also give the slots a leaf's order[]
  * names (ranks below count and leaf_slots) the check words of their
- * values, else keep the fuzzer's check words so that a sealed key block
- * with wrong ones is tried too.
+ * values (8-byte values have none: they sit in the key block), else keep
+ * the fuzzer's check words so that a sealed key block with wrong ones is
+ * tried too.
  */
 static inline void fz_seal(u8 *buf, const struct ordo_geo *geo, bool checks)
 {
@@ -33,7 +34,8 @@ static inline void fz_seal(u8 *buf, const struct ordo_geo *geo, bool checks)
 	const u8 *ord = ordo_leaf_corder(h, geo);
 	u32 r, s, cnt = le16toh(h->count);
 
-	if (checks && ordo_node_is_leaf(h))
+	if (checks && ordo_node_is_leaf(h) &&
+	    !ordo_leaf_values_in_block(geo->value_size))
 		for (r = 0; r < cnt && r < geo->leaf_slots; r++) {
 			s = ord[r];
 			if (s >= geo->leaf_slots)

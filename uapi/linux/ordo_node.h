@@ -19,7 +19,8 @@
 
 /* "ORDOTREE" read as a little-endian 64-bit word. */
 #define ORDO_SUPER_MAGIC	0x454552544f44524fULL
-#define ORDO_LAYOUT_VERSION	2
+/* 2: key block and check words; 3: 8-byte values in the key block. */
+#define ORDO_LAYOUT_VERSION	3
 
 #define ORDO_LEAF_SLOTS_MIN	4
 #define ORDO_LEAF_SLOTS_MAX	255
@@ -75,6 +76,9 @@
  * So a copy of a leaf is one publication when its key block passes the
  * checksum and each value it uses hashes to its check word, and a write
  * rehashes the key block and the value it wrote, never the whole leaf.
+ * A value of %ORDO_VALUE_IN_BLOCK_MAX bytes (value_size 8) is no larger
+ * than its check word: checks[s] then holds value s itself, the key
+ * block's checksum covers it, and a leaf is its key block alone.
  * An inner body is ``__le64 keys[inner_fanout]`` then
  * ``__le32 child[inner_fanout]``;
  * child[i] covers [keys[i], keys[i + 1]) and keys[0] equals @low_key.
@@ -145,6 +149,23 @@ static inline __u32 ordo_leaf_check_off(__u32 leaf_slots, __u32 i)
 	return ORDO_NODE_HDR_SIZE + 8 * leaf_slots + 8 * i;
 }
 
+/*
+ * Values this small (value_size 8) sit in the key block, in place of
+ * their check words.
+ */
+#define ORDO_VALUE_IN_BLOCK_MAX	8
+
+/**
+ * ordo_leaf_values_in_block() - do a leaf's values sit in its key block?
+ * @value_size: bytes per value
+ *
+ * Return: non-zero for value_size up to %ORDO_VALUE_IN_BLOCK_MAX.
+ */
+static inline int ordo_leaf_values_in_block(__u32 value_size)
+{
+	return value_size <= ORDO_VALUE_IN_BLOCK_MAX;
+}
+
 /**
  * ordo_leaf_order_off() - offset of a leaf's order array inside a node
  * @leaf_slots: slots per leaf
@@ -175,12 +196,15 @@ static inline __u32 ordo_leaf_block_size(__u32 leaf_slots)
  * @leaf_slots: slots per leaf
  * @value_size: bytes per value
  *
- * Return: ordo_leaf_block_size() + leaf_slots * value_size, rounded up
- * to 64.
+ * Return: ordo_leaf_block_size(), plus leaf_slots * value_size unless
+ * the values sit in the key block (ordo_leaf_values_in_block()), rounded
+ * up to 64.
  */
 static inline __u32 ordo_node_size(__u32 leaf_slots, __u32 value_size)
 {
-	__u32 raw = ordo_leaf_block_size(leaf_slots) + leaf_slots * value_size;
+	__u32 raw = ordo_leaf_block_size(leaf_slots) +
+		    (ordo_leaf_values_in_block(value_size) ? 0 :
+		     leaf_slots * value_size);
 
 	return (raw + ORDO_NODE_ALIGN - 1) & ~(__u32)(ORDO_NODE_ALIGN - 1);
 }
@@ -254,11 +278,14 @@ static inline __u32 ordo_leaf_key_off(__u32 i)
  * @value_size: bytes per value
  * @i: slot index
  *
- * Return: byte offset from the start of the node.
+ * Return: byte offset from the start of the node: check word @i's when
+ * the values sit in the key block, else past the key block.
  */
 static inline __u32 ordo_leaf_value_off(__u32 leaf_slots, __u32 value_size,
 					__u32 i)
 {
+	if (ordo_leaf_values_in_block(value_size))
+		return ordo_leaf_check_off(leaf_slots, i);
 	return ordo_leaf_block_size(leaf_slots) + value_size * i;
 }
 
