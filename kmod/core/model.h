@@ -158,14 +158,19 @@ static inline void ordo_sub_set_slope(struct ordo_sub *s, u64 mant, u32 shift)
 #define ORDO_MODEL_F_PACKED	0x2	/* TT in @ttp, without incarnations */
 
 /*
- * A packed TT entry: the leaf number in ordo_model.leaf_bytes bytes (the
- * fewest that hold every leaf number the copy has met, 1 to 4) and the
- * fence code with its tie flag in %ORDO_TT_CODE_BYTES, little-endian; the
+ * A packed TT entry: the leaf number in ordo_model.leaf_bits bits (the
+ * fewest that hold every leaf number the copy has met, 1 to 32), then the
+ * fence code and its tie flag in %ORDO_TT_CODE_BITS + 1 bits; entry i
+ * starts at bit i * (leaf_bits + 24) of the little-endian bit string, so
+ * every entry lies within the 8 bytes from its first one.  The
  * incarnation bits are dropped.  A client needs them for nothing the
  * leaf's fences do not settle, and a TT is the bulk of its cache: a store
- * of up to 16 M nodes costs 6 bytes per leaf instead of 8.
+ * of up to 2^20 nodes costs 5.5 bytes per leaf instead of 8, one of up to
+ * 2^24 6.
  */
-#define ORDO_TT_CODE_BYTES	3
+#define ORDO_TT_PACK_CODE_BITS	(ORDO_TT_CODE_BITS + 1)
+/* Bytes past a packed TT's last entry: its 8-byte window stays inside. */
+#define ORDO_TT_PACK_PAD	8
 
 /**
  * struct ordo_model - a model in memory (trainer's master or client copy)
@@ -193,9 +198,9 @@ static inline void ordo_sub_set_slope(struct ordo_sub *s, u64 mant, u32 shift)
  *	NULL in a client copy, whose slices hold exactly ntt slots.
  * @tt: the TT entries; the trainer's copy mirrors the region's indices.
  *	NULL in a packed copy.
- * @ttp: a packed copy's TT entries (@leaf_bytes + %ORDO_TT_CODE_BYTES
- *	bytes each), else NULL.
- * @leaf_bytes: bytes of a leaf number in @ttp's entries; loading a leaf
+ * @ttp: a packed copy's TT entries (@leaf_bits +
+ *	%ORDO_TT_PACK_CODE_BITS bits each), else NULL.
+ * @leaf_bits: bits of a leaf number in @ttp's entries; loading a leaf
  *	number that needs more widens every entry.
  * @levels: client copies only (NULL in the trainer's, whose pivots move):
  *	the pivot search levels, level 1 first; see ordo_model_index_top().
@@ -223,7 +228,7 @@ struct ordo_model {
 	struct ordo_sub_meta *meta;
 	struct ordo_tt *tt;
 	u8 *ttp;
-	u32 leaf_bytes;
+	u32 leaf_bits;
 	u64 *levels;
 	u32 nlevels;
 	u32 level_off[ORDO_PIVOT_LEVELS + 1];
@@ -428,16 +433,17 @@ static inline bool ordo_tt_inca_matches(const struct ordo_tt *e, u32 inca)
 static inline struct ordo_tt ordo_model_tt_at(const struct ordo_model *m,
 					      u32 i)
 {
-	u32 lb = m->leaf_bytes, k;
-	const u8 *b;
+	u64 bit = (u64)i * (m->leaf_bits + ORDO_TT_PACK_CODE_BITS), w;
 	struct ordo_tt e;
+	__le64 raw;
 
 	if (!m->ttp)
 		return m->tt[i];
-	b = m->ttp + (size_t)i * (lb + ORDO_TT_CODE_BYTES);
-	for (e.leaf = 0, k = 0; k < lb; k++)
-		e.leaf |= (u32)b[k] << (8 * k);
-	e.code_inca = b[lb] | (u32)b[lb + 1] << 8 | (u32)b[lb + 2] << 16;
+	memcpy(&raw, m->ttp + bit / 8, sizeof(raw));
+	w = le64_to_cpu(raw) >> (bit % 8);
+	e.leaf = (u32)(w & (((u64)1 << m->leaf_bits) - 1));
+	e.code_inca = (u32)(w >> m->leaf_bits) &
+		      (ORDO_TT_CODE_MASK | ORDO_TT_TIE_RIGHT);
 	return e;
 }
 

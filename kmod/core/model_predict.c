@@ -553,30 +553,38 @@ static bool tt_packed(const struct ordo_model *m)
 	return m->flags & ORDO_MODEL_F_PACKED;
 }
 
-/* Bytes of one TT entry in @m's storage. */
-static size_t tt_esize(const struct ordo_model *m)
+/* Bits of one entry of a packed TT whose leaf numbers take @lb bits. */
+static u32 packed_bits(u32 lb)
 {
-	return tt_packed(m) ? m->leaf_bytes + ORDO_TT_CODE_BYTES :
-			      sizeof(struct ordo_tt);
+	return lb + ORDO_TT_PACK_CODE_BITS;
 }
 
-/* Bytes of @n TT entries in @m's storage. */
+/* Bytes of a packed TT of @n entries whose leaf numbers take @lb bits. */
+static size_t packed_len(u64 n, u32 lb)
+{
+	return DIV_ROUND_UP(n * packed_bits(lb), 8) + ORDO_TT_PACK_PAD;
+}
+
+/* Bytes of storage for @n TT entries of @m's kind. */
 static size_t tt_bytes(const struct ordo_model *m, u64 n)
 {
-	return tt_esize(m) * n;
+	return tt_packed(m) ? packed_len(n, m->leaf_bits) :
+			      sizeof(struct ordo_tt) * n;
 }
 
-/* TT storage for @n entries (at least one), of @m's kind. */
+static void *zalloc(size_t len)
+{
+	void *p = ordo_malloc(len);
+
+	if (p)
+		memset(p, 0, len);
+	return p;
+}
+
+/* Zeroed TT storage for @n entries (at least one), of @m's kind. */
 static void *tt_alloc(const struct ordo_model *m, u64 n)
 {
-	return ordo_malloc(tt_bytes(m, n ? n : 1));
-}
-
-/* Entry @i's address in @m's TT storage. */
-static void *tt_addr(const struct ordo_model *m, u32 i)
-{
-	return tt_packed(m) ? (void *)(m->ttp + (size_t)i * tt_esize(m)) :
-			      (void *)(m->tt + i);
+	return zalloc(tt_bytes(m, n ? n : 1));
 }
 
 /* The TT storage, whichever it is (for moving and freeing it). */
@@ -593,21 +601,29 @@ static void tt_set_base(struct ordo_model *m, void *p)
 		m->tt = p;
 }
 
-/* A packed entry at @b: @lb bytes of leaf number, then the code. */
-static void packed_put(u8 *b, u32 lb, u32 leaf, u32 code_inca)
+/*
+ * Entry @i of the packed bit string @b (@lb leaf bits an entry): the
+ * leaf, then the code and tie flag of @code_inca, written into the 8
+ * bytes that hold it (the storage's padding keeps them inside).
+ */
+static void packed_put(u8 *b, u32 lb, u32 i, u32 leaf, u32 code_inca)
 {
-	u32 k;
+	u32 bits = packed_bits(lb);
+	u64 bit = (u64)i * bits, mask, v, w;
+	__le64 raw;
 
-	for (k = 0; k < lb; k++)
-		b[k] = leaf >> (8 * k);
-	b[lb] = code_inca;
-	b[lb + 1] = code_inca >> 8;
-	b[lb + 2] = code_inca >> 16;
+	v = (leaf & (((u64)1 << lb) - 1)) |
+	    (u64)(code_inca & (ORDO_TT_CODE_MASK | ORDO_TT_TIE_RIGHT)) << lb;
+	mask = (((u64)1 << bits) - 1) << (bit % 8);
+	memcpy(&raw, b + bit / 8, sizeof(raw));
+	w = (le64_to_cpu(raw) & ~mask) | v << (bit % 8);
+	raw = cpu_to_le64(w);
+	memcpy(b + bit / 8, &raw, sizeof(raw));
 }
 
 /*
  * Store entry @i: a packed copy keeps the leaf, code and tie flag (its
- * leaf_bytes hold @leaf: see tt_widen()).
+ * leaf_bits hold @leaf: see tt_widen()).
  */
 static void tt_put(struct ordo_model *m, u32 i, u32 leaf, u32 code_inca)
 {
@@ -616,56 +632,56 @@ static void tt_put(struct ordo_model *m, u32 i, u32 leaf, u32 code_inca)
 		m->tt[i].code_inca = code_inca;
 		return;
 	}
-	packed_put(tt_addr(m, i), m->leaf_bytes, leaf, code_inca);
+	packed_put(m->ttp, m->leaf_bits, i, leaf, code_inca);
 }
 
-/* The fewest bytes that hold leaf number @leaf. */
-static u32 leaf_bytes_for(u32 leaf)
+/* The fewest bits that hold leaf number @leaf (at least one). */
+static u32 leaf_bits_for(u32 leaf)
 {
-	return 1 + (leaf > 0xff) + (leaf > 0xffff) + (leaf > 0xffffff);
+	return leaf ? fls64(leaf) : 1;
 }
 
 /*
- * Rewrite @m's TT, of either kind, packed with @lb leaf bytes an entry
+ * Rewrite @m's TT, of either kind, packed with @lb leaf bits an entry
  * (incarnation bits dropped).  Return: 0 or -ENOMEM (the copy is
  * unchanged).
  */
 static int tt_repack(struct ordo_model *m, u32 lb)
 {
-	size_t esize = lb + ORDO_TT_CODE_BYTES;
 	struct ordo_tt e;
 	u8 *p;
 	u32 i;
 
-	p = ordo_malloc(esize * (m->tt_cap ? m->tt_cap : 1));
+	p = zalloc(packed_len(m->tt_cap ? m->tt_cap : 1, lb));
 	if (!p)
 		return -ENOMEM;
 	for (i = 0; i < m->tt_used; i++) {
 		e = ordo_model_tt_at(m, i);
-		packed_put(p + (size_t)i * esize, lb, e.leaf, e.code_inca);
+		packed_put(p, lb, i, e.leaf, e.code_inca);
 	}
 	ordo_free(tt_base(m));
 	m->flags |= ORDO_MODEL_F_PACKED;
 	m->tt = NULL;
 	m->ttp = p;
-	m->leaf_bytes = lb;
+	m->leaf_bits = lb;
 	return 0;
 }
 
 /*
  * Let a packed copy's entries hold leaf number @leaf: rewrite every entry
- * with more leaf bytes when they cannot (a store that grew past 2^8, 2^16
- * or 2^24 nodes: at most three times in a copy's life).  Return: 0 or
- * -ENOMEM (the copy is unchanged).
+ * with more leaf bits when they cannot (a store whose node count passed a
+ * power of two: once per doubling, so the rewrites of a copy's life cost
+ * less than two of its largest).  Return: 0 or -ENOMEM (the copy is
+ * unchanged).
  */
 static int tt_widen(struct ordo_model *m, u32 leaf)
 {
-	u32 lb = leaf_bytes_for(leaf);
+	u32 lb = leaf_bits_for(leaf);
 
-	if (!tt_packed(m) || lb <= m->leaf_bytes)
+	if (!tt_packed(m) || lb <= m->leaf_bits)
 		return 0;
 	if (!m->ttp) {		/* no storage (dropped): nothing to move */
-		m->leaf_bytes = lb;
+		m->leaf_bits = lb;
 		return 0;
 	}
 	return tt_repack(m, lb);
@@ -676,9 +692,9 @@ static int tt_widen(struct ordo_model *m, u32 leaf)
  * @m: a client copy (ordo_model_load_top(), ordo_model_from_image())
  *
  * Its entries, and all it loads later, keep the leaf, the fence code and
- * the tie flag in the fewest bytes that hold its leaf numbers (see
- * %ORDO_TT_CODE_BYTES); their incarnation bits read as 0 from then on.
- * Idempotent.
+ * the tie flag in the fewest bits that hold its leaf numbers plus 24 (see
+ * %ORDO_TT_PACK_CODE_BITS); their incarnation bits read as 0 from then
+ * on.  Idempotent.
  *
  * Return: 0 or -ENOMEM (the copy is unchanged).
  */
@@ -690,7 +706,7 @@ int ordo_model_pack(struct ordo_model *m)
 		return 0;
 	for (i = 0; i < m->tt_used; i++)
 		top = max(top, m->tt[i].leaf);
-	return tt_repack(m, leaf_bytes_for(top));
+	return tt_repack(m, leaf_bits_for(top));
 }
 
 /*
@@ -840,6 +856,32 @@ static void set_cap(struct ordo_model *m, u32 sub, u32 cap)
 		m->meta[sub].cap = cap;
 }
 
+/*
+ * Copy @n entries of @src from index @from into storage @dst of @m's kind
+ * (@m's, or new storage for it) from index @to; @src's entries may be of
+ * another width (packed) or kind.
+ */
+static void tt_copy(const struct ordo_model *m, void *dst, u32 to,
+		    const struct ordo_model *src, u32 from, u32 n)
+{
+	u32 j;
+
+	if (!tt_packed(m) && !tt_packed(src)) {
+		memcpy((struct ordo_tt *)dst + to, src->tt + from,
+		       sizeof(struct ordo_tt) * n);
+		return;
+	}
+	for (j = 0; j < n; j++) {
+		struct ordo_tt e = ordo_model_tt_at(src, from + j);
+
+		if (tt_packed(m))
+			packed_put(dst, m->leaf_bits, to + j, e.leaf,
+				   e.code_inca);
+		else
+			((struct ordo_tt *)dst)[to + j] = e;
+	}
+}
+
 static int tt_compact(struct ordo_model *m, u32 skip, u32 need)
 {
 	u8 *nt;
@@ -865,8 +907,7 @@ static int tt_compact(struct ordo_model *m, u32 skip, u32 need)
 			set_cap(m, i, 0);
 			continue;
 		}
-		memcpy(nt + tt_bytes(m, pos), tt_addr(m, s->tt),
-		       tt_bytes(m, s->ntt));
+		tt_copy(m, nt, pos, m, s->tt, s->ntt);
 		s->tt = pos;
 		set_cap(m, i, s->ntt);
 		pos += s->ntt;
@@ -1467,16 +1508,7 @@ int ordo_model_adopt_sub(struct ordo_model *m, u32 sub, const void *desc,
 	err = ordo_model_tt_reserve(m, sub, o->ntt, o->ntt);
 	if (err)
 		return err;
-	if (tt_esize(m) == tt_esize(old)) {
-		memcpy(tt_addr(m, s->tt), tt_addr(old, o->tt),
-		       tt_bytes(m, o->ntt));
-	} else {	/* leaf numbers of another width */
-		for (j = 0; j < o->ntt; j++) {
-			struct ordo_tt e = ordo_model_tt_at(old, o->tt + j);
-
-			tt_put(m, s->tt + j, e.leaf, e.code_inca);
-		}
-	}
+	tt_copy(m, tt_base(m), s->tt, old, o->tt, o->ntt);
 	f.s.tt = s->tt;
 	*s = f.s;
 	m->nleaves += o->ntt;

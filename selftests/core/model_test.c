@@ -592,26 +592,39 @@ static struct ordo_model *load_parts(const u8 *img, u64 len, bool packed)
 	return m;
 }
 
-/* Bytes of a packed entry: the fewest that hold @m's leaf numbers, + 3. */
-static u64 packed_entry_bytes(const struct ordo_model *m)
+/* Bits that hold leaf number @leaf (at least one). */
+static u32 bits_of(u32 leaf)
+{
+	u32 b = 1;
+
+	while (b < 32 && leaf >> b)
+		b++;
+	return b;
+}
+
+/* Bits of a packed entry: the fewest that hold @m's leaf numbers, + 24. */
+static u32 packed_entry_bits(const struct ordo_model *m)
 {
 	u32 i, top = 0;
 
 	for (i = 0; i < m->tt_used; i++)
 		top = top > m->tt[i].leaf ? top : m->tt[i].leaf;
-	return (top > 0xffffff ? 4 : top > 0xffff ? 3 : top > 0xff ? 2 : 1) + 3;
+	return bits_of(top) + 24;
 }
 
 /*
  * A client copy holds what lookups read: 8 + 24 bytes per sub-model in
  * use (none for the image's room in front), TT room for the slices as
- * trained plus 64 entries of @esize bytes, and the search levels.
+ * trained plus 64 entries (8 bytes each, or @ebits bits each packed, with
+ * 8 bytes of padding), and the search levels.
  */
-static void check_client_bytes(const struct ordo_model *c, u64 esize)
+static void check_client_bytes(const struct ordo_model *c, u32 ebits)
 {
 	u64 lv = c->nlevels ? (u64)c->level_off[c->nlevels] +
 			      c->level_len[c->nlevels] : 0;
-	u64 want = 32ULL * (c->nsub - c->first) + 8 * lv + esize * c->tt_cap;
+	u64 tt = ebits ? ((u64)ebits * c->tt_cap + 7) / 8 + 8 :
+			 8ULL * c->tt_cap;
+	u64 want = 32ULL * (c->nsub - c->first) + 8 * lv + tt;
 
 	CHECK(sizeof(struct ordo_sub) == 24 && !c->meta &&
 	      c->base == c->first && c->tt_cap == c->nleaves + 64 &&
@@ -677,7 +690,7 @@ static void test_roundtrip(void)
 						check_same(m, c, &s);
 						check_model(c, &s, 100);
 						check_client_bytes(c, i ?
-							packed_entry_bytes(m) : 8);
+							packed_entry_bits(m) : 0);
 						ordo_model_free(c);
 					}
 					c = load_parts(img, ch.size, i);
@@ -1645,10 +1658,10 @@ static void reseal(u8 *img, const struct ordo_model *m, u32 sub)
 }
 
 /*
- * A packed copy's entries take the fewest bytes its leaf numbers need: a
- * slice whose leaf numbers need more (the store grew past 2^8, 2^16 or
- * 2^24 nodes) widens every entry, and a slice adopted from a copy of
- * another width is rewritten entry by entry, never copied as bytes.
+ * A packed copy's entries take the fewest bits its leaf numbers need: a
+ * slice whose leaf numbers need more (the store's node count passed a
+ * power of two) widens every entry, and a slice adopted from a copy of
+ * another width is rewritten entry by entry.
  */
 static void test_packed_widths(void)
 {
@@ -1658,7 +1671,7 @@ static void test_packed_widths(void)
 	struct ordo_model_layout lay;
 	struct chunks ch;
 	struct sim s;
-	u32 k, i, sub;
+	u32 k, i, sub, was;
 	u64 off, n;
 	u8 *img, *d;
 	__le32 le;
@@ -1668,7 +1681,7 @@ static void test_packed_widths(void)
 	ordo_model_params_default(&p);
 	p.leaves_per_sub = 8;
 	m = train(&s, &p, 7);
-	CHECK(m && ordo_model_count(m) >= 4 && packed_entry_bytes(m) == 4,
+	CHECK(m && ordo_model_count(m) >= 4 && packed_entry_bits(m) <= 32,
 	      "a model of leaf numbers below 256");
 	if (!m || ordo_model_count(m) < 4)
 		goto out;
@@ -1678,16 +1691,16 @@ static void test_packed_widths(void)
 	CHECK(!ordo_model_parse_hdr(img, ORDO_MODEL_HDR_SIZE, &lay), "hdr");
 	for (k = 0; k < ARRAY_SIZE(big); k++) {
 		o = c = u = w = NULL;
+		was = k ? bits_of(big[k - 1]) : packed_entry_bits(m) - 24;
 		CHECK(!ordo_model_load_image(&o, img, ch.size, true) &&
 		      !ordo_model_load_image(&c, img, ch.size, true) &&
-		      o->leaf_bytes == 1 + k, "copies of %u-byte leaves",
-		      1 + k);
+		      o->leaf_bits == was, "copies of %u-bit leaves", was);
 		if (!o || !c) {
 			ordo_model_free(o);
 			ordo_model_free(c);
 			break;
 		}
-		/* One slice names a leaf number that needs another byte. */
+		/* One slice names a leaf number that needs more bits. */
 		sub = m->first + 1 + k;
 		d = img + lay.desc_off + ORDO_MODEL_DESC_SIZE * sub;
 		CHECK(!ordo_model_desc_slice(&lay, d, &off, &n), "slice");
@@ -1695,20 +1708,20 @@ static void test_packed_widths(void)
 		memcpy(img + off, &le, sizeof(le));	/* entry 0's leaf */
 		reseal(img, m, sub);
 		CHECK(!ordo_model_load_sub(c, sub, d, img + off, n) &&
-		      c->leaf_bytes == 2 + k, "widened to %u bytes",
-		      c->leaf_bytes);
+		      c->leaf_bits == bits_of(big[k]), "widened to %u bits",
+		      c->leaf_bits);
 		CHECK(!ordo_model_load_image(&u, img, ch.size, false),
 		      "full copy");
 		if (u) {
 			CHECK(same_entries(u, c), "entries after widening");
 			check_same(u, c, &s);
 		}
-		check_client_bytes(c, 2 + k + ORDO_TT_CODE_BYTES);
+		check_client_bytes(c, bits_of(big[k]) + 24);
 		/* A copy of the new width adopts the narrow copy's slices. */
 		CHECK(!ordo_model_load_top(&w, img, ch.size) &&
 		      !ordo_model_pack(w) &&
 		      !ordo_model_load_sub(w, sub, d, img + off, n) &&
-		      w->leaf_bytes == 2 + k, "wide copy");
+		      w->leaf_bits == bits_of(big[k]), "wide copy");
 		for (i = m->first; w && i < m->nsub; i++)
 			if (i != sub)
 				CHECK(!ordo_model_adopt_sub(w, i,
