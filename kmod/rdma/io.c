@@ -235,6 +235,15 @@ static void ordo_io_probe_done(struct ib_cq *cq, struct ib_wc *wc)
 		ordo_conn_close(c);
 }
 
+/* Add to the connection's send statistics (under c->lock). */
+static void ordo_io_count_post(struct ordo_rdma_conn *c, int posts,
+			       int signaled, int inlined)
+{
+	WRITE_ONCE(c->send_posts, c->send_posts + posts);
+	WRITE_ONCE(c->signaled_replies, c->signaled_replies + signaled);
+	WRITE_ONCE(c->inline_replies, c->inline_replies + inlined);
+}
+
 /*
  * Post the batch: receives first (each request's credit returns before
  * its reply can reach the client), then the replies in one chain whose
@@ -275,12 +284,17 @@ static int ordo_io_flush(struct ordo_rdma_conn *c, struct ordo_io_batch *b)
 			else
 				list_add_tail(&tx->node, &c->tx_busy);
 		}
+		/*
+		 * Counted before the post: a client that has a reply in hand
+		 * reads counters that include it (a failed post takes its
+		 * counts back).
+		 */
+		ordo_io_count_post(c, 1, nsignaled, ninline);
 		ret = ordo_reg_port_post(&c->port, c->qp, b->sq_head);
+		if (ret)
+			ordo_io_count_post(c, -1, -(int)nsignaled,
+					   -(int)ninline);
 		spin_unlock_bh(&c->lock);
-		WRITE_ONCE(c->send_posts, c->send_posts + 1);
-		WRITE_ONCE(c->signaled_replies,
-			   c->signaled_replies + nsignaled);
-		WRITE_ONCE(c->inline_replies, c->inline_replies + ninline);
 		if (ret)
 			pr_warn_ratelimited("connection %u: cannot post replies: %d\n",
 					    c->id, ret);
