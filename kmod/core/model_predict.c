@@ -572,19 +572,10 @@ static size_t tt_bytes(const struct ordo_model *m, u64 n)
 			      sizeof(struct ordo_tt) * n;
 }
 
-static void *zalloc(size_t len)
-{
-	void *p = ordo_malloc(len);
-
-	if (p)
-		memset(p, 0, len);
-	return p;
-}
-
-/* Zeroed TT storage for @n entries (at least one), of @m's kind. */
+/* TT storage for @n entries (at least one), of @m's kind, zeroed. */
 static void *tt_alloc(const struct ordo_model *m, u64 n)
 {
-	return zalloc(tt_bytes(m, n ? n : 1));
+	return ordo_malloc(tt_bytes(m, n ? n : 1));
 }
 
 /* The TT storage, whichever it is (for moving and freeing it). */
@@ -652,7 +643,7 @@ static int tt_repack(struct ordo_model *m, u32 lb)
 	u8 *p;
 	u32 i;
 
-	p = zalloc(packed_len(m->tt_cap ? m->tt_cap : 1, lb));
+	p = ordo_malloc(packed_len(m->tt_cap ? m->tt_cap : 1, lb));
 	if (!p)
 		return -ENOMEM;
 	for (i = 0; i < m->tt_used; i++) {
