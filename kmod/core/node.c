@@ -180,6 +180,8 @@ u32 ordo_node_sum_len(const struct ordo_node_hdr *h, const struct ordo_geo *geo)
 bool ordo_leaf_value_ok(const struct ordo_node_hdr *h,
 			const struct ordo_geo *geo, u32 i)
 {
+	if (ordo_leaf_values_in_block(geo->value_size))
+		return true;
 	return ordo_leaf_value_matches(h, geo, i, ordo_leaf_cvalue(h, geo, i));
 }
 
