@@ -279,11 +279,17 @@ static bool is_write_cmd(unsigned int base)
 }
 
 /*
- * Arena layout: [0, 64K) argument structs, [64K, 128K) batch entries,
- * [128K, 1M - 4K) values and scan buffers.
+ * Arena layout: [0, 64K) argument structs, [64K, 96K) batch entries of
+ * ioctls and probes, [96K, 128K) batch entries of io_uring commands,
+ * [128K, 1M - 4K) values and scan buffers.  A ring torn down with commands
+ * in flight leaves them running after the thread has moved on: the
+ * entries they may still read are never rewritten with sentinel keys (a
+ * probe's batch of sentinel writes read by such a command, its bad entry
+ * past the command's count, would be valid).
  */
 #define A_ARG	0
 #define A_OPS	(64 << 10)
+#define A_RING_OPS	(96 << 10)
 #define A_BUF	(128 << 10)
 #define A_BUF_LEN	(ARENA - A_BUF - PAGE)
 
@@ -318,21 +324,28 @@ static void fill_kv(struct th *t, struct ordo_kv *kv, unsigned int base)
 	kv->flags = chance(t, 5) ? (uint32_t)rnd(t) | 1 : 0;
 }
 
-static void fill_batch_op(struct th *t, struct ordo_batch_op *e)
+/*
+ * Every entry's key is a write-range key: any op may be accepted.  GETs
+ * of other keys only in entries of synchronous calls (@ring false): a
+ * command still in flight could read an entry half rewritten, an old
+ * DELETE with a new GET's key.
+ */
+static void fill_batch_op(struct th *t, struct ordo_batch_op *e, bool ring)
 {
 	e->op = chance(t, 95) ? 1 + rn(t, 5) : (uint32_t)rnd(t);
 	e->result = (int32_t)rnd(t);
-	/* Every entry's key is a write-range key: any op may be accepted. */
 	fill_kv(t, &e->kv, 0);
-	if (e->op == ORDO_OP_GET && chance(t, 50))
+	if (e->op == ORDO_OP_GET && !ring && chance(t, 50))
 		e->kv.key = key_any(t);
 }
 
 /*
  * Fill @len bytes of argument for @cmd at @arg: the struct of the command
- * it is taken as (if any), then mostly zeros, sometimes junk.
+ * it is taken as (if any), then mostly zeros, sometimes junk.  @ring: for
+ * an io_uring command (batch entries in their own area).
  */
-static void fill_arg(struct th *t, unsigned int cmd, uint8_t *arg, size_t len)
+static void fill_arg(struct th *t, unsigned int cmd, uint8_t *arg, size_t len,
+		     bool ring)
 {
 	unsigned int base = known_base(cmd);
 	union {
@@ -384,8 +397,9 @@ static void fill_arg(struct th *t, unsigned int cmd, uint8_t *arg, size_t len)
 		u.sc.flags = chance(t, 5) ? 1 + rn(t, 7) : 0;
 		u.sc.returned = rnd(t);
 	} else if (base == ORDO_IOC_BATCH) {
-		struct ordo_batch_op *ops = (void *)(t->arena + A_OPS);
-		uint32_t room = (A_BUF - A_OPS) / sizeof(*ops);
+		size_t off = ring ? A_RING_OPS : A_OPS;
+		struct ordo_batch_op *ops = (void *)(t->arena + off);
+		uint32_t room = (A_RING_OPS - A_OPS) / sizeof(*ops);
 
 		switch (rn(t, 8)) {
 		case 0:
@@ -402,7 +416,7 @@ static void fill_arg(struct th *t, unsigned int cmd, uint8_t *arg, size_t len)
 		}
 		n = u.b.count < room ? u.b.count : room;
 		for (i = 0; i < n && i < ORDO_BATCH_MAX + 2; i++)
-			fill_batch_op(t, &ops[i]);
+			fill_batch_op(t, &ops[i], ring);
 		/* A good pointer with a count past what was filled: cap. */
 		/*
 		 * Entries are never read from memory the harness did not
@@ -417,7 +431,7 @@ static void fill_arg(struct th *t, unsigned int cmd, uint8_t *arg, size_t len)
 		if (k == P_STRADDLE)
 			u.b.ops = (uintptr_t)(t->hole - 16);
 		else
-			u.b.ops = ptr_of(t, k, n * sizeof(*ops), A_OPS);
+			u.b.ops = ptr_of(t, k, n * sizeof(*ops), off);
 		if (k == P_GOOD && u.b.count > i)
 			u.b.count = i;
 		u.b.flags = chance(t, 5) ? 1 : 0;
@@ -457,7 +471,7 @@ static void one_ioctl(struct th *t)
 	 */
 	if (k == P_ORDO && (is_write_cmd(base) || base == ORDO_IOC_BATCH))
 		k = P_RO;
-	fill_arg(t, cmd, t->arena + A_ARG + 8, len);
+	fill_arg(t, cmd, t->arena + A_ARG + 8, len, false);
 	if (k == P_GOOD || k == P_MISALIGNED) {
 		if (k == P_MISALIGNED) {
 			size_t s = 1 + rn(t, 7);
@@ -721,7 +735,7 @@ static void ring_batch(struct th *t)
 			ud = UD_PROBE | (uint32_t)want;
 		} else {
 			op = pick_cmd(t);
-			fill_arg(t, op, pl, sizeof(pl));
+			fill_arg(t, op, pl, sizeof(pl), true);
 		}
 		prep(sqe, !(ud & UD_PROBE) && chance(t, 2) ? t->ring.ring_fd :
 			  slot_fd(t), op, pl, ud);
