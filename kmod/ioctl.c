@@ -88,7 +88,8 @@ long ordo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
  * shared with user space.  There is nowhere to write output structs back,
  * so INFO and MODEL_INFO are not available here.
  *
- * Return: pairs returned by SCAN, entries done by BATCH, else 0; or -errno.
+ * Return: pairs returned by SCAN, entries done by BATCH, the value's
+ * length for GET, else 0; or -errno.
  */
 long ordo_cmd_payload(struct ordo_dev *od, unsigned int cmd,
 		      const void *payload, size_t len)
@@ -109,5 +110,7 @@ long ordo_cmd_payload(struct ordo_dev *od, unsigned int cmd,
 		return args.scan.returned;
 	if (d->cmd == ORDO_IOC_BATCH)
 		return args.batch.done;
+	if (d->op == ORDO_OP_GET)
+		return args.kv.value_len;
 	return ret;
 }

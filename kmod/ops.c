@@ -32,7 +32,7 @@ static bool ordo_op_is_write(u32 op)
 }
 
 /**
- * ordo_kv_load - copy a write's value in, zero-padded to value_size
+ * ordo_kv_load - copy a write's value in
  * @kv: a checked write
  * @buf: value_size bytes
  */
@@ -40,7 +40,6 @@ int ordo_kv_load(const struct ordo_kv *kv, void *buf)
 {
 	if (copy_from_user(buf, u64_to_user_ptr(kv->value), kv->value_len))
 		return -EFAULT;
-	memset(buf + kv->value_len, 0, ordo_value_size - kv->value_len);
 	return 0;
 }
 
@@ -50,23 +49,27 @@ int ordo_kv_load(const struct ordo_kv *kv, void *buf)
  * @op: enum ordo_op
  * @key: the key
  * @buf: value_size bytes: the value to write, or where GET stores it
+ * @len: writes: the value's length (0..value_size); GET: set to it
  */
-int ordo_kv_exec(struct ordo_dev *od, u32 op, u64 key, void *buf)
+int ordo_kv_exec(struct ordo_dev *od, u32 op, u64 key, void *buf, u32 *len)
 {
 	int ret;
 
 	if (op == ORDO_OP_GET)
-		ret = ordo_store_get(od, key, buf);
+		ret = ordo_store_get(od, key, buf, len);
 	else if (op == ORDO_OP_DELETE)
 		ret = ordo_store_delete(od, key);
 	else
-		ret = ordo_store_write(od, op, key, buf);
+		ret = ordo_store_write(od, op, key, buf, *len);
 	ordo_stat_inc(od, ordo_op_stat[op]);
 	return ret;
 }
 
-/* One point operation with its value in user memory. */
-int ordo_op_kv(struct ordo_dev *od, u32 op, const struct ordo_kv *kv)
+/*
+ * One point operation with its value in user memory.  A GET sets
+ * @kv->value_len to the value's length and writes that many bytes.
+ */
+int ordo_op_kv(struct ordo_dev *od, u32 op, struct ordo_kv *kv)
 {
 	void *buf = NULL;
 	int ret;
@@ -82,9 +85,9 @@ int ordo_op_kv(struct ordo_dev *od, u32 op, const struct ordo_kv *kv)
 	if (ordo_op_is_write(op))
 		ret = ordo_kv_load(kv, buf);
 	if (!ret)
-		ret = ordo_kv_exec(od, op, kv->key, buf);
+		ret = ordo_kv_exec(od, op, kv->key, buf, &kv->value_len);
 	if (!ret && op == ORDO_OP_GET &&
-	    copy_to_user(u64_to_user_ptr(kv->value), buf, ordo_value_size))
+	    copy_to_user(u64_to_user_ptr(kv->value), buf, kv->value_len))
 		ret = -EFAULT;
 	kfree(buf);
 	return ret;
@@ -102,7 +105,8 @@ int ordo_op_scan(struct ordo_dev *od, struct ordo_scan *sc)
 {
 	u64 __user *ukeys = u64_to_user_ptr(sc->keys);
 	u8 __user *uvals = u64_to_user_ptr(sc->values);
-	u32 done = 0, round = ORDO_SCAN_ROUND;
+	u32 __user *ulens = u64_to_user_ptr(sc->lens);
+	u32 done = 0, round = ORDO_SCAN_ROUND, *lens = NULL;
 	u64 start = sc->start, *keys;
 	u8 *vals = NULL;
 	int ret = 0;
@@ -114,7 +118,9 @@ int ordo_op_scan(struct ordo_dev *od, struct ordo_scan *sc)
 	keys = kmalloc_array(round, sizeof(*keys), GFP_KERNEL);
 	if (uvals)
 		vals = kmalloc_array(round, ordo_value_size, GFP_KERNEL);
-	if (!keys || (uvals && !vals)) {
+	if (ulens)
+		lens = kmalloc_array(round, sizeof(*lens), GFP_KERNEL);
+	if (!keys || (uvals && !vals) || (ulens && !lens)) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -122,12 +128,14 @@ int ordo_op_scan(struct ordo_dev *od, struct ordo_scan *sc)
 	while (done < sc->count) {
 		u32 want = min(round, sc->count - done);
 
-		ret = ordo_store_scan(od, start, want, keys, vals);
+		ret = ordo_store_scan(od, start, want, keys, vals, lens);
 		if (ret < 0)
 			goto out;
 		if (copy_to_user(ukeys + done, keys, ret * sizeof(*keys)) ||
 		    (uvals && copy_to_user(uvals + (size_t)done * ordo_value_size,
-					   vals, (size_t)ret * ordo_value_size))) {
+					   vals, (size_t)ret * ordo_value_size)) ||
+		    (ulens && copy_to_user(ulens + done, lens,
+					   ret * sizeof(*lens)))) {
 			ret = -EFAULT;
 			goto out;
 		}
@@ -144,6 +152,7 @@ int ordo_op_scan(struct ordo_dev *od, struct ordo_scan *sc)
 out:
 	kfree(keys);
 	kfree(vals);
+	kfree(lens);
 	return ret;
 }
 
@@ -189,12 +198,14 @@ int ordo_op_batch(struct ordo_dev *od, struct ordo_batch *b)
 	for (i = 0; i < b->count; i++) {
 		struct ordo_batch_op *e = &ops[i];
 
-		e->result = ordo_kv_exec(od, e->op, e->kv.key, vals + i * vsize);
+		e->result = ordo_kv_exec(od, e->op, e->kv.key, vals + i * vsize,
+					 &e->kv.value_len);
 		if (e->result)
 			ordo_stat_inc(od, ORDO_STAT_ERRORS);
 		if (!e->result && e->op == ORDO_OP_GET &&
-		    copy_to_user(u64_to_user_ptr(e->kv.value), vals + i * vsize,
-				 vsize))
+		    (copy_to_user(u64_to_user_ptr(e->kv.value), vals + i * vsize,
+				  e->kv.value_len) ||
+		     put_user(e->kv.value_len, &uops[i].kv.value_len)))
 			e->result = -EFAULT;
 		if (put_user(e->result, &uops[i].result)) {
 			ret = -EFAULT;

@@ -14,8 +14,8 @@ struct ordo_batch;
 struct ordo_retrain;
 
 int ordo_kv_load(const struct ordo_kv *kv, void *buf);
-int ordo_kv_exec(struct ordo_dev *od, u32 op, u64 key, void *buf);
-int ordo_op_kv(struct ordo_dev *od, u32 op, const struct ordo_kv *kv);
+int ordo_kv_exec(struct ordo_dev *od, u32 op, u64 key, void *buf, u32 *len);
+int ordo_op_kv(struct ordo_dev *od, u32 op, struct ordo_kv *kv);
 int ordo_op_scan(struct ordo_dev *od, struct ordo_scan *sc);
 int ordo_op_batch(struct ordo_dev *od, struct ordo_batch *b);
 int ordo_op_retrain(struct ordo_dev *od, struct ordo_retrain *r);

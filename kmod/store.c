@@ -77,20 +77,23 @@ void ordo_store_info(struct ordo_dev *od, struct ordo_info *info)
 	info->height = st.height;
 }
 
-int ordo_store_get(struct ordo_dev *od, u64 key, void *val)
+int ordo_store_get(struct ordo_dev *od, u64 key, void *val, u32 *len)
 {
-	return ordo_tree_get(&od->tree, key, val);
+	return ordo_tree_get_len(&od->tree, key, val, len);
 }
 
-int ordo_store_write(struct ordo_dev *od, u32 op, u64 key, const void *val)
+int ordo_store_write(struct ordo_dev *od, u32 op, u64 key, const void *val,
+		     u32 len)
 {
+	struct ordo_value v = { .buf = val, .len = len };
+
 	switch (op) {
 	case ORDO_OP_PUT:
-		return ordo_tree_put(&od->tree, key, val);
+		return ordo_tree_put_len(&od->tree, key, &v);
 	case ORDO_OP_INSERT:
-		return ordo_tree_insert(&od->tree, key, val);
+		return ordo_tree_insert_len(&od->tree, key, &v);
 	case ORDO_OP_UPDATE:
-		return ordo_tree_update(&od->tree, key, val);
+		return ordo_tree_update_len(&od->tree, key, &v);
 	}
 	return -EINVAL;
 }
@@ -106,7 +109,7 @@ int ordo_store_delete(struct ordo_dev *od, u64 key)
 }
 
 int ordo_store_scan(struct ordo_dev *od, u64 start, u32 n, u64 *keys,
-		    void *vals)
+		    void *vals, u32 *lens)
 {
-	return ordo_tree_scan(&od->tree, start, n, keys, vals);
+	return ordo_tree_scan_len(&od->tree, start, n, keys, vals, lens);
 }

@@ -96,8 +96,7 @@ int shim_dec_lookup(const uint8_t *b, uint32_t blen, uint32_t value_size,
 	mlen = le32toh(w->model_len);
 	mtot = le32toh(w->model_total);
 	if (w->found > htole32(1) || vlen > value_size ||
-	    (w->found && vlen != value_size) || (!w->found && vlen) ||
-	    mlen > mtot)
+	    (!w->found && vlen) || mlen > mtot)
 		return -EPROTO;
 	vpad = ordo_wire_pad8(vlen);
 	if ((uint64_t)sizeof(*w) + vpad + mlen != blen)
@@ -106,6 +105,7 @@ int shim_dec_lookup(const uint8_t *b, uint32_t blen, uint32_t value_size,
 	l->sub = le32toh(w->sub);
 	l->found = w->found != 0;
 	l->val = (const uint8_t *)(w + 1);
+	l->val_len = vlen;
 	l->model = l->val + vpad;
 	l->model_len = mlen;
 	l->model_total = mtot;
@@ -116,7 +116,7 @@ int shim_dec_lookup(const uint8_t *b, uint32_t blen, uint32_t value_size,
  * shim_dec_scan() - decode a SCAN reply body
  * @b: the body, @blen bytes
  * @blen: bytes of the body
- * @value_size: the store's value size
+ * @value_size: the store's value size (the client always asks for values)
  * @start: the request's start key
  * @count: the request's count
  * @keys: out: @count keys at most (written even if the reply is refused)
@@ -137,7 +137,7 @@ int shim_dec_scan(const uint8_t *b, uint32_t blen, uint32_t value_size,
 		return -EPROTO;
 	n = le32toh(w->returned);
 	if (n > count || le32toh(w->more) > 1 ||
-	    blen != sizeof(*w) + (uint64_t)n * (8 + value_size))
+	    blen != sizeof(*w) + (uint64_t)n * (12 + value_size))
 		return -EPROTO;
 	for (i = 0; i < n; i++) {
 		uint64_t k = le64toh(((const __le64 *)p)[i]);
@@ -148,10 +148,14 @@ int shim_dec_scan(const uint8_t *b, uint32_t blen, uint32_t value_size,
 		prev = k;
 		keys[i] = k;
 	}
+	s->lens = (const __le32 *)(p + 8 * (size_t)n);
+	for (i = 0; i < n; i++)
+		if (le32toh(s->lens[i]) > value_size)
+			return -EPROTO;
 	s->n = n;
 	s->more = le32toh(w->more);
 	s->next = le64toh(w->next);
-	s->vals = p + 8 * (size_t)n;
+	s->vals = p + 12 * (size_t)n;
 	return 0;
 }
 
@@ -161,7 +165,8 @@ int shim_dec_scan(const uint8_t *b, uint32_t blen, uint32_t value_size,
  * @blen: bytes of the body
  * @value_size: the store's value size
  * @ops: the @n entries the request carried; each gets its result, and a
- *	GET that found its key its value (-ENOBUFS if kv.value_len is short)
+ *	GET that found its key its value and length in kv.value_len (-ENOBUFS
+ *	if kv.value_len is short)
  * @n: entries
  *
  * Return: 0, or -EPROTO (results already set may be partial).
@@ -182,15 +187,18 @@ int shim_dec_batch(const uint8_t *b, uint32_t blen, uint32_t value_size,
 		int st = ordo_wire_errno(le32toh(res[i].status));
 
 		/* A GET that found its key carries its value; nothing else. */
-		if (ops[i].op == ORDO_OP_GET && !st ? vl != value_size : vl != 0)
+		if (ops[i].op == ORDO_OP_GET && !st ? vl > value_size : vl != 0)
 			return -EPROTO;
 		if (vl > (size_t)(end - vals))
 			return -EPROTO;
 		ops[i].result = st;
-		if (vl && ops[i].kv.value_len >= vl)
-			memcpy((void *)(uintptr_t)ops[i].kv.value, vals, vl);
-		else if (vl)
+		if (ops[i].op == ORDO_OP_GET && !st &&
+		    ops[i].kv.value_len < value_size)
 			ops[i].result = -ENOBUFS;
+		else if (ops[i].op == ORDO_OP_GET && !st) {
+			memcpy((void *)(uintptr_t)ops[i].kv.value, vals, vl);
+			ops[i].kv.value_len = vl;
+		}
 		vals += vl;
 	}
 	return 0;
@@ -602,19 +610,21 @@ int shim_leaf_find(const struct ordo_geo *geo, const void *buf, uint64_t key,
  * @buf: the whole leaf
  * @key: the key
  * @val: value_size bytes, or NULL
+ * @len: out: the value's length
  *
  * Return: 0, -ENOENT, or -EIO for a count over leaf_slots.
  */
 int shim_leaf_get(const struct ordo_geo *geo, const void *buf, uint64_t key,
-		  void *val)
+		  void *val, uint32_t *len)
 {
 	uint32_t slot;
 	int ret = shim_leaf_find(geo, buf, key, &slot);
 
 	if (ret)
 		return ret;
+	*len = ordo_leaf_value_len(buf, geo, slot);
 	if (val)
-		memcpy(val, ordo_leaf_cvalue(buf, geo, slot), geo->value_size);
+		memcpy(val, ordo_leaf_cvalue(buf, geo, slot), *len);
 	return 0;
 }
 
@@ -623,7 +633,7 @@ int shim_leaf_get(const struct ordo_geo *geo, const void *buf, uint64_t key,
  * @geo: the store's geometry
  * @block: the leaf's key block, validated
  * @slot: the slot the value was read from, below leaf_slots
- * @val: value_size bytes as READ
+ * @val: the value's bytes as READ (its length is the key block's)
  *
  * Return: true if @val is the value the key block's publication holds in
  * @slot (its check word matches).
@@ -706,7 +716,7 @@ int shim_scan_take(const struct ordo_geo *geo, struct shim_scan *s,
 		   const void *leaf)
 {
 	const struct ordo_node_hdr *h = leaf;
-	uint32_t cnt = le16toh(h->count), i, have = s->have;
+	uint32_t cnt = le16toh(h->count), i, have = s->have, slot, len;
 	bool high = h->flags & ORDO_NODE_F_HAS_HIGH;
 	uint64_t prev = 0;
 
@@ -720,11 +730,16 @@ int shim_scan_take(const struct ordo_geo *geo, struct shim_scan *s,
 		    (high && k >= le64toh(h->high_key)))
 			return -EIO;
 		s->keys[have] = k;
-		if (s->vals)
-			memcpy(s->vals + (size_t)have * geo->value_size,
-			       ordo_leaf_cvalue(h, geo,
-						ordo_leaf_slot(h, geo, i)),
-			       geo->value_size);
+		slot = ordo_leaf_slot(h, geo, i);
+		len = ordo_leaf_value_len(h, geo, slot);
+		if (s->vals) {
+			uint8_t *v = s->vals + (size_t)have * geo->value_size;
+
+			memcpy(v, ordo_leaf_cvalue(h, geo, slot), len);
+			memset(v + len, 0, geo->value_size - len);
+		}
+		if (s->lens)
+			s->lens[have] = len;
 		have++;
 		prev = k;
 	}

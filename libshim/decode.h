@@ -73,8 +73,9 @@ struct shim_table {
  * struct shim_lookup_rep - a decoded LOOKUP reply
  * @epoch: epoch of the attached model bytes.
  * @sub: their sub-model.
- * @found: the key is present; @val then holds value_size bytes.
+ * @found: the key is present; @val then holds its @val_len bytes.
  * @val: the value, inside the reply.
+ * @val_len: its length, at most value_size.
  * @model: @model_len bytes of descriptor (and slice), inside the reply.
  * @model_len: bytes at @model, at most @model_total.
  * @model_total: bytes of the descriptor and its whole slice.
@@ -84,6 +85,7 @@ struct shim_lookup_rep {
 	uint32_t sub;
 	bool found;
 	const uint8_t *val;
+	uint32_t val_len;
 	const uint8_t *model;
 	uint32_t model_len;
 	uint32_t model_total;
@@ -94,13 +96,17 @@ struct shim_lookup_rep {
  * @n: pairs, at most the count asked for; keys ascending from the start.
  * @more: 0 or 1.
  * @next: the key to continue at when @more.
- * @vals: @n values of value_size bytes, inside the reply.
+ * @vals: @n values value_size bytes apart, each zero past its length,
+ *	inside the reply.
+ * @lens: @n little-endian lengths, each at most value_size, inside the
+ *	reply.
  */
 struct shim_scan_rep {
 	uint32_t n;
 	uint32_t more;
 	uint64_t next;
 	const uint8_t *vals;
+	const __le32 *lens;
 };
 
 /**
@@ -179,7 +185,9 @@ enum shim_walk_res {
 /**
  * struct shim_scan - a one-sided SCAN collecting pairs leaf by leaf
  * @keys: @count keys out.
- * @vals: @count values of value_size bytes out, or NULL.
+ * @vals: @count values of value_size bytes out (each zero past its
+ *	length), or NULL.
+ * @lens: @count value lengths out, or NULL.
  * @count: pairs wanted, at least 1.
  * @have: pairs taken so far.
  * @fence: the next key to take from; keys taken are below it.
@@ -190,6 +198,7 @@ enum shim_walk_res {
 struct shim_scan {
 	uint64_t *keys;
 	uint8_t *vals;
+	uint32_t *lens;
 	uint32_t count;
 	uint32_t have;
 	uint64_t fence;
@@ -227,7 +236,7 @@ enum vres shim_node_check(const struct ordo_geo *geo, const void *buf,
 int shim_leaf_find(const struct ordo_geo *geo, const void *buf, uint64_t key,
 		   uint32_t *slot);
 int shim_leaf_get(const struct ordo_geo *geo, const void *buf, uint64_t key,
-		  void *val);
+		  void *val, uint32_t *len);
 bool shim_value_matches(const struct ordo_geo *geo, const void *block,
 			uint32_t slot, const void *val);
 enum shim_walk_res shim_walk_step(const struct ordo_geo *geo,

@@ -126,6 +126,7 @@ static int local_call(struct ordo *o, struct shim_op *op)
 		sc.start = c->key;
 		sc.keys = (uintptr_t)c->out_keys;
 		sc.values = (uintptr_t)c->out_vals;
+		sc.lens = (uintptr_t)c->out_lens;
 		sc.count = c->count;
 		ret = xioctl(o, ORDO_IOC_SCAN, &sc);
 		c->returned = sc.returned;
@@ -137,6 +138,7 @@ static int local_call(struct ordo *o, struct shim_op *op)
 		kv.value = (uintptr_t)c->out_val;
 		kv.value_len = o->geo.value_size;
 		ret = xioctl(o, ORDO_IOC_GET, &kv);
+		c->out_len = kv.value_len;
 		break;
 	default:
 		cmd = c->op == ORDO_OP_PUT ? ORDO_IOC_PUT :

@@ -264,13 +264,13 @@ static int req_check(const struct ordo *o, const struct ordo_req *r)
 	case ORDO_OP_GET:
 		if (r->len < o->geo.value_size)
 			return -ENOBUFS;
-		return r->val ? 0 : -EINVAL;
+		return r->val ? 0 : -EFAULT;
 	case ORDO_OP_PUT:
 	case ORDO_OP_INSERT:
 	case ORDO_OP_UPDATE:
-		if (!r->len || !r->val)
-			return -EINVAL;
-		return r->len > o->geo.value_size ? -EMSGSIZE : 0;
+		if (r->len > o->geo.value_size)
+			return -EMSGSIZE;
+		return r->val || !r->len ? 0 : -EFAULT;
 	case ORDO_OP_DELETE:
 		return 0;
 	case ORDO_REQ_SCAN:
@@ -322,6 +322,7 @@ int ordo_submit(struct ordo *o, struct ordo_req *r)
 	r->result = 0;
 	r->more = 0;
 	r->next = 0;
+	r->val_len = 0;
 	o->inflight++;
 	shim_op_start(o, op);
 	shim_run(o, op);
@@ -408,9 +409,30 @@ static int kv(struct ordo *o, uint32_t op, uint64_t key, const void *val,
 	return sync_req(o, &r);
 }
 
+int ordo_get_len(struct ordo *o, uint64_t key, void *val, size_t cap,
+		 size_t *len)
+{
+	struct ordo_req r = {
+		.op = ORDO_OP_GET,
+		.key = key,
+		.val = val,
+		.len = cap,
+	};
+	int ret = sync_req(o, &r);
+
+	if (!ret)
+		*len = r.val_len;
+	return ret;
+}
+
 int ordo_get(struct ordo *o, uint64_t key, void *val, size_t len)
 {
-	return kv(o, ORDO_OP_GET, key, val, len);
+	size_t got;
+	int ret = ordo_get_len(o, key, val, len, &got);
+
+	if (!ret)
+		memset((uint8_t *)val + got, 0, o->geo.value_size - got);
+	return ret;
 }
 
 int ordo_put(struct ordo *o, uint64_t key, const void *val, size_t len)
@@ -433,8 +455,8 @@ int ordo_delete(struct ordo *o, uint64_t key)
 	return kv(o, ORDO_OP_DELETE, key, NULL, 0);
 }
 
-int ordo_scan(struct ordo *o, uint64_t start, uint32_t n, uint64_t *keys,
-	      void *vals, int *more, uint64_t *next)
+int ordo_scan_len(struct ordo *o, uint64_t start, uint32_t n, uint64_t *keys,
+		  void *vals, uint32_t *lens, int *more, uint64_t *next)
 {
 	struct ordo_req r = {
 		.op = ORDO_REQ_SCAN,
@@ -442,6 +464,7 @@ int ordo_scan(struct ordo *o, uint64_t start, uint32_t n, uint64_t *keys,
 		.count = n,
 		.keys = keys,
 		.val = vals,
+		.lens = lens,
 	};
 	int ret = sync_req(o, &r);
 
@@ -452,6 +475,12 @@ int ordo_scan(struct ordo *o, uint64_t start, uint32_t n, uint64_t *keys,
 	if (next)
 		*next = r.next;
 	return ret;
+}
+
+int ordo_scan(struct ordo *o, uint64_t start, uint32_t n, uint64_t *keys,
+	      void *vals, int *more, uint64_t *next)
+{
+	return ordo_scan_len(o, start, n, keys, vals, NULL, more, next);
 }
 
 int ordo_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)

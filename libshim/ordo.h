@@ -97,12 +97,24 @@ const char *ordo_mode_name(enum ordo_mode mode);
 
 /* Module version and geometry. */
 int ordo_info(struct ordo *o, struct ordo_info *info);
-/* Bytes per value of this store (every value has exactly this size). */
+/* The longest value this store holds (a value is 0..value_size bytes). */
 size_t ordo_value_size(const struct ordo *o);
 
-/* GET copies value_size bytes to @val; @len must be >= value_size. */
+/*
+ * GET copies value_size bytes to @val: the value, then zeros; @len must be
+ * >= value_size.  0 or a negative errno.
+ */
 int ordo_get(struct ordo *o, uint64_t key, void *val, size_t len);
-/* Writes take 1..value_size bytes; the rest of the value is zeroed. */
+/*
+ * GET that tells the value's length: copies exactly its bytes to @val
+ * (@cap >= value_size) and stores the length in *@len.
+ */
+int ordo_get_len(struct ordo *o, uint64_t key, void *val, size_t cap,
+		 size_t *len);
+/*
+ * Writes take 0..value_size bytes (@val may be NULL for 0); the value is
+ * stored with its length.
+ */
 int ordo_put(struct ordo *o, uint64_t key, const void *val, size_t len);
 int ordo_insert(struct ordo *o, uint64_t key, const void *val, size_t len);
 int ordo_update(struct ordo *o, uint64_t key, const void *val, size_t len);
@@ -117,6 +129,9 @@ int ordo_delete(struct ordo *o, uint64_t key);
  */
 int ordo_scan(struct ordo *o, uint64_t start, uint32_t n, uint64_t *keys,
 	      void *vals, int *more, uint64_t *next);
+/* ordo_scan() that also stores each value's length in @lens (n entries). */
+int ordo_scan_len(struct ordo *o, uint64_t start, uint32_t n, uint64_t *keys,
+		  void *vals, uint32_t *lens, int *more, uint64_t *next);
 
 /* The learned model's figures (struct ordo_model_info). */
 int ordo_model_info(struct ordo *o, struct ordo_model_info *info);
@@ -195,16 +210,20 @@ typedef void (*ordo_cb_t)(struct ordo_req *req);
  * struct ordo_req - one asynchronous operation
  * @op: enum ordo_op (GET..DELETE) or %ORDO_REQ_SCAN.
  * @key: the key; SCAN: the first key of interest.
- * @val: GET: buffer of @len >= value_size bytes; writes: the value (1..
- *	value_size bytes); SCAN: @count * value_size bytes or NULL.
+ * @val: GET: buffer of @len >= value_size bytes, of which the value's
+ *	@val_len are written; writes: the value (0..value_size bytes, NULL
+ *	for 0); SCAN: @count * value_size bytes or NULL, each value zero
+ *	past its length.
  * @len: bytes at @val.
  * @keys: SCAN: room for @count keys.
+ * @lens: SCAN: room for @count value lengths, or NULL.
  * @count: SCAN: pairs wanted, 1..ORDO_SCAN_MAX.
  * @cb: called from ordo_poll() when the request completed (may be NULL).
  * @user: for the caller.
  * @result: out: 0, a SCAN's pair count, or a negative errno.
  * @more: out: SCAN: keys past the last one may exist.
  * @next: out: SCAN with @more: where to continue.
+ * @val_len: out: GET: the value's length.
  */
 struct ordo_req {
 	uint32_t op;
@@ -218,6 +237,8 @@ struct ordo_req {
 	int result;
 	int more;
 	uint64_t next;
+	uint32_t *lens;
+	size_t val_len;
 };
 
 #define ORDO_REQ_SCAN	16

@@ -116,7 +116,8 @@ static int decode_lookup(struct ordo *o, struct shim_call *c, const uint8_t *b,
 	if (shim_dec_lookup(b, blen, o->geo.value_size, &l))
 		return -EPROTO;
 	if (l.found && c->out_val)
-		memcpy(c->out_val, l.val, o->geo.value_size);
+		memcpy(c->out_val, l.val, l.val_len);
+	c->out_len = l.val_len;
 	if (l.model_len && l.model_len == l.model_total)
 		shim_cache_load_sub(o, l.epoch, l.sub, l.model, l.model_len);
 	else if (l.model_len)
@@ -128,12 +129,15 @@ static int decode_scan(struct ordo *o, struct shim_call *c, const uint8_t *b,
 		       uint32_t blen)
 {
 	struct shim_scan_rep s;
+	uint32_t i;
 
 	if (shim_dec_scan(b, blen, o->geo.value_size, c->key, c->count,
 			  c->out_keys, &s))
 		return -EPROTO;
 	if (c->out_vals)
 		memcpy(c->out_vals, s.vals, (size_t)s.n * o->geo.value_size);
+	for (i = 0; c->out_lens && i < s.n; i++)
+		c->out_lens[i] = le32toh(s.lens[i]);
 	c->returned = s.n;
 	c->more = s.more;
 	c->next = s.next;
@@ -152,10 +156,12 @@ static int decode_reply(struct ordo *o, struct shim_call *c,
 		return blen ? -EPROTO : st;
 	switch (c->op) {
 	case ORDO_OP_GET:
-		if (blen != o->geo.value_size)
+		/* The body is the value: its length is the value's. */
+		if (blen > o->geo.value_size)
 			return -EPROTO;
 		if (c->out_val)
 			memcpy(c->out_val, b, blen);
+		c->out_len = blen;
 		return 0;
 	case SHIM_CALL_LOOKUP:
 		return decode_lookup(o, c, b, blen);
@@ -728,6 +734,9 @@ static int rdma_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
 			return -EINVAL;
 		if (batch_vlen(&ops[i]) > o->geo.value_size)
 			return -EMSGSIZE;
+		if (ops[i].op == ORDO_OP_GET &&
+		    ops[i].kv.value_len < o->geo.value_size)
+			return -ENOBUFS;
 	}
 	if (!batch_chunk(o, ops, 1))
 		return -E2BIG;	/* one entry and its reply exceed a message */

@@ -236,8 +236,8 @@ static int get_value_read(struct ordo *o, struct shim_op *op)
 		return io_failed(o, op, get_fallback);
 	if (shim_value_matches(&o->geo, leaf, op->st.vslot, op->io[0].dst)) {
 		if (op->req->val)
-			memcpy(op->req->val, op->io[0].dst,
-			       o->geo.value_size);
+			memcpy(op->req->val, op->io[0].dst, op->io[0].len);
+		op->req->val_len = op->io[0].len;
 		return finish(op, 0);
 	}
 	o->cnt.retries++;
@@ -255,22 +255,31 @@ static int get_done(struct ordo *o, struct shim_op *op, const void *leaf)
 {
 	const struct ordo_node_hdr *h = leaf;
 	struct shim_io *io = &op->io[0];
-	uint32_t slot, off;
+	uint32_t slot, off, len;
 	int ret;
 
-	if (op->st.leaf_len >= o->geo.node_size)
-		return finish(op, shim_leaf_get(&o->geo, leaf, op->req->key,
-						op->req->val));
+	if (op->st.leaf_len >= o->geo.node_size) {
+		ret = shim_leaf_get(&o->geo, leaf, op->req->key, op->req->val,
+				    &len);
+		op->req->val_len = ret ? 0 : len;
+		return finish(op, ret);
+	}
 	ret = shim_leaf_find(&o->geo, leaf, op->req->key, &slot);
 	if (ret)
 		return finish(op, ret);
+	/* Only the value's own bytes: the key block gave its length. */
+	len = ordo_leaf_value_len(leaf, &o->geo, slot);
+	if (!len) {
+		op->req->val_len = 0;
+		return finish(op, 0);
+	}
 	op->st.leaf_at = (const uint8_t *)leaf - op->buf;
 	op->st.vslot = slot;
 	off = ordo_leaf_value_off(o->geo.leaf_slots, o->geo.value_size, slot);
 	op->nio = 1;
 	io->kind = SHIM_POOL;
 	io->off = node_off(o, le32toh(h->node_no)) + off;
-	io->len = o->geo.value_size;
+	io->len = len;
 	io->dst = (uint8_t *)leaf + off;
 	return io_start(o, op, get_value_read);
 }
@@ -303,6 +312,7 @@ static int get_cand_done(struct ordo *o, struct shim_op *op, uint32_t at)
 
 static int get_fallback_done(struct ordo *o, struct shim_op *op)
 {
+	op->req->val_len = op->call.status ? 0 : op->call.out_len;
 	return finish(op, op->call.status);
 }
 
@@ -591,6 +601,7 @@ static int scan_take(struct ordo *o, struct shim_op *op, const void *leaf)
 	struct shim_scan s = {
 		.keys = r->keys,
 		.vals = r->val,
+		.lens = r->lens,
 		.count = r->count,
 		.have = op->st.have,
 		.fence = op->st.fence,
@@ -720,6 +731,7 @@ static int scan_rpc(struct ordo *o, struct shim_op *op)
 	op->call.out_keys = r->keys + op->st.have;
 	op->call.out_vals = r->val ? (uint8_t *)r->val +
 			    (size_t)op->st.have * o->geo.value_size : NULL;
+	op->call.out_lens = r->lens ? r->lens + op->st.have : NULL;
 	return call_start(o, op, scan_rpc_done);
 }
 

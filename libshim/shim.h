@@ -65,8 +65,10 @@ struct shim_io {
  * @hint_leaf: UPDATE: the leaf the cache names (0: no hint).
  * @count: SCAN: pairs wanted.
  * @out_val: GET/LOOKUP: value_size bytes of destination, or NULL.
+ * @out_len: GET/LOOKUP: the value's length.
  * @out_keys: SCAN: room for @count keys.
  * @out_vals: SCAN: room for @count values, or NULL.
+ * @out_lens: SCAN: room for @count value lengths, or NULL.
  * @status: result: 0 or a negative errno (-ENOENT: absent).
  * @returned: SCAN: pairs written.
  * @more: SCAN: more keys may follow.
@@ -80,8 +82,10 @@ struct shim_call {
 	size_t len;
 	uint32_t hint_leaf;
 	void *out_val;
+	uint32_t out_len;
 	uint64_t *out_keys;
 	void *out_vals;
+	uint32_t *out_lens;
 	int status;
 	uint32_t returned;
 	int more;

@@ -22,7 +22,8 @@ static const struct ordo_cmd_desc ordo_cmds[] = {
 	ORDO_CMD(ORDO_IOC_INSERT, ORDO_OP_INSERT, struct ordo_kv),
 	ORDO_CMD(ORDO_IOC_UPDATE, ORDO_OP_UPDATE, struct ordo_kv),
 	ORDO_CMD(ORDO_IOC_DELETE, ORDO_OP_DELETE, struct ordo_kv),
-	ORDO_CMD(ORDO_IOC_SCAN, 0, struct ordo_scan),
+	ORDO_CMD_GREW(ORDO_IOC_SCAN, 0, struct ordo_scan,
+		      ORDO_SCAN_SIZE_VER0),
 	ORDO_CMD(ORDO_IOC_BATCH, 0, struct ordo_batch),
 	ORDO_CMD_GREW(ORDO_IOC_MODEL_INFO, 0, struct ordo_model_info,
 		      ORDO_MODEL_INFO_SIZE_VER0),
@@ -118,9 +119,9 @@ int ordo_cmd_decode(unsigned int cmd, const void *payload, size_t len,
  * @kv: the arguments, already copied into the kernel
  * @value_size: the store's value size
  *
- * Return: 0, or -EINVAL (unknown op, flags set, empty write), -EMSGSIZE
- * (value larger than @value_size), -ENOBUFS (GET buffer too small), -EFAULT
- * (NULL value pointer).
+ * Return: 0, or -EINVAL (unknown op, flags set), -EMSGSIZE (value larger
+ * than @value_size), -ENOBUFS (GET buffer too small), -EFAULT (NULL value
+ * pointer; an empty write may pass any pointer).
  */
 int ordo_kv_check(u32 op, const struct ordo_kv *kv, u32 value_size)
 {
@@ -128,13 +129,12 @@ int ordo_kv_check(u32 op, const struct ordo_kv *kv, u32 value_size)
 		return -EINVAL;
 	if (op == ORDO_OP_DELETE)
 		return 0;
-	if (!kv->value)
-		return -EFAULT;
 	if (op == ORDO_OP_GET)
-		return kv->value_len < value_size ? -ENOBUFS : 0;
-	if (!kv->value_len)
-		return -EINVAL;
-	return kv->value_len > value_size ? -EMSGSIZE : 0;
+		return !kv->value ? -EFAULT :
+		       kv->value_len < value_size ? -ENOBUFS : 0;
+	if (kv->value_len > value_size)
+		return -EMSGSIZE;
+	return kv->value || !kv->value_len ? 0 : -EFAULT;
 }
 
 /**

@@ -173,8 +173,8 @@ u32 ordo_node_sum_len(const struct ordo_node_hdr *h, const struct ordo_geo *geo)
  * @geo: geometry
  * @i: slot number, below leaf_slots
  *
- * Return: true if XXH64 of the value with the slot's key as seed equals
- * the slot's check word; always for values in the key block (its
+ * Return: true if XXH64 of the value's bytes with the slot's key as seed
+ * equals the slot's check word; always for values in the key block (its
  * checksum covers them).
  */
 bool ordo_leaf_value_ok(const struct ordo_node_hdr *h,
@@ -190,7 +190,8 @@ bool ordo_leaf_value_ok(const struct ordo_node_hdr *h,
  * @h: leaf key block (a copy whose checksum matched)
  * @geo: geometry
  * @i: slot number, below leaf_slots
- * @val: value_size bytes read apart from the key block
+ * @val: the value's bytes (its length is the slot's), read apart from
+ *	the key block
  *
  * A reader that reads a value by itself after the key block (a bounded
  * GET) checks it so: bytes of another publication, a torn value or a slot
@@ -204,11 +205,11 @@ bool ordo_leaf_value_matches(const struct ordo_node_hdr *h,
 			     const void *val)
 {
 	u64 key = le64_to_cpu(ordo_node_ckeys(h)[i]);
+	u32 len = ordo_leaf_value_len(h, geo, i);
 
 	if (ordo_leaf_values_in_block(geo->value_size))
-		return !memcmp(val, ordo_leaf_cvalue(h, geo, i),
-			       geo->value_size);
-	return ordo_xxh64(val, geo->value_size, key) ==
+		return !memcmp(val, ordo_leaf_cvalue(h, geo, i), len);
+	return ordo_xxh64(val, len, key) ==
 	       le64_to_cpu(ordo_leaf_cchecks(h, geo)[i]);
 }
 
@@ -217,20 +218,25 @@ bool ordo_leaf_value_matches(const struct ordo_node_hdr *h,
  * @h: leaf locked with ordo_node_lock(); keys[@i] already holds the key
  * @geo: geometry
  * @i: slot number, below leaf_slots
- * @val: value_size bytes
+ * @val: @len bytes
+ * @len: 0..value_size
  *
- * A value in the key block is its own check word.
+ * A value in the key block is its own check word, zero past @len so that
+ * equal values have equal key blocks.
  */
 void ordo_leaf_set_value(struct ordo_node_hdr *h, const struct ordo_geo *geo,
-			 u32 i, const void *val)
+			 u32 i, const void *val, u32 len)
 {
 	u8 *dst = ordo_leaf_value(h, geo, i);
 
-	memcpy(dst, val, geo->value_size);
-	if (ordo_leaf_values_in_block(geo->value_size))
+	memcpy(dst, val, len);
+	ordo_leaf_lens(h, geo)[i] = cpu_to_le16(len);
+	if (ordo_leaf_values_in_block(geo->value_size)) {
+		memset(dst + len, 0, ORDO_VALUE_IN_BLOCK_MAX - len);
 		return;
+	}
 	ordo_leaf_checks(h, geo)[i] =
-		cpu_to_le64(ordo_xxh64(dst, geo->value_size,
+		cpu_to_le64(ordo_xxh64(dst, len,
 				       le64_to_cpu(ordo_node_keys(h)[i])));
 }
 
@@ -257,15 +263,20 @@ int ordo_geo_init(struct ordo_geo *geo, u32 leaf_slots, u32 value_size)
 	return 0;
 }
 
-/* A leaf's order[] names distinct slots in strictly ascending key order. */
+/*
+ * A leaf's order[] names distinct slots in strictly ascending key order,
+ * each holding a value no longer than a slot.
+ */
 static int leaf_check_order(const struct ordo_node_hdr *h,
 			    const struct ordo_geo *geo, u32 count)
 {
 	const u8 *ord = ordo_leaf_corder(h, geo);
+	const __le16 *lens = ordo_leaf_clens(h, geo);
 	u32 r;
 
 	for (r = 0; r < count; r++)
 		if (ord[r] >= geo->leaf_slots ||
+		    le16_to_cpu(lens[ord[r]]) > geo->value_size ||
 		    (r && ordo_leaf_key(h, geo, r - 1) >=
 			  ordo_leaf_key(h, geo, r)))
 			return -EIO;

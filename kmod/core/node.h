@@ -18,7 +18,7 @@
  * @node_size: bytes per node
  * @leaf_slots: key/value slots per leaf
  * @inner_fanout: entries per inner node
- * @value_size: bytes per value
+ * @value_size: bytes per value slot: the longest value
  */
 struct ordo_geo {
 	u32 node_size;
@@ -137,6 +137,31 @@ static inline const __le64 *ordo_leaf_cchecks(const struct ordo_node_hdr *h,
 {
 	return (const __le64 *)((const u8 *)h +
 				ordo_leaf_check_off(geo->leaf_slots, 0));
+}
+
+static inline __le16 *ordo_leaf_lens(struct ordo_node_hdr *h,
+				     const struct ordo_geo *geo)
+{
+	return (__le16 *)((u8 *)h + ordo_leaf_len_off(geo->leaf_slots, 0));
+}
+
+static inline const __le16 *ordo_leaf_clens(const struct ordo_node_hdr *h,
+					    const struct ordo_geo *geo)
+{
+	return (const __le16 *)((const u8 *)h +
+				ordo_leaf_len_off(geo->leaf_slots, 0));
+}
+
+/*
+ * Length of value @i.  At most value_size even while a seqlock reader
+ * sees the leaf being rewritten (it discards what it read then); a copy
+ * that passed ordo_node_validate() never needs the bound.
+ */
+static inline u32 ordo_leaf_value_len(const struct ordo_node_hdr *h,
+				      const struct ordo_geo *geo, u32 i)
+{
+	return min_t(u32, le16_to_cpu(ordo_leaf_clens(h, geo)[i]),
+		     geo->value_size);
 }
 
 static inline u8 *ordo_leaf_order(struct ordo_node_hdr *h,
@@ -288,7 +313,7 @@ bool ordo_leaf_value_matches(const struct ordo_node_hdr *h,
 			     const struct ordo_geo *geo, u32 i,
 			     const void *val);
 void ordo_leaf_set_value(struct ordo_node_hdr *h, const struct ordo_geo *geo,
-			 u32 i, const void *val);
+			 u32 i, const void *val, u32 len);
 
 /**
  * ordo_leaf_lower_bound() - rank of the first key of a leaf >= @key

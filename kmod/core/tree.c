@@ -273,8 +273,9 @@ static void leaf_move(const struct ordo_geo *g, struct ordo_node_hdr *dst,
 
 		ordo_node_keys(dst)[i] = ordo_node_keys(src)[s];
 		ordo_leaf_checks(dst, g)[i] = ordo_leaf_checks(src, g)[s];
+		ordo_leaf_lens(dst, g)[i] = ordo_leaf_lens(src, g)[s];
 		memcpy(ordo_leaf_value(dst, g, i), ordo_leaf_value(src, g, s),
-		       g->value_size);
+		       ordo_leaf_value_len(src, g, s));
 		dord[i] = i;
 	}
 }
@@ -299,13 +300,13 @@ static u32 leaf_free_slot(const struct ordo_geo *g,
  * free slot and shift the order array, never a value.
  */
 static void leaf_put_at(const struct ordo_geo *g, struct ordo_node_hdr *h,
-			u32 pos, u32 cnt, u64 key, const void *val)
+			u32 pos, u32 cnt, u64 key, const struct ordo_value *val)
 {
 	u32 s = leaf_free_slot(g, h, cnt);
 	u8 *ord = ordo_leaf_order(h, g);
 
 	ordo_node_keys(h)[s] = cpu_to_le64(key);
-	ordo_leaf_set_value(h, g, s, val);
+	ordo_leaf_set_value(h, g, s, val->buf, val->len);
 	memmove(ord + pos + 1, ord + pos, cnt - pos);
 	ord[pos] = s;
 	h->count = cpu_to_le16(cnt + 1);
@@ -391,7 +392,7 @@ static u64 split_link(struct ordo_tree *t, struct ordo_node_hdr *l,
 
 /* Split full leaf @l (locked) while inserting @key at @pos; unlocks it. */
 static u32 split_leaf(struct ordo_tree *t, struct ordo_node_hdr *l, u32 pos,
-		      u64 key, const void *val, u64 *sep)
+		      u64 key, const struct ordo_value *val, u64 *sep)
 {
 	const struct ordo_geo *g = &t->geo;
 	u32 cap = g->leaf_slots, m = split_point(l, cap, pos);
@@ -574,7 +575,8 @@ static void call_split_hook(struct ordo_tree *t, u32 left, u32 right, u64 sep)
 
 /* Apply @mode to @key in leaf @h (locked); unlocks it. 1: needs a split. */
 static int leaf_apply(struct ordo_tree *t, struct ordo_node_hdr *h, u32 n,
-		      u64 key, const void *val, int mode, u32 *pos)
+		      u64 key, const struct ordo_value *val, int mode,
+		      u32 *pos)
 {
 	const struct ordo_geo *g = &t->geo;
 	u32 cnt = le16_to_cpu(h->count);
@@ -595,7 +597,7 @@ static int leaf_apply(struct ordo_tree *t, struct ordo_node_hdr *h, u32 n,
 		leaf_remove_at(g, h, *pos, cnt);
 		keys_add(t, n, -1);
 	} else if (found) {
-		ordo_leaf_set_value(h, g, slot, val);
+		ordo_leaf_set_value(h, g, slot, val->buf, val->len);
 	} else if (cnt < g->leaf_slots) {
 		leaf_put_at(g, h, *pos, cnt, key, val);
 		keys_add(t, n, 1);
@@ -606,7 +608,8 @@ static int leaf_apply(struct ordo_tree *t, struct ordo_node_hdr *h, u32 n,
 	return 0;
 }
 
-static int tree_write(struct ordo_tree *t, u64 key, const void *val, int mode)
+static int tree_write(struct ordo_tree *t, u64 key,
+		      const struct ordo_value *val, int mode)
 {
 	u32 path[ORDO_MAX_HEIGHT], top, n, rn, pos, nres = 0;
 	struct ordo_node_hdr *h;
@@ -649,47 +652,81 @@ static int tree_write(struct ordo_tree *t, u64 key, const void *val, int mode)
 	return err;
 }
 
+/* A whole slot of @value: the convenience of fixed-size users. */
+static struct ordo_value slot_value(const struct ordo_tree *t,
+				    const void *value)
+{
+	return (struct ordo_value){ .buf = value, .len = t->geo.value_size };
+}
+
 /**
- * ordo_tree_put() - insert or replace
+ * ordo_tree_put_len() - insert or replace
  * @t: tree
  * @key: any u64
- * @value: value_size bytes
+ * @val: the value, at most value_size bytes (the caller checks)
  *
  * May sleep.
  *
  * Return: 0 or -ENOMEM (the tree is then unchanged).
  */
-int ordo_tree_put(struct ordo_tree *t, u64 key, const void *value)
+int ordo_tree_put_len(struct ordo_tree *t, u64 key,
+		      const struct ordo_value *val)
 {
-	return tree_write(t, key, value, W_PUT);
+	return tree_write(t, key, val, W_PUT);
 }
 
 /**
- * ordo_tree_insert() - insert a key that must be absent
+ * ordo_tree_insert_len() - insert a key that must be absent
  * @t: tree
  * @key: any u64
- * @value: value_size bytes
+ * @val: the value, at most value_size bytes (the caller checks)
  *
  * May sleep.
  *
  * Return: 0, -EEXIST, or -ENOMEM.
  */
-int ordo_tree_insert(struct ordo_tree *t, u64 key, const void *value)
+int ordo_tree_insert_len(struct ordo_tree *t, u64 key,
+			 const struct ordo_value *val)
 {
-	return tree_write(t, key, value, W_INSERT);
+	return tree_write(t, key, val, W_INSERT);
 }
 
 /**
- * ordo_tree_update() - replace the value of a key that must be present
+ * ordo_tree_update_len() - replace the value of a key that must be present
  * @t: tree
  * @key: any u64
- * @value: value_size bytes
+ * @val: the value, at most value_size bytes (the caller checks)
  *
  * Return: 0 or -ENOENT.
  */
+int ordo_tree_update_len(struct ordo_tree *t, u64 key,
+			 const struct ordo_value *val)
+{
+	return tree_write(t, key, val, W_UPDATE);
+}
+
+/* ordo_tree_put_len() of a value of value_size bytes. */
+int ordo_tree_put(struct ordo_tree *t, u64 key, const void *value)
+{
+	struct ordo_value v = slot_value(t, value);
+
+	return tree_write(t, key, &v, W_PUT);
+}
+
+/* ordo_tree_insert_len() of a value of value_size bytes. */
+int ordo_tree_insert(struct ordo_tree *t, u64 key, const void *value)
+{
+	struct ordo_value v = slot_value(t, value);
+
+	return tree_write(t, key, &v, W_INSERT);
+}
+
+/* ordo_tree_update_len() of a value of value_size bytes. */
 int ordo_tree_update(struct ordo_tree *t, u64 key, const void *value)
 {
-	return tree_write(t, key, value, W_UPDATE);
+	struct ordo_value v = slot_value(t, value);
+
+	return tree_write(t, key, &v, W_UPDATE);
 }
 
 /**
@@ -705,15 +742,23 @@ int ordo_tree_delete(struct ordo_tree *t, u64 key)
 	return tree_write(t, key, NULL, W_DELETE);
 }
 
-/**
- * ordo_tree_get() - look a key up without locking
- * @t: tree
- * @key: any u64
- * @value: receives value_size bytes if found; may be NULL
- *
- * Return: 0, -ENOENT, or -EIO if the tree is corrupt.
+/*
+ * Copy value @slot of @h (seqlock-read: bounded) to @dst; zero it up to
+ * value_size when @pad.  Return: the value's length.
  */
-int ordo_tree_get(struct ordo_tree *t, u64 key, void *value)
+static u32 copy_value(const struct ordo_geo *g, const struct ordo_node_hdr *h,
+		      u32 slot, u8 *dst, bool pad)
+{
+	u32 len = ordo_leaf_value_len(h, g, slot);
+
+	memcpy(dst, ordo_leaf_cvalue(h, g, slot), len);
+	if (pad)
+		memset(dst + len, 0, g->value_size - len);
+	return len;
+}
+
+static int tree_get(struct ordo_tree *t, u64 key, void *value, u32 *len,
+		    bool pad)
 {
 	const struct ordo_geo *g = &t->geo;
 	u32 n;
@@ -737,8 +782,7 @@ int ordo_tree_get(struct ordo_tree *t, u64 key, void *value)
 
 			found = slot >= 0;
 			if (found && value)
-				memcpy(value, ordo_leaf_cvalue(h, g, slot),
-				       g->value_size);
+				*len = copy_value(g, h, slot, value, pad);
 		}
 		if (ordo_node_read_retry(h, v))
 			continue;
@@ -754,12 +798,44 @@ int ordo_tree_get(struct ordo_tree *t, u64 key, void *value)
 }
 
 /**
- * ordo_tree_scan() - the first up to @n pairs with key >= @start, in order
+ * ordo_tree_get_len() - look a key up without locking
+ * @t: tree
+ * @key: any u64
+ * @value: receives the value (up to value_size bytes) if found
+ * @len: set to the value's length if found
+ *
+ * Return: 0, -ENOENT, or -EIO if the tree is corrupt.
+ */
+int ordo_tree_get_len(struct ordo_tree *t, u64 key, void *value, u32 *len)
+{
+	return tree_get(t, key, value, len, false);
+}
+
+/**
+ * ordo_tree_get() - look a key up without locking
+ * @t: tree
+ * @key: any u64
+ * @value: receives value_size bytes if found, zero past the value's
+ *	length; may be NULL
+ *
+ * Return: 0, -ENOENT, or -EIO if the tree is corrupt.
+ */
+int ordo_tree_get(struct ordo_tree *t, u64 key, void *value)
+{
+	u32 len;
+
+	return tree_get(t, key, value, &len, true);
+}
+
+/**
+ * ordo_tree_scan_len() - the first up to @n pairs with key >= @start, in order
  * @t: tree
  * @start: lowest key wanted
  * @n: pairs wanted (at most INT_MAX are returned)
  * @keys: receives up to @n keys
- * @values: receives up to @n values back to back; may be NULL
+ * @values: receives up to @n values, value_size bytes apart, each zero
+ *	past its length; may be NULL
+ * @lens: receives their lengths; may be NULL
  *
  * Each leaf is copied consistently; the scan then continues from that
  * copy's high fence through its right link, so concurrent splits cause
@@ -767,8 +843,8 @@ int ordo_tree_get(struct ordo_tree *t, u64 key, void *value)
  *
  * Return: number of pairs stored, or -EIO if the tree is corrupt.
  */
-int ordo_tree_scan(struct ordo_tree *t, u64 start, u32 n, u64 *keys,
-		   void *values)
+int ordo_tree_scan_len(struct ordo_tree *t, u64 start, u32 n, u64 *keys,
+		       void *values, u32 *lens)
 {
 	const struct ordo_geo *g = &t->geo;
 	u32 got = 0, node;
@@ -801,10 +877,12 @@ int ordo_tree_scan(struct ordo_tree *t, u64 start, u32 n, u64 *keys,
 
 				keys[got + i] = ordo_leaf_key(h, g, pos + i);
 				if (values)
-					memcpy((u8 *)values + (size_t)(got + i) *
-					       g->value_size,
-					       ordo_leaf_cvalue(h, g, slot),
-					       g->value_size);
+					copy_value(g, h, slot, (u8 *)values +
+						   (size_t)(got + i) *
+						   g->value_size, true);
+				if (lens)
+					lens[got + i] =
+						ordo_leaf_value_len(h, g, slot);
 			}
 		}
 		if (ordo_node_read_retry(h, v))
@@ -826,6 +904,13 @@ int ordo_tree_scan(struct ordo_tree *t, u64 start, u32 n, u64 *keys,
 		node = s.right;
 	}
 	return err;
+}
+
+/* ordo_tree_scan_len() without the lengths. */
+int ordo_tree_scan(struct ordo_tree *t, u64 start, u32 n, u64 *keys,
+		   void *values)
+{
+	return ordo_tree_scan_len(t, start, n, keys, values, NULL);
 }
 
 /**

@@ -2,12 +2,13 @@
 /*
  * Concurrent Lehman-Yao B-link tree over the node pool.
  *
- * Keys are u64 (every value storable); values are value_size bytes stored
- * inline in leaves.  Readers (GET, SCAN, leaf iteration) take no lock and
- * validate every node with its seqlock.  Writers lock one node at a time
- * (two while a split links the new right node) and never allocate while
- * holding a node lock.  Deletes never merge nodes; ordo_tree_retire_empty()
- * unlinks empty leaves and gives their nodes back to the pool.
+ * Keys are u64 (every value storable); values are 0..value_size bytes
+ * stored inline in leaves, each with its length.  Readers (GET, SCAN,
+ * leaf iteration) take no lock and validate every node with its seqlock.
+ * Writers lock one node at a time (two while a split links the new right
+ * node) and never allocate while holding a node lock.  Deletes never merge
+ * nodes; ordo_tree_retire_empty() unlinks empty leaves and gives their
+ * nodes back to the pool.
  *
  * Writers and the retirer may sleep (chunk allocation, mutexes): call them in
  * process context.  Readers never sleep but spin while a writer holds a
@@ -29,7 +30,7 @@
 
 /**
  * struct ordo_tree_params - shape and bounds of a tree
- * @value_size: bytes per value, 8..1024, multiple of 8
+ * @value_size: bytes per value slot (the longest value), 8..1024
  * @leaf_slots: slots per leaf, 4..255
  * @chunk_size: pool chunk size, power of two >= 64 KiB
  * @max_bytes: bound on pool memory
@@ -43,6 +44,16 @@ struct ordo_tree_params {
 	u64 max_bytes;
 	const struct ordo_pool_ops *ops;
 	void *ops_ctx;
+};
+
+/**
+ * struct ordo_value - a value to write
+ * @buf: @len bytes
+ * @len: 0..value_size
+ */
+struct ordo_value {
+	const void *buf;
+	u32 len;
 };
 
 /**
@@ -194,11 +205,21 @@ struct ordo_leaf_iter {
 void ordo_tree_default_params(struct ordo_tree_params *params);
 int ordo_tree_init(struct ordo_tree *t, const struct ordo_tree_params *params);
 void ordo_tree_destroy(struct ordo_tree *t);
+int ordo_tree_get_len(struct ordo_tree *t, u64 key, void *value, u32 *len);
+int ordo_tree_put_len(struct ordo_tree *t, u64 key,
+		      const struct ordo_value *val);
+int ordo_tree_insert_len(struct ordo_tree *t, u64 key,
+			 const struct ordo_value *val);
+int ordo_tree_update_len(struct ordo_tree *t, u64 key,
+			 const struct ordo_value *val);
+int ordo_tree_delete(struct ordo_tree *t, u64 key);
+int ordo_tree_scan_len(struct ordo_tree *t, u64 start, u32 n, u64 *keys,
+		       void *values, u32 *lens);
+/* The same for values of value_size bytes (GET and SCAN zero-pad). */
 int ordo_tree_get(struct ordo_tree *t, u64 key, void *value);
 int ordo_tree_put(struct ordo_tree *t, u64 key, const void *value);
 int ordo_tree_insert(struct ordo_tree *t, u64 key, const void *value);
 int ordo_tree_update(struct ordo_tree *t, u64 key, const void *value);
-int ordo_tree_delete(struct ordo_tree *t, u64 key);
 int ordo_tree_scan(struct ordo_tree *t, u64 start, u32 n, u64 *keys,
 		   void *values);
 int ordo_tree_retire_empty(struct ordo_tree *t, u32 max, u32 *retired);

@@ -18,7 +18,7 @@
  * @t: tree
  * @leaf: node number of the leaf believed to hold @key
  * @key: any u64
- * @value: value_size bytes
+ * @val: the value, at most value_size bytes (the caller checks)
  *
  * Never sleeps and never allocates; spins on the leaf's lock like any
  * writer.
@@ -28,7 +28,7 @@
  * not hold (the caller then uses ordo_tree_update()).
  */
 int ordo_tree_update_hint(struct ordo_tree *t, u32 leaf, u64 key,
-			  const void *value)
+			  const struct ordo_value *val)
 {
 	const struct ordo_geo *g = &t->geo;
 	struct ordo_node_hdr *h;
@@ -59,7 +59,7 @@ int ordo_tree_update_hint(struct ordo_tree *t, u32 leaf, u64 key,
 		ordo_node_unlock_clean(h);
 		return -ENOENT;
 	}
-	ordo_leaf_set_value(h, g, slot, value);
+	ordo_leaf_set_value(h, g, slot, val->buf, val->len);
 	ordo_node_unlock(h, g);
 	return 0;
 }

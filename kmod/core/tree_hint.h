@@ -12,6 +12,6 @@
 #include "tree.h"
 
 int ordo_tree_update_hint(struct ordo_tree *t, u32 leaf, u64 key,
-			  const void *value);
+			  const struct ordo_value *val);
 
 #endif /* ORDO_CORE_TREE_HINT_H */

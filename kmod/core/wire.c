@@ -104,8 +104,8 @@ static bool ordo_wire_is_write(u32 op)
  *	@avail on success
  *
  * Return: 0, -EINVAL (bad op, flags, reserved or padding bytes, a length
- * that overruns the message, an empty write, a value on GET or DELETE) or
- * -EMSGSIZE (value larger than @value_size).
+ * that overruns the message, a value on GET or DELETE) or -EMSGSIZE
+ * (value larger than @value_size).  A write of an empty value is valid.
  */
 int ordo_wire_kv_check(const struct ordo_wire_kv *kv, u32 avail,
 		       u32 value_size, u32 *size)
@@ -132,8 +132,6 @@ int ordo_wire_kv_check(const struct ordo_wire_kv *kv, u32 avail,
 		return -EINVAL;
 	if (!ordo_wire_is_write(op))
 		return vlen ? -EINVAL : 0;
-	if (!vlen)
-		return -EINVAL;
 	return vlen > value_size ? -EMSGSIZE : 0;
 }
 
@@ -196,13 +194,14 @@ int ordo_wire_scan_check(const void *body, u32 blen,
  * @value_size: the store's value size
  * @room: bytes of the reply body
  *
- * Return: at most @a->count; the reply's struct, keys and values of that
- * many pairs fit in @room.  The client continues at the reply's next key.
+ * Return: at most @a->count; the reply's struct, keys, lengths and values
+ * of that many pairs fit in @room.  The client continues at the reply's
+ * next key.
  */
 u32 ordo_wire_scan_fit(const struct ordo_wire_scan_args *a, u32 value_size,
 		       u32 room)
 {
-	u32 per = 8 + (a->with_vals ? value_size : 0);
+	u32 per = 8 + (a->with_vals ? 4 + value_size : 0);
 
 	if (room < sizeof(struct ordo_wire_scan_rep))
 		return 0;
@@ -211,20 +210,35 @@ u32 ordo_wire_scan_fit(const struct ordo_wire_scan_args *a, u32 value_size,
 }
 
 /**
+ * ordo_wire_scan_lens() - where the store puts the lengths of a SCAN reply
+ * @out: the reply body
+ * @n: pairs from ordo_wire_scan_fit()
+ *
+ * Return: the address behind @n keys, where up to @n u32 lengths may be
+ * stored (in CPU order: ordo_wire_scan_finish() converts them).
+ */
+u32 *ordo_wire_scan_lens(void *out, u32 n)
+{
+	return (u32 *)((u8 *)out + sizeof(struct ordo_wire_scan_rep) + 8ULL * n);
+}
+
+/**
  * ordo_wire_scan_vals() - where the store puts the values of a SCAN reply
  * @out: the reply body
  * @n: pairs from ordo_wire_scan_fit()
  *
- * Return: the address behind @n keys, where up to @n values may be stored.
+ * Return: the address behind @n keys and @n lengths, where up to @n values
+ * may be stored.
  */
 u8 *ordo_wire_scan_vals(void *out, u32 n)
 {
-	return (u8 *)out + sizeof(struct ordo_wire_scan_rep) + 8ULL * n;
+	return (u8 *)out + sizeof(struct ordo_wire_scan_rep) + 12ULL * n;
 }
 
 /**
  * ordo_wire_scan_finish() - complete a SCAN reply
- * @out: the reply body: values of @ret pairs at ordo_wire_scan_vals(@out, @n)
+ * @out: the reply body: lengths and values of @ret pairs at
+ *	ordo_wire_scan_lens() and ordo_wire_scan_vals() of (@out, @n)
  * @n: pairs asked of the store (from ordo_wire_scan_fit())
  * @ret: pairs the store returned, at most @n
  * @keys: their keys, ascending
@@ -238,15 +252,28 @@ u32 ordo_wire_scan_finish(void *out, u32 n, u32 ret, const u64 *keys,
 {
 	struct ordo_wire_scan_rep *rep = out;
 	__le64 *wkeys = (__le64 *)(rep + 1);
-	u32 per = 8 + (with_vals ? value_size : 0), more = 1, i;
+	u32 per = 8 + (with_vals ? 4 + value_size : 0), more = 1, i;
+	__le32 *wlens = (__le32 *)(wkeys + ret);
 	u64 next = 0;
 
 	for (i = 0; i < ret; i++)
 		wkeys[i] = cpu_to_le64(keys[i]);
-	/* Values follow the keys actually returned. */
-	if (with_vals && ret < n)
-		memmove(wkeys + ret, ordo_wire_scan_vals(out, n),
+	/*
+	 * Lengths, then values, follow the keys actually returned: both move
+	 * down (lengths first, whose new place ends before the values' old
+	 * one starts).
+	 */
+	if (with_vals) {
+		memmove(wlens, ordo_wire_scan_lens(out, n), (size_t)ret * 4);
+		for (i = 0; i < ret; i++) {
+			u32 l;
+
+			memcpy(&l, &wlens[i], sizeof(l));
+			wlens[i] = cpu_to_le32(l);
+		}
+		memmove(wlens + ret, ordo_wire_scan_vals(out, n),
 			(size_t)ret * value_size);
+	}
 	if (ret < n || !ret || keys[ret - 1] == U64_MAX)
 		more = 0;
 	else

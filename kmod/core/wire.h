@@ -61,6 +61,7 @@ int ordo_wire_scan_check(const void *body, u32 blen,
 			 struct ordo_wire_scan_args *a);
 u32 ordo_wire_scan_fit(const struct ordo_wire_scan_args *a, u32 value_size,
 		       u32 room);
+u32 *ordo_wire_scan_lens(void *out, u32 n);
 u8 *ordo_wire_scan_vals(void *out, u32 n);
 u32 ordo_wire_scan_finish(void *out, u32 n, u32 ret, const u64 *keys,
 			  u32 value_size, bool with_vals);

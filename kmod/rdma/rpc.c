@@ -37,11 +37,12 @@ struct ordo_rpc {
 };
 
 /*
- * Run a checked point operation.  GET stores value_size bytes at @out;
- * *@flags gets ORDO_WIRE_F_HINT_USED when a hinted UPDATE hit.
+ * Run a checked point operation.  GET stores the value at @out (at most
+ * value_size bytes) and its length at @glen; *@flags gets
+ * ORDO_WIRE_F_HINT_USED when a hinted UPDATE hit.
  */
 static int ordo_rpc_kv_exec(struct ordo_rpc *r, const struct ordo_wire_kv *kv,
-			    void *out, u16 *flags)
+			    void *out, u32 *glen, u16 *flags)
 {
 	u32 vlen = le16_to_cpu(kv->value_len);
 	u64 key = le64_to_cpu(kv->key);
@@ -50,15 +51,16 @@ static int ordo_rpc_kv_exec(struct ordo_rpc *r, const struct ordo_wire_kv *kv,
 	int ret;
 
 	if (op == ORDO_WIRE_OP_GET)
-		return ordo_kv_exec(r->od, ORDO_OP_GET, key, out);
+		return ordo_kv_exec(r->od, ORDO_OP_GET, key, out, glen);
 	if (op == ORDO_WIRE_OP_DELETE)
-		return ordo_kv_exec(r->od, ORDO_OP_DELETE, key, NULL);
+		return ordo_kv_exec(r->od, ORDO_OP_DELETE, key, NULL, NULL);
 	memcpy(buf, kv + 1, vlen);
-	memset(buf + vlen, 0, r->value_size - vlen);
 	if (kv->flags & ORDO_WIRE_KV_HINT) {
+		struct ordo_value v = { .buf = buf, .len = vlen };
+
 		ret = ordo_tree_update_hint(&r->od->tree,
 					    le32_to_cpu(kv->hint_leaf), key,
-					    buf);
+					    &v);
 		if (ret != -ESTALE) {
 			ordo_stat_inc(r->od, ORDO_STAT_UPDATES);
 			if (!ret)
@@ -67,19 +69,21 @@ static int ordo_rpc_kv_exec(struct ordo_rpc *r, const struct ordo_wire_kv *kv,
 		}
 		/* The hint no longer holds: an ordinary update. */
 	}
-	return ordo_kv_exec(r->od, op, key, buf);
+	return ordo_kv_exec(r->od, op, key, buf, &vlen);
 }
 
+/* A GET's reply body is its value, exactly: the length is the body's. */
 static int ordo_rpc_point(struct ordo_rpc *r, u32 op, const u8 *body, u32 blen)
 {
+	u32 glen = 0;
 	int ret;
 
 	ret = ordo_wire_point_check(op, body, blen, r->value_size);
 	if (ret)
 		return ret;
-	ret = ordo_rpc_kv_exec(r, (const void *)body, r->out, &r->flags);
+	ret = ordo_rpc_kv_exec(r, (const void *)body, r->out, &glen, &r->flags);
 	if (!ret && op == ORDO_WIRE_OP_GET)
-		r->len = r->value_size;
+		r->len = glen;
 	return ret;
 }
 
@@ -98,6 +102,8 @@ static int ordo_rpc_scan(struct ordo_rpc *r, const u8 *body, u32 blen)
 	ordo_stat_inc(r->od, ORDO_STAT_SCANS);
 	ret = ordo_store_scan(r->od, a.start, n, keys,
 			      a.with_vals ? ordo_wire_scan_vals(r->out, n) :
+			      NULL,
+			      a.with_vals ? ordo_wire_scan_lens(r->out, n) :
 			      NULL);
 	if (ret < 0)
 		return ret;
@@ -376,10 +382,11 @@ static int ordo_rpc_lookup(struct ordo_rpc *r, const u8 *body, u32 blen)
 	ret = ordo_wire_lookup_check(body, blen, &a);
 	if (ret)
 		return ret;
-	ret = ordo_kv_exec(r->od, ORDO_OP_GET, a.key, val);
+	ret = ordo_kv_exec(r->od, ORDO_OP_GET, a.key, val, &vlen);
 	if (ret && ret != -ENOENT)
 		return ret;
-	vlen = ret ? 0 : r->value_size;
+	if (ret)
+		vlen = 0;
 	pad = ordo_wire_pad8(vlen);
 	memset(val + vlen, 0, pad - vlen);
 	memset(rep, 0, sizeof(*rep));
@@ -431,10 +438,11 @@ static int ordo_rpc_batch(struct ordo_rpc *r, const u8 *body, u32 blen)
 	for (i = 0, off = sizeof(struct ordo_wire_batch); i < count;
 	     i++, off += size) {
 		const struct ordo_wire_kv *kv = (const void *)(body + off);
+		u32 glen = 0;
 		u16 flags = 0;
 
 		size = sizeof(*kv) + ordo_wire_pad8(le16_to_cpu(kv->value_len));
-		ret = ordo_rpc_kv_exec(r, kv, vout, &flags);
+		ret = ordo_rpc_kv_exec(r, kv, vout, &glen, &flags);
 		if (ret)
 			ordo_stat_inc(r->od, ORDO_STAT_ERRORS);
 		res[i].status = cpu_to_le32(ordo_wire_status(ret));
@@ -442,8 +450,8 @@ static int ordo_rpc_batch(struct ordo_rpc *r, const u8 *body, u32 blen)
 		res[i].reserved = 0;
 		res[i].value_len = 0;
 		if (!ret && kv->op == ORDO_WIRE_OP_GET) {
-			res[i].value_len = cpu_to_le16(r->value_size);
-			vout += r->value_size;
+			res[i].value_len = cpu_to_le16(glen);
+			vout += glen;
 		}
 	}
 	/* GET values packed behind the results, in entry order. */

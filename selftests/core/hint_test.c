@@ -31,6 +31,14 @@ static int tree_new(struct ordo_tree *t, u32 slots, u32 vs, u64 max_bytes)
 	return ordo_tree_init(t, &p);
 }
 
+/* A hinted UPDATE of a whole slot's value. */
+static int hint_update(struct ordo_tree *t, u32 leaf, u64 key, const void *v)
+{
+	struct ordo_value val = { .buf = v, .len = t->geo.value_size };
+
+	return ordo_tree_update_hint(t, leaf, key, &val);
+}
+
 static void vfill(void *buf, u32 vs, u64 key, u64 tag)
 {
 	u64 *w = buf;
@@ -89,7 +97,7 @@ static int t_hit(void)
 		CHECK(!locate(&t, k * 3, &leaf, &inc));
 		v0 = node_version(&t, leaf);
 		vfill(val, 64, k, 1);
-		CHECK_EQ(ordo_tree_update_hint(&t, leaf, k * 3, val), 0);
+		CHECK_EQ(hint_update(&t, leaf, k * 3, val), 0);
 		CHECK_EQ(node_version(&t, leaf), v0 + 2);
 		CHECK(!ordo_tree_get(&t, k * 3, got));
 		CHECK(vcheck(got, 64, k, 1));
@@ -116,13 +124,13 @@ static int t_absent(void)
 		CHECK(!ordo_tree_put(&t, k * 10, &v));
 	CHECK(!locate(&t, 2005, &leaf, &inc));
 	ver = node_version(&t, leaf);
-	CHECK_EQ(ordo_tree_update_hint(&t, leaf, 2005, &v), -ENOENT);
+	CHECK_EQ(hint_update(&t, leaf, 2005, &v), -ENOENT);
 	CHECK_EQ(node_version(&t, leaf), ver);
 	CHECK_EQ(ordo_tree_get(&t, 2005, NULL), -ENOENT);
 	/* A deleted key, same leaf. */
 	CHECK(!ordo_tree_delete(&t, 2000));
 	CHECK(!locate(&t, 2000, &leaf, &inc));
-	CHECK_EQ(ordo_tree_update_hint(&t, leaf, 2000, &v), -ENOENT);
+	CHECK_EQ(hint_update(&t, leaf, 2000, &v), -ENOENT);
 	CHECK_EQ(ordo_tree_get(&t, 2000, NULL), -ENOENT);
 	ordo_tree_destroy(&t);
 	return 0;
@@ -143,8 +151,8 @@ static int t_stale(void)
 	/* A live leaf, but another key range. */
 	CHECK(!locate(&t, 400, &other, &oinc));
 	CHECK(other != leaf);
-	CHECK_EQ(ordo_tree_update_hint(&t, other, 100, &w), -ESTALE);
-	CHECK_EQ(ordo_tree_update_hint(&t, leaf, 400, &w), -ESTALE);
+	CHECK_EQ(hint_update(&t, other, 100, &w), -ESTALE);
+	CHECK_EQ(hint_update(&t, leaf, 400, &w), -ESTALE);
 	CHECK_EQ(node_version(&t, leaf), ver);
 	CHECK(!ordo_tree_get(&t, 100, &got));
 	CHECK_EQ(got, 1);
@@ -176,16 +184,16 @@ static int t_after_split(void)
 	CHECK(!locate(&t, 0, &nleaf, &ninc));
 	CHECK_EQ(nleaf, leaf);
 	CHECK(ninc != inc);
-	CHECK_EQ(ordo_tree_update_hint(&t, leaf, 700, &w), -ESTALE);
+	CHECK_EQ(hint_update(&t, leaf, 700, &w), -ESTALE);
 	CHECK(!ordo_tree_get(&t, 700, &got));
 	CHECK_EQ(got, 1);
-	CHECK_EQ(ordo_tree_update_hint(&t, leaf, 0, &w), 0);
+	CHECK_EQ(hint_update(&t, leaf, 0, &w), 0);
 	CHECK(!ordo_tree_get(&t, 0, &got));
 	CHECK_EQ(got, 2);
 	/* The new right half takes hints for the keys that moved. */
 	CHECK(!locate(&t, 700, &nleaf, &ninc));
 	CHECK(nleaf != leaf);
-	CHECK_EQ(ordo_tree_update_hint(&t, nleaf, 700, &w), 0);
+	CHECK_EQ(hint_update(&t, nleaf, 700, &w), 0);
 	CHECK(!ordo_tree_get(&t, 700, &got));
 	CHECK_EQ(got, 2);
 	ordo_tree_destroy(&t);
@@ -205,28 +213,28 @@ static int t_not_a_leaf(void)
 		CHECK(!ordo_tree_put(&t, k, &v));
 	CHECK(t.height >= 3);
 	/* Node 0 is the superblock. */
-	CHECK_EQ(ordo_tree_update_hint(&t, 0, 5, &v), -ESTALE);
+	CHECK_EQ(hint_update(&t, 0, 5, &v), -ESTALE);
 	/* The root is an inner node whose fences cover every key. */
 	n = t.root;
 	h = ordo_pool_node(&t.pool, n);
 	CHECK(h->level > 0);
-	CHECK_EQ(ordo_tree_update_hint(&t, n, 5, &v), -ESTALE);
+	CHECK_EQ(hint_update(&t, n, 5, &v), -ESTALE);
 	/* Never handed out: all zeroes, node_no 0. */
 	n = t.pool.next;
 	CHECK(n < t.pool.nr_chunks * t.pool.nodes_per_chunk);
-	CHECK_EQ(ordo_tree_update_hint(&t, n, 5, &v), -ESTALE);
+	CHECK_EQ(hint_update(&t, n, 5, &v), -ESTALE);
 	CHECK_EQ(le64_to_cpu(ordo_pool_node(&t.pool, n)->version), 0);
 	/* Past every published chunk, and the largest number. */
 	n = t.pool.nr_chunks * t.pool.nodes_per_chunk;
-	CHECK_EQ(ordo_tree_update_hint(&t, n, 5, &v), -ESTALE);
-	CHECK_EQ(ordo_tree_update_hint(&t, U32_MAX, 5, &v), -ESTALE);
+	CHECK_EQ(hint_update(&t, n, 5, &v), -ESTALE);
+	CHECK_EQ(hint_update(&t, U32_MAX, 5, &v), -ESTALE);
 	/* A freed node keeps its number but is marked free. */
 	CHECK(!ordo_pool_reserve(&t.pool, 1));
 	free_no = ordo_pool_take(&t.pool);
 	ordo_pool_free(&t.pool, free_no);
 	h = ordo_pool_node(&t.pool, free_no);
 	CHECK(h->flags & ORDO_NODE_F_FREE);
-	CHECK_EQ(ordo_tree_update_hint(&t, free_no, 5, &v), -ESTALE);
+	CHECK_EQ(hint_update(&t, free_no, 5, &v), -ESTALE);
 	CHECK(!ordo_tree_get(&t, 5, &got));
 	CHECK_EQ(got, 1);
 	ordo_tree_destroy(&t);
@@ -274,7 +282,7 @@ static void *c_updater(void *p)
 			u64 key = (u64)k * 1000 + a->id;
 
 			vfill(val, 32, key, r);
-			i = ordo_tree_update_hint(a->t, leaf[k], key, val);
+			i = hint_update(a->t, leaf[k], key, val);
 			if (i == 0) {
 				a->hits++;
 				continue;

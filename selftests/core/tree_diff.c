@@ -5,7 +5,10 @@
  * with several key distributions, leaf shapes and a tiny memory bound, then
  * multithreaded: writers on disjoint key partitions, lock-free readers and
  * a thread retiring empty leaves.  Empty leaves are retired periodically in
- * the single-threaded runs too.
+ * the single-threaded runs too.  Values have random lengths, 0..value_size
+ * (the reference keeps each one's), and every check compares lengths as
+ * well as bytes; now and then every leaf is copied whole and validated as
+ * a remote reader would.
  *
  * Usage: tree_diff [-s SEED]... [-n OPS] [-m] [-M]
  *   -s SEED  run with this seed (repeatable; default: 1 2 3)
@@ -76,42 +79,112 @@ static u64 rnd(u64 *s)
 }
 
 /*
- * A value names its key and a write sequence number: word 0 is
- * seq << 32 | low bits of mix(key ^ seq); further words are mix(key, seq,
- * i).  A reader can check any value it sees without knowing what was
- * written last.
+ * A value names its key and a write sequence number.  One of 8 bytes or
+ * more is the first @len bytes of a stream: word 0 is seq << 32 | low
+ * bits of mix(key ^ seq), further words are mix(key, seq, i).  A shorter
+ * one has no room for the sequence number: it is the first @len bytes of
+ * mix(key, len).  A reader can check any value it sees, of any length,
+ * without knowing what was written last.
  */
-static void vfill(void *buf, u32 vs, u64 key, u32 seq)
+static void vfill(void *buf, u32 len, u64 key, u32 seq)
 {
 	u8 *b = buf;
-	u64 w = (u64)seq << 32 | (u32)mix(key ^ seq);
+	u64 w;
 	u32 i;
 
+	if (len < 8) {
+		w = mix(key ^ (len + 1) * 0xd6e8feb86659fd93ULL);
+		memcpy(b, &w, len);
+		return;
+	}
+	w = (u64)seq << 32 | (u32)mix(key ^ seq);
 	/* Word by word through memcpy: values need not be aligned. */
-	for (i = 0; i < vs; i += 8) {
+	for (i = 0; i < len; i += 8) {
 		if (i)
 			w = mix(key + (i / 8) * 0x9e3779b97f4a7c15ULL + seq);
-		memcpy(b + i, &w, vs - i < 8 ? vs - i : 8);
+		memcpy(b + i, &w, len - i < 8 ? len - i : 8);
 	}
 }
 
-/* Return: the sequence number encoded, or 0 if @buf is not a value of @key. */
-static u32 vcheck(const void *buf, u32 vs, u64 key)
+/* vcheck() of a value too short to name its sequence number. */
+#define V_SHORT	U32_MAX
+
+/*
+ * Return: the sequence number encoded in @len bytes at @buf, V_SHORT for
+ * a short value of @key, or 0 if @buf is not a value of @key.
+ */
+static u32 vcheck(const void *buf, u32 len, u64 key)
 {
 	const u8 *b = buf;
+	u8 tmp[8];
 	u64 w0, w;
 	u32 seq, i;
 
+	if (len < 8) {
+		vfill(tmp, len, key, 0);
+		return memcmp(b, tmp, len) ? 0 : V_SHORT;
+	}
 	memcpy(&w0, b, 8);
 	seq = w0 >> 32;
 	if ((u32)w0 != (u32)mix(key ^ seq))
 		return 0;
-	for (i = 8; i < vs; i += 8) {
+	for (i = 8; i < len; i += 8) {
 		w = mix(key + (i / 8) * 0x9e3779b97f4a7c15ULL + seq);
-		if (memcmp(b + i, &w, vs - i < 8 ? vs - i : 8))
+		if (memcmp(b + i, &w, len - i < 8 ? len - i : 8))
 			return 0;
 	}
-	return seq ? seq : 0;
+	return seq;
+}
+
+/*
+ * The length of the value write @seq of @key stores: 0, 1, 7, 8, 9,
+ * value_size - 1 and value_size often, any other length too.
+ */
+static u32 vlen(u64 key, u32 seq, u32 vs)
+{
+	u64 z = mix(key * 0x2545f4914f6cdd1dULL ^ seq);
+
+	switch (z % 10) {
+	case 0:
+		return 0;
+	case 1:
+		return 1;
+	case 2:
+		return 7;
+	case 3:
+		return 8;
+	case 4:
+		return min_t(u32, 9, vs);
+	case 5:
+		return vs - 1;
+	case 6:
+		return vs;
+	default:
+		return (z >> 8) % (vs + 1);
+	}
+}
+
+/*
+ * A value a concurrent reader sees: @len bytes of @key's, and when long
+ * enough to name its write, of the length that write gives it.
+ */
+static bool vseen_ok(const void *buf, u32 len, u64 key, u32 vs)
+{
+	u32 seq;
+
+	if (len > vs)
+		return false;
+	seq = vcheck(buf, len, key);
+	return seq == V_SHORT || (seq && vlen(key, seq, vs) == len);
+}
+
+/* Are bytes [@from, @to) of @b all @c? */
+static bool all_bytes(const u8 *b, u32 from, u32 to, u8 c)
+{
+	for (; from < to; from++)
+		if (b[from] != c)
+			return false;
+	return true;
 }
 
 enum { D_DENSE, D_UNIFORM, D_CLUSTER, D_STRIDE };
@@ -123,6 +196,7 @@ struct ref {
 	u64 *keys;
 	u32 n;
 	u32 *seq;	/* 0: absent */
+	u16 *len;	/* length of the value */
 	u64 *bits;	/* presence bitmap */
 	u64 present;
 };
@@ -167,6 +241,7 @@ static void ref_init(struct ref *r, int dist, u32 n, u64 *rs)
 			r->keys[j++] = r->keys[i];
 	r->n = j;
 	r->seq = calloc(r->n, sizeof(u32));
+	r->len = calloc(r->n, sizeof(u16));
 	r->bits = calloc(r->n / 64 + 1, sizeof(u64));
 	r->present = 0;
 }
@@ -175,6 +250,7 @@ static void ref_free(struct ref *r)
 {
 	free(r->keys);
 	free(r->seq);
+	free(r->len);
 	free(r->bits);
 }
 
@@ -224,6 +300,21 @@ static u32 ref_next(const struct ref *r, u32 i)
 	return i < r->n ? i : r->n;
 }
 
+/*
+ * Is @got value @idx of the reference: @len bytes, its length, then bytes
+ * @fill up to @room?
+ */
+static bool value_is(const struct ref *r, u32 idx, const u8 *got, u32 len,
+		     u32 room, u8 fill)
+{
+	u8 want[ORDO_VALUE_SIZE_MAX];
+
+	if (idx >= r->n || !r->seq[idx] || len != r->len[idx])
+		return false;
+	vfill(want, len, r->keys[idx], r->seq[idx]);
+	return !memcmp(got, want, len) && all_bytes(got, len, room, fill);
+}
+
 /* The leaf iterator's snapshots tile the key space, one per leaf. */
 static int check_leaves(struct ordo_tree *t, const struct ordo_tree_stats *st)
 {
@@ -252,16 +343,77 @@ static int check_leaves(struct ordo_tree *t, const struct ordo_tree_stats *st)
 	return 0;
 }
 
+/*
+ * Every leaf copied whole, as a remote reader copies it, is one
+ * publication (ordo_node_validate()) and holds the reference's pairs:
+ * each used slot's length and bytes, and zeroes past the length of a
+ * value in the key block.
+ */
+static int check_leaf_copies(struct ordo_tree *t, const struct ref *r)
+{
+	const struct ordo_geo *g = &t->geo;
+	u32 room = ordo_leaf_values_in_block(g->value_size) ?
+		   ORDO_VALUE_IN_BLOCK_MAX : 0;
+	u8 *buf = malloc(g->node_size);
+	const struct ordo_node_hdr *h = (const void *)buf;
+	struct ordo_leaf_iter it;
+	struct ordo_leaf_snap s;
+	u64 pairs = 0;
+	u32 i, cnt;
+	int err, ret = 1;
+
+	if (!buf || ordo_leaf_iter_start(&it, t, 0)) {
+		free(buf);
+		FAIL("leaf iterator");
+	}
+	while ((err = ordo_leaf_iter_next(&it, &s)) == 1) {
+		err = ordo_node_copy_validate(buf, ordo_pool_node(&t->pool,
+								  s.node_no), g);
+		if (err) {
+			printf("# leaf %u: copy does not validate: %d\n",
+			       s.node_no, err);
+			goto out;
+		}
+		cnt = le16_to_cpu(h->count);
+		for (i = 0; i < cnt; i++) {
+			u32 slot = ordo_leaf_slot(h, g, i);
+			u32 len = le16_to_cpu(ordo_leaf_clens(h, g)[slot]);
+			u64 key = ordo_leaf_key(h, g, i);
+
+			if (!value_is(r, ref_lower(r, key),
+				      ordo_leaf_cvalue(h, g, slot), len,
+				      max(len, room), 0)) {
+				printf("# leaf %u: key %" PRIx64 ", slot %u, "
+				       "length %u: wrong value\n", s.node_no,
+				       key, slot, len);
+				goto out;
+			}
+		}
+		pairs += cnt;
+	}
+	if (err || pairs != r->present) {
+		printf("# leaf copies: %" PRIu64 " pairs, reference %" PRIu64
+		       "\n", pairs, r->present);
+		goto out;
+	}
+	ret = 0;
+out:
+	ordo_leaf_iter_end(&it);
+	free(buf);
+	return ret;
+}
+
 /* The whole tree must equal the reference. */
 static int compare_all(struct ordo_tree *t, const struct ref *r)
 {
 	u32 vs = t->geo.value_size, i, idx = 0;
 	u64 *keys = malloc(sizeof(u64) * (r->present + 1));
 	u8 *vals = malloc((size_t)vs * (r->present + 1));
+	u32 *lens = malloc(sizeof(u32) * (r->present + 1));
 	struct ordo_tree_stats st;
 	int got, ret = 1;
 
-	got = ordo_tree_scan(t, 0, r->present + 1, keys, vals);
+	got = ordo_tree_scan_len(t, 0, r->present + 1, keys, vals, lens);
 	if (got != (int)r->present) {
 		printf("# full scan: %d keys, reference %" PRIu64 "\n", got,
 		       r->present);
@@ -270,9 +422,10 @@ static int compare_all(struct ordo_tree *t, const struct ref *r)
 	for (i = 0; i < (u32)got; i++) {
 		idx = ref_next(r, idx);
 		if (keys[i] != r->keys[idx] ||
-		    vcheck(vals + (size_t)i * vs, vs, keys[i]) != r->seq[idx]) {
+		    !value_is(r, idx, vals + (size_t)i * vs, lens[i], vs, 0)) {
 			printf("# full scan: pair %u: key %" PRIx64 " expected %"
-			       PRIx64 "\n", i, keys[i], r->keys[idx]);
+			       PRIx64 ", length %u\n", i, keys[i], r->keys[idx],
+			       lens[i]);
 			goto out;
 		}
 		idx++;
@@ -283,12 +436,13 @@ static int compare_all(struct ordo_tree *t, const struct ref *r)
 		       r->present);
 		goto out;
 	}
-	if (check_leaves(t, &st))
+	if (check_leaves(t, &st) || check_leaf_copies(t, r))
 		goto out;
 	ret = 0;
 out:
 	free(keys);
 	free(vals);
+	free(lens);
 	return ret;
 }
 
@@ -298,36 +452,63 @@ struct cfg {
 	u32 ops_div;	/* run ops / ops_div operations */
 };
 
+/*
+ * Scan @how: 0 with values and lengths, 1 values only, 2 lengths only
+ * (ordo_tree_scan_len()), 3 through ordo_tree_scan().  Each value takes
+ * value_size bytes, zero past its length.
+ */
 static int do_scan_check(struct ordo_tree *t, struct ref *r, u64 start,
-			 u32 n, u64 *keys, u8 *vals)
+			 u32 n, u64 *keys, u8 *vals, u32 *lens, u32 how)
 {
 	u32 vs = t->geo.value_size, idx = ref_lower(r, start), i;
-	int got = ordo_tree_scan(t, start, n, keys, vals);
+	u8 *v = how == 2 ? NULL : vals;
+	u32 *l = how == 0 || how == 2 ? lens : NULL;
+	int got;
 
+	if (v)
+		memset(v, 0xa5, (size_t)n * vs);
+	if (how == 3)
+		got = ordo_tree_scan(t, start, n, keys, v);
+	else
+		got = ordo_tree_scan_len(t, start, n, keys, v, l);
+	if (got < 0 || (u32)got > n)
+		FAIL("scan(%" PRIx64 ", %u): %d", start, n, got);
 	for (i = 0; i < (u32)got; i++) {
 		idx = ref_next(r, idx);
 		if (idx >= r->n || keys[i] != r->keys[idx] ||
-		    vcheck(vals + (size_t)i * vs, vs, keys[i]) != r->seq[idx])
-			FAIL("scan(%" PRIx64 ", %u): pair %u wrong", start, n, i);
+		    (l && l[i] != r->len[idx]) ||
+		    (v && !value_is(r, idx, v + (size_t)i * vs, r->len[idx],
+				    vs, 0)))
+			FAIL("scan(%" PRIx64 ", %u) way %u: pair %u wrong",
+			     start, n, how, i);
 		idx++;
 	}
-	if (got < 0 || ((u32)got < n && ref_next(r, idx) != r->n))
+	if ((u32)got < n && ref_next(r, idx) != r->n)
 		FAIL("scan(%" PRIx64 ", %u): %d pairs, too few", start, n, got);
 	return 0;
 }
 
+/*
+ * Writes of random lengths (vlen()) through ordo_tree_*_len(), and some
+ * of whole slots through the fixed-size calls; reads the same two ways.
+ * A value to write ends where its buffer does, so that reading past its
+ * length trips ASan.
+ */
 static int run_single(const struct cfg *c, u64 seed, u32 ops)
 {
-	u32 vs = c->vs, i, idx, seq = 0, n;
-	u8 *val = malloc(vs), *vals = malloc((size_t)vs * 128);
+	u32 vs = c->vs, i, idx, seq = 0, n, len, glen;
+	u8 *val = malloc(vs), *out = malloc(vs);
+	u8 *vals = malloc((size_t)vs * 128);
 	u64 rs = seed * 0x51ed2701 + c->dist, key, keys[128], nomem = 0;
-	u64 retired = 0;
-	u32 got;
+	u64 retired = 0, lens_seen[3] = { 0 };
+	u32 got, lens[128];
 	struct ordo_tree_params p;
 	struct ordo_tree_stats st;
+	struct ordo_value wv;
 	struct ordo_tree t;
 	struct ref r;
 	int err, want, op, phase = 0;
+	bool whole;
 
 	ordo_tree_default_params(&p);
 	p.leaf_slots = c->slots;
@@ -362,21 +543,42 @@ static int run_single(const struct cfg *c, u64 seed, u32 ops)
 		if (idx == r.n && op >= 1 && op <= 2)
 			op = 0;
 		seq++;
-		vfill(val, vs, key, seq);
+		whole = rnd(&rs) % 5 == 0;
+		len = whole ? vs : vlen(key, seq, vs);
+		lens_seen[len == 0 ? 0 : len < vs ? 1 : 2]++;
+		wv.buf = val + vs - len;
+		wv.len = len;
+		vfill(val + vs - len, len, key, seq);
 		switch (op) {
 		case 0:	/* get */
-			err = ordo_tree_get(&t, key, val);
 			want = idx < r.n && r.seq[idx] ? 0 : -ENOENT;
+			memset(out, 0xa5, vs);
+			glen = U32_MAX;
+			if (whole) {
+				err = ordo_tree_get(&t, key, out);
+				glen = err ? 0 : r.len[idx];
+			} else {
+				err = ordo_tree_get_len(&t, key, out, &glen);
+			}
 			if (err != want)
 				FAIL("op %u get %" PRIx64 ": %d, want %d", i, key,
 				     err, want);
-			if (!err && vcheck(val, vs, key) != r.seq[idx])
-				FAIL("op %u get %" PRIx64 ": wrong value", i, key);
+			/* A GET of a whole slot zero-pads; else writes len. */
+			if (!err && !value_is(&r, idx, out, glen, vs,
+					      whole ? 0 : 0xa5))
+				FAIL("op %u get %" PRIx64 "%s: wrong value, "
+				     "length %u, want %u", i, key,
+				     whole ? " (whole slot)" : "", glen,
+				     r.len[idx]);
 			break;
 		case 1:	/* put */
 		case 2:	/* insert */
-			err = op == 1 ? ordo_tree_put(&t, key, val) :
-				ordo_tree_insert(&t, key, val);
+			if (whole)
+				err = op == 1 ? ordo_tree_put(&t, key, val) :
+					ordo_tree_insert(&t, key, val);
+			else
+				err = op == 1 ? ordo_tree_put_len(&t, key, &wv) :
+					ordo_tree_insert_len(&t, key, &wv);
 			want = op == 2 && r.seq[idx] ? -EEXIST : 0;
 			if (err == -ENOMEM && !r.seq[idx] && c->max_bytes < (1 << 22)) {
 				nomem++;
@@ -385,17 +587,22 @@ static int run_single(const struct cfg *c, u64 seed, u32 ops)
 			if (err != want)
 				FAIL("op %u %s %" PRIx64 ": %d, want %d", i,
 				     op == 1 ? "put" : "insert", key, err, want);
-			if (!err)
+			if (!err) {
 				ref_set(&r, idx, seq);
+				r.len[idx] = len;
+			}
 			break;
 		case 3:	/* update */
-			err = ordo_tree_update(&t, key, val);
+			err = whole ? ordo_tree_update(&t, key, val) :
+				ordo_tree_update_len(&t, key, &wv);
 			want = idx < r.n && r.seq[idx] ? 0 : -ENOENT;
 			if (err != want)
 				FAIL("op %u update %" PRIx64 ": %d, want %d", i,
 				     key, err, want);
-			if (!err)
+			if (!err) {
 				ref_set(&r, idx, seq);
+				r.len[idx] = len;
+			}
 			break;
 		case 4:	/* delete */
 			err = ordo_tree_delete(&t, key);
@@ -409,7 +616,7 @@ static int run_single(const struct cfg *c, u64 seed, u32 ops)
 		default: /* scan */
 			n = rnd(&rs) % 4 ? rnd(&rs) % 40 : rnd(&rs) % 129;
 			if (do_scan_check(&t, &r, key - (rnd(&rs) % 3 == 0),
-					  n, keys, vals))
+					  n, keys, vals, lens, rnd(&rs) % 4))
 				FAIL("op %u", i);
 			break;
 		}
@@ -434,6 +641,10 @@ static int run_single(const struct cfg *c, u64 seed, u32 ops)
 	    (c->slots <= 8 && ops >= 100000 && !retired))
 		FAIL("%" PRIu64 " leaves retired, stats %" PRIu64, retired,
 		     st.leaves_retired);
+	if (ops >= 1000 && (!lens_seen[0] || !lens_seen[1] || !lens_seen[2]))
+		FAIL("lengths: %" PRIu64 " empty, %" PRIu64 " partial, %"
+		     PRIu64 " whole", lens_seen[0], lens_seen[1],
+		     lens_seen[2]);
 	printf("# slots %u vs %u %s seed %" PRIu64 ": %" PRIu64
 	       " keys, height %u, %" PRIu64 " leaves, %" PRIu64
 	       " splits, %" PRIu64 " retired, %" PRIu64 " ENOMEM\n", c->slots,
@@ -442,6 +653,7 @@ static int run_single(const struct cfg *c, u64 seed, u32 ops)
 	ordo_tree_destroy(&t);
 	ref_free(&r);
 	free(val);
+	free(out);
 	free(vals);
 	return 0;
 }
@@ -502,8 +714,10 @@ static void *mt_writer(void *p)
 	struct mt *m = a->m;
 	struct ref *r = &m->r;
 	u32 vs = m->t.geo.value_size, i, idx, seq, slice = r->n / m->writers;
+	u32 len;
 	u8 *val = malloc(vs);
 	u64 rs = 1000 + a->id, key;
+	struct ordo_value wv;
 	int err, want;
 
 	for (i = 0; i < m->ops; i++) {
@@ -512,17 +726,19 @@ static void *mt_writer(void *p)
 		idx = (rnd(&rs) % slice) * m->writers + a->id;
 		key = r->keys[idx];
 		seq = i * m->writers + a->id + 1;
-		vfill(val, vs, key, seq);
+		len = vlen(key, seq, vs);
+		wv = (struct ordo_value){ .buf = val + vs - len, .len = len };
+		vfill(val + vs - len, len, key, seq);
 		if (i > m->ops / 2 && op < 40)
 			op += 60;	/* second half: more deletes */
 		if (op < 45) {
-			err = ordo_tree_put(&m->t, key, val);
+			err = ordo_tree_put_len(&m->t, key, &wv);
 			want = 0;
 		} else if (op < 65) {
-			err = ordo_tree_insert(&m->t, key, val);
+			err = ordo_tree_insert_len(&m->t, key, &wv);
 			want = r->seq[idx] ? -EEXIST : 0;
 		} else if (op < 75) {
-			err = ordo_tree_update(&m->t, key, val);
+			err = ordo_tree_update_len(&m->t, key, &wv);
 			want = r->seq[idx] ? 0 : -ENOENT;
 		} else {
 			err = ordo_tree_delete(&m->t, key);
@@ -532,8 +748,10 @@ static void *mt_writer(void *p)
 		if (err != want)
 			MT_ERR(m, "writer %u op %u key %" PRIx64 ": %d, want %d",
 			       a->id, i, key, err, want);
-		if (!err)
+		if (!err) {
 			r->seq[idx] = seq;
+			r->len[idx] = len;
+		}
 	}
 	free(val);
 	return NULL;
@@ -584,13 +802,15 @@ static int mt_raw_copy(struct mt *m, u64 *rs, u8 *buf, u64 *torn)
 	cnt = le16_to_cpu(h->count);
 	for (i = 0; i < cnt; i++) {
 		u64 key = ordo_leaf_key(h, g, i);
+		u32 slot = ordo_leaf_slot(h, g, i);
 
 		if ((i && ordo_leaf_key(h, g, i - 1) >= key) ||
 		    key < le64_to_cpu(h->low_key) ||
 		    ((h->flags & ORDO_NODE_F_HAS_HIGH) &&
 		     key >= le64_to_cpu(h->high_key)) ||
-		    !vcheck(ordo_leaf_cvalue(h, g, ordo_leaf_slot(h, g, i)),
-			    g->value_size, key))
+		    !vseen_ok(ordo_leaf_cvalue(h, g, slot),
+			      le16_to_cpu(ordo_leaf_clens(h, g)[slot]), key,
+			      g->value_size))
 			return 1;
 	}
 	return 0;
@@ -601,7 +821,7 @@ static void *mt_reader(void *p)
 	struct mt_arg *a = p;
 	struct mt *m = a->m;
 	struct ref *r = &m->r;
-	u32 vs = m->t.geo.value_size, i;
+	u32 vs = m->t.geo.value_size, i, len, lens[64];
 	u8 *val = malloc(vs), *vals = malloc((size_t)vs * 64);
 	u8 *node = malloc(m->t.geo.node_size);
 	u64 rs = 5000 + a->id, keys[64];
@@ -612,23 +832,32 @@ static void *mt_reader(void *p)
 		u32 what = rnd(&rs) % 10;
 
 		if (what < 6) {
-			err = ordo_tree_get(&m->t, key, val);
+			/* Exactly the value's bytes are written. */
+			memset(val, 0xa5, vs);
+			len = U32_MAX;
+			err = ordo_tree_get_len(&m->t, key, val, &len);
 			if (err && err != -ENOENT)
 				MT_ERR(m, "get: %d", err);
-			if (!err && !vcheck(val, vs, key))
-				MT_ERR(m, "get %" PRIx64 ": foreign value", key);
+			if (!err && (!vseen_ok(val, len, key, vs) ||
+				     !all_bytes(val, len, vs, 0xa5)))
+				MT_ERR(m, "get %" PRIx64 ": foreign value, "
+				       "length %u", key, len);
 			a->reads++;
 		} else if (what < 9) {
-			int got = ordo_tree_scan(&m->t, key - (what & 1),
-						 1 + rnd(&rs) % 64, keys, vals);
+			int got = ordo_tree_scan_len(&m->t, key - (what & 1),
+						     1 + rnd(&rs) % 64, keys,
+						     vals, lens);
 
 			if (got < 0)
 				MT_ERR(m, "scan: %d", got);
 			for (i = 0; i < (u32)got; i++) {
+				const u8 *v = vals + (size_t)i * vs;
+
 				if ((i && keys[i - 1] >= keys[i]) ||
 				    keys[i] < key - (what & 1) ||
 				    !in_universe(r, keys[i]) ||
-				    !vcheck(vals + (size_t)i * vs, vs, keys[i]))
+				    !vseen_ok(v, lens[i], keys[i], vs) ||
+				    !all_bytes(v, lens[i], vs, 0))
 					MT_ERR(m, "scan %" PRIx64 ": bad pair %u",
 					       key, i);
 			}
@@ -754,11 +983,13 @@ static bool leaf_consistent(const struct ordo_tree *t, const u8 *buf)
 		return false;
 	for (i = 0; i < cnt; i++) {
 		u64 key = ordo_leaf_key(h, g, i);
+		u32 slot = ordo_leaf_corder(h, g)[i];
 
-		if (ordo_leaf_corder(h, g)[i] >= g->leaf_slots ||
+		if (slot >= g->leaf_slots ||
 		    (i && ordo_leaf_key(h, g, i - 1) >= key) ||
-		    !vcheck(ordo_leaf_cvalue(h, g, ordo_leaf_slot(h, g, i)),
-			    g->value_size, key))
+		    !vseen_ok(ordo_leaf_cvalue(h, g, slot),
+			      le16_to_cpu(ordo_leaf_clens(h, g)[slot]), key,
+			      g->value_size))
 			return false;
 	}
 	return true;
@@ -813,7 +1044,8 @@ static int run_hot_leaf(u32 ops)
 	struct ordo_leaf_snap snap;
 	pthread_t th[2];
 	u8 val[64];
-	u32 i;
+	struct ordo_value wv;
+	u32 i, len;
 
 	ordo_tree_default_params(&p);
 	p.value_size = sizeof(val);
@@ -822,8 +1054,10 @@ static int run_hot_leaf(u32 ops)
 	if (!hm || ordo_tree_init(&hm->t, &p))
 		FAIL("init");
 	for (i = 0; i < 16; i++) {
-		vfill(val, sizeof(val), i * 3, 1);
-		if (ordo_tree_insert(&hm->t, i * 3, val))
+		len = vlen(i * 3, 1, sizeof(val));
+		vfill(val, len, i * 3, 1);
+		wv = (struct ordo_value){ .buf = val, .len = len };
+		if (ordo_tree_insert_len(&hm->t, i * 3, &wv))
 			FAIL("insert");
 	}
 	if (ordo_leaf_iter_start(&it, &hm->t, 0) ||
@@ -844,13 +1078,18 @@ static int run_hot_leaf(u32 ops)
 			usleep(1000);	/* let a reader copy a quiet leaf */
 		}
 
-		vfill(val, sizeof(val), key, i + 2);
-		/* Updates rewrite a value; delete + insert shift entries. */
+		len = vlen(key, i + 2, sizeof(val));
+		vfill(val, len, key, i + 2);
+		wv = (struct ordo_value){ .buf = val, .len = len };
+		/*
+		 * Updates rewrite a value, and its length; delete + insert
+		 * shift entries.
+		 */
 		if (i % 3 == 0) {
 			if (ordo_tree_delete(&hm->t, key) ||
-			    ordo_tree_insert(&hm->t, key, val))
+			    ordo_tree_insert_len(&hm->t, key, &wv))
 				FAIL("delete/insert %" PRIu64, key);
-		} else if (ordo_tree_update(&hm->t, key, val)) {
+		} else if (ordo_tree_update_len(&hm->t, key, &wv)) {
 			FAIL("update %" PRIu64, key);
 		}
 	}

@@ -57,6 +57,18 @@ static int vcheck(const void *buf, u32 vs, u64 key, u64 tag)
 	return !memcmp(tmp, buf, vs);
 }
 
+/* The first byte of @n at @p that is not @c, or NULL. */
+static const u8 *memchr_inv_u8(const void *p, u8 c, size_t n)
+{
+	const u8 *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (b[i] != c)
+			return b + i;
+	return NULL;
+}
+
 /* Full-tree invariants: scan order, leaf chain, stats. */
 static int check_tree(struct ordo_tree *t, u64 expect_keys)
 {
@@ -128,14 +140,15 @@ static int t_geometry(void)
 	CHECK_EQ(g.node_size, 192);
 	CHECK_EQ(g.inner_fanout, 10);
 	CHECK_EQ(ordo_geo_init(&g, 255, 1024), 0);
-	CHECK_EQ(g.node_size, 265536);
+	CHECK_EQ(g.node_size, 266048);
 	CHECK_EQ(ordo_geo_init(&g, 5, 16), 0);
 	CHECK_EQ(g.node_size, 256);
-	CHECK_EQ(ordo_leaf_block_size(16), 64 + 256 + 16);
-	CHECK_EQ(ordo_leaf_block_size(17), 64 + 272 + 24);
+	CHECK_EQ(ordo_leaf_block_size(16), 64 + 256 + 32 + 16);
+	CHECK_EQ(ordo_leaf_block_size(17), 64 + 272 + 34 + 17 + 5);
 	CHECK_EQ(ordo_leaf_check_off(16, 3), 64 + 128 + 24);
-	CHECK_EQ(ordo_leaf_order_off(16), 64 + 256);
-	CHECK_EQ(ordo_leaf_value_off(16, 16, 3), 64 + 272 + 48);
+	CHECK_EQ(ordo_leaf_len_off(16, 3), 64 + 256 + 6);
+	CHECK_EQ(ordo_leaf_order_off(16), 64 + 256 + 32);
+	CHECK_EQ(ordo_leaf_value_off(16, 16, 3), 64 + 288 + 16 + 48);
 	CHECK_EQ(ordo_leaf_value_off(16, 8, 3), ordo_leaf_check_off(16, 3));
 	CHECK_EQ(ordo_inner_child_off(21, 2), 64 + 168 + 8);
 	CHECK_EQ(ordo_node_offset(7, 3, 65536, 320), 2 * 65536 + 320);
@@ -436,6 +449,203 @@ static int t_stable_slots(void)
 {
 	CHECK(!stable_slots(16));
 	CHECK(!stable_slots(8));
+	return 0;
+}
+
+/* Re-hash out-of-block value @slot of a leaf copy as if @len bytes long. */
+static void rehash(u8 *buf, const struct ordo_geo *g, u32 slot, u32 len)
+{
+	struct ordo_node_hdr *h = (void *)buf;
+
+	ordo_leaf_checks(h, g)[slot] =
+		cpu_to_le64(ordo_xxh64(ordo_leaf_cvalue(h, g, slot), len,
+				       le64_to_cpu(ordo_node_ckeys(h)[slot])));
+}
+
+/*
+ * Values of 0..value_size bytes in one 16-slot leaf of @vs-byte slots: 16
+ * (check words, 640-byte nodes) or 8 (values in the key block, 384).
+ * Each length round-trips, a leaf copy's lengths are checked, and a
+ * value's bytes are its first lens[] bytes, no more.
+ */
+static int value_lens(u32 vs)
+{
+	static const u32 lens[] = { 0, 1, 7, 8, 9, 15, 16 };
+	struct ordo_tree t;
+	const struct ordo_geo *g = &t.geo;
+	bool inb = ordo_leaf_values_in_block(vs);
+	u8 v[16], out[16], w[16], m[640], pub[640], vals[16 * 16];
+	u32 i, n = 0, len, glen, rank, got_lens[16], sshort = 0, sfull = 0;
+	u32 ns = inb ? 384 : 640;
+	u64 keys[16];
+	struct ordo_value val;
+	struct ordo_node_hdr *h;
+	int slot;
+
+	CHECK(!tree_new(&t, 16, vs, 1 << 16, 1 << 20));
+	CHECK_EQ(g->node_size, ns);
+	/* Key 10 * (i + 1) holds a value of lens[i] bytes. */
+	for (i = 0; i < ARRAY_SIZE(lens) && lens[i] <= vs; i++, n++) {
+		vfill(v, 16, (i + 1) * 10, 1);
+		val = (struct ordo_value){ .buf = v, .len = lens[i] };
+		CHECK(!ordo_tree_insert_len(&t, (i + 1) * 10, &val));
+	}
+	CHECK_EQ(n, inb ? 4 : 7);
+	for (i = 0; i < n; i++) {
+		len = lens[i];
+		vfill(v, 16, (i + 1) * 10, 1);
+		/* GET writes exactly the value's bytes. */
+		memset(out, 0xa5, sizeof(out));
+		glen = 12345;
+		CHECK(!ordo_tree_get_len(&t, (i + 1) * 10, out, &glen));
+		CHECK_EQ(glen, len);
+		CHECK(!memcmp(out, v, len));
+		CHECK(!memchr_inv_u8(out + len, 0xa5, sizeof(out) - len));
+		/* The whole-slot GET zero-pads to value_size. */
+		memset(out, 0xa5, sizeof(out));
+		CHECK(!ordo_tree_get(&t, (i + 1) * 10, out));
+		CHECK(!memcmp(out, v, len));
+		CHECK(!memchr_inv_u8(out + len, 0, vs - len));
+		CHECK(!memchr_inv_u8(out + vs, 0xa5, sizeof(out) - vs));
+	}
+	memset(vals, 0xa5, sizeof(vals));
+	memset(got_lens, 0xa5, sizeof(got_lens));
+	CHECK_EQ(ordo_tree_scan_len(&t, 0, 16, keys, vals, got_lens), n);
+	for (i = 0; i < n; i++) {
+		vfill(v, 16, (i + 1) * 10, 1);
+		CHECK_EQ(keys[i], (i + 1) * 10);
+		CHECK_EQ(got_lens[i], lens[i]);
+		CHECK(!memcmp(vals + i * vs, v, lens[i]));
+		CHECK(!memchr_inv_u8(vals + i * vs + lens[i], 0, vs - lens[i]));
+	}
+	CHECK(!memchr_inv_u8(vals + n * vs, 0xa5, sizeof(vals) - n * vs));
+	/* Lengths without values, and neither. */
+	CHECK_EQ(ordo_tree_scan_len(&t, 15, 16, keys, NULL, got_lens), n - 1);
+	CHECK_EQ(got_lens[0], lens[1]);
+	CHECK_EQ(ordo_tree_scan_len(&t, 0, 16, keys, NULL, NULL), n);
+
+	/* An empty value: written, overwritten, and written back. */
+	val = (struct ordo_value){ .buf = v, .len = 0 };
+	CHECK(!ordo_tree_put_len(&t, 500, &val));
+	glen = 12345;
+	memset(out, 0xa5, sizeof(out));
+	CHECK(!ordo_tree_get_len(&t, 500, out, &glen));
+	CHECK_EQ(glen, 0);
+	CHECK(!memchr_inv_u8(out, 0xa5, sizeof(out)));
+	CHECK_EQ(ordo_tree_insert_len(&t, 500, &val), -EEXIST);
+	vfill(v, 16, 500, 2);
+	val.len = vs;
+	CHECK(!ordo_tree_update_len(&t, 500, &val));
+	CHECK(!ordo_tree_get_len(&t, 500, out, &glen));
+	CHECK_EQ(glen, vs);
+	CHECK(!memcmp(out, v, vs));
+	val.len = 0;
+	CHECK(!ordo_tree_update_len(&t, 500, &val));
+	memset(out, 0xa5, sizeof(out));
+	CHECK(!ordo_tree_get_len(&t, 500, out, &glen));
+	CHECK_EQ(glen, 0);
+	CHECK(!memchr_inv_u8(out, 0xa5, sizeof(out)));
+	CHECK(!ordo_tree_get(&t, 500, out));
+	CHECK(!memchr_inv_u8(out, 0, vs));
+	CHECK_EQ(ordo_tree_scan_len(&t, 500, 1, keys, vals, got_lens), 1);
+	CHECK_EQ(got_lens[0], 0);
+	CHECK(!memchr_inv_u8(vals, 0, vs));
+	n++;
+
+	/* A whole copy carries each length, and is one publication. */
+	h = leaf_of(&t, 0);
+	CHECK(h);
+	CHECK_EQ(ordo_node_copy_validate(pub, h, g), 0);
+	CHECK_EQ(le16_to_cpu(((struct ordo_node_hdr *)pub)->count), n);
+	for (i = 0; i < n; i++) {
+		u64 key = i + 1 < n ? (i + 1) * 10 : 500;
+
+		slot = ordo_leaf_find((void *)pub, g, n, key, &rank);
+		CHECK(slot >= 0);
+		len = le16_to_cpu(ordo_leaf_clens((void *)pub, g)[slot]);
+		CHECK_EQ(len, i + 1 < n ? lens[i] : 0);
+		/* In the key block, the bytes past a value's length are 0. */
+		if (inb)
+			CHECK(!memchr_inv_u8(ordo_leaf_cvalue((void *)pub, g,
+							       slot) + len,
+					     0, ORDO_VALUE_IN_BLOCK_MAX - len));
+		if (len == 7)
+			sshort = slot;
+		if (len == vs)
+			sfull = slot;
+	}
+	CHECK(sshort != sfull);
+
+	/*
+	 * A value's bytes changed after publication: its check word fails
+	 * (in the key block, the checksum), torn.
+	 */
+	memcpy(m, pub, ns);
+	m[ordo_leaf_value_off(16, vs, sshort) + 6] ^= 0x40;
+	CHECK_EQ(ordo_node_validate(m, g), -EAGAIN);
+	memcpy(m, pub, ns);
+	m[ordo_leaf_value_off(16, vs, sfull) + vs - 1] ^= 1;
+	CHECK_EQ(ordo_node_validate(m, g), -EAGAIN);
+	/* So does a length changed alone (the check word covers 7 bytes). */
+	if (!inb) {
+		memcpy(m, pub, ns);
+		ordo_leaf_lens((void *)m, g)[sshort] = cpu_to_le16(6);
+		reseal(m, g);
+		CHECK_EQ(ordo_node_validate(m, g), -EAGAIN);
+		/* ... and passes once the check word says 6 bytes. */
+		rehash(m, g, sshort, 6);
+		reseal(m, g);
+		CHECK_EQ(ordo_node_validate(m, g), 0);
+	}
+	/*
+	 * Past its length a slot's bytes are no part of the value, unless
+	 * they are in the key block.
+	 */
+	memcpy(m, pub, ns);
+	m[ordo_leaf_value_off(16, vs, sshort) + 7] ^= 0x40;
+	CHECK_EQ(ordo_node_validate(m, g), inb ? -EAGAIN : 0);
+	/* A bounded GET's check of a value read apart: its 7 bytes only. */
+	memcpy(w, ordo_leaf_cvalue((void *)pub, g, sshort), 7);
+	memset(w + 7, 0x5a, sizeof(w) - 7);
+	CHECK(ordo_leaf_value_matches((void *)pub, g, sshort, w));
+	w[6] ^= 1;
+	CHECK(!ordo_leaf_value_matches((void *)pub, g, sshort, w));
+	/* The live leaf: a value byte changed under it fails the same way. */
+	((u8 *)h)[ordo_leaf_value_off(16, vs, sshort)] ^= 0x80;
+	CHECK_EQ(ordo_node_copy_validate(m, h, g), -EAGAIN);
+	((u8 *)h)[ordo_leaf_value_off(16, vs, sshort)] ^= 0x80;
+	CHECK_EQ(ordo_node_copy_validate(m, h, g), 0);
+
+	/*
+	 * A used slot longer than value_size, in a sealed key block whose
+	 * check word matches: consistent but malformed.
+	 */
+	for (len = vs; len <= vs + 1; len++) {
+		memcpy(m, pub, ns);
+		ordo_leaf_lens((void *)m, g)[sshort] = cpu_to_le16(len);
+		if (!inb)
+			rehash(m, g, sshort, len);
+		reseal(m, g);
+		CHECK_EQ(ordo_node_validate(m, g), len > vs ? -EIO : 0);
+	}
+	memcpy(m, pub, ns);
+	ordo_leaf_lens((void *)m, g)[sfull] = cpu_to_le16(0xffff);
+	reseal(m, g);
+	CHECK_EQ(ordo_node_validate(m, g), -EIO);
+	/* A free slot's length is no part of the leaf. */
+	memcpy(m, pub, ns);
+	ordo_leaf_lens((void *)m, g)[15] = cpu_to_le16(0xffff);
+	reseal(m, g);
+	CHECK_EQ(ordo_node_validate(m, g), 0);
+	CHECK(!check_tree(&t, n));
+	ordo_tree_destroy(&t);
+	return 0;
+}
+
+static int t_value_lens(void)
+{
+	CHECK(!value_lens(16));
+	CHECK(!value_lens(8));
 	return 0;
 }
 
@@ -1099,6 +1309,7 @@ int main(void)
 	run("xxh64 matches the reference", t_xxh64);
 	run("torn and stale copies are rejected", t_torn_copies);
 	run("leaf slots stay put; order[] is checked", t_stable_slots);
+	run("values of 0..value_size bytes; lens[] is checked", t_value_lens);
 	run("empty tree", t_empty);
 	run("get/put/insert/update/delete and errors", t_ops);
 	run("keys 0 and UINT64_MAX", t_extreme_keys);

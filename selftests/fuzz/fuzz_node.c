@@ -94,6 +94,7 @@ static void fz_node(const struct ordo_geo *geo, const u8 *in, size_t len,
 	u8 *buf = calloc(1, geo->node_size);
 	const struct ordo_node_hdr *h = (const void *)buf;
 	u8 *val = malloc(geo->value_size);
+	u32 vlen;
 	struct shim_walk w;
 	enum vres v;
 	u32 cnt;
@@ -123,7 +124,8 @@ static void fz_node(const struct ordo_geo *geo, const u8 *in, size_t len,
 		const u8 *ord = ordo_leaf_corder(h, geo);
 		u32 r;
 
-		ret = shim_leaf_get(geo, buf, key, val);
+		ret = shim_leaf_get(geo, buf, key, val, &vlen);
+		FZ_CHECK(ret || vlen <= geo->value_size);
 		FZ_CHECK(ret == 0 || ret == -ENOENT);
 		/* The value is the one in the slot order[] names for key. */
 		for (r = 0; r < cnt; r++) {

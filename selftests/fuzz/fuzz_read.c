@@ -43,6 +43,7 @@ static void fz_walk(const struct pool *p, u32 root, u32 height, u64 key)
 	struct shim_walk w = { .key = key, .node = root, .level = height - 1 };
 	u32 tries = 0, steps = 0;
 	u8 *val = malloc(geo->value_size);
+	u32 vlen;
 
 	for (;;) {
 		const u8 *buf = pool_read(p, w.node);
@@ -68,7 +69,8 @@ static void fz_walk(const struct pool *p, u32 root, u32 height, u64 key)
 		switch (r) {
 		case SHIM_WALK_LEAF:
 			FZ_CHECK(was.level == 0 && !memcmp(&w, &was, sizeof(w)));
-			ret = shim_leaf_get(geo, buf, key, val);
+			ret = shim_leaf_get(geo, buf, key, val, &vlen);
+			FZ_CHECK(ret || vlen <= geo->value_size);
 			FZ_CHECK(ret == 0 || ret == -ENOENT);
 			goto out;
 		case SHIM_WALK_DOWN:

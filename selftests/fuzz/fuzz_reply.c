@@ -20,10 +20,9 @@ static void fz_lookup(const u8 *b, u32 blen, u32 vs)
 	FZ_CHECK(l.model_len <= l.model_total);
 	FZ_CHECK(l.val >= b && l.model >= l.val &&
 		 l.model + l.model_len == b + blen);
-	if (l.found)
-		FZ_CHECK(l.val + vs <= l.model);
-	else
-		FZ_CHECK(l.model == l.val);
+	FZ_CHECK(l.val_len <= vs && l.val + l.val_len <= l.model);
+	if (!l.found)
+		FZ_CHECK(l.model == l.val && !l.val_len);
 }
 
 static void fz_scan(const u8 *b, u32 blen, u32 vs, u64 start, u32 count)
@@ -39,6 +38,8 @@ static void fz_scan(const u8 *b, u32 blen, u32 vs, u64 start, u32 count)
 		for (i = 0; i < s.n; i++)
 			FZ_CHECK(keys[i] >= start && (!i || keys[i] > keys[i - 1]));
 		FZ_CHECK(s.vals >= b && s.vals + (size_t)s.n * vs == b + blen);
+		for (i = 0; i < s.n; i++)
+			FZ_CHECK(le32toh(s.lens[i]) <= vs);
 	}
 	free(keys);
 }

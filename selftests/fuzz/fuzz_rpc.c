@@ -76,8 +76,10 @@ static void fz_scan(const struct env *e, const u8 *body, u32 blen)
 	}
 	vals = ordo_wire_scan_vals(out, n);
 	if (a.with_vals)
-		for (i = 0; i < ret; i++)
+		for (i = 0; i < ret; i++) {
 			memset(vals + (size_t)i * e->vs, (int)(i + 1), e->vs);
+			ordo_wire_scan_lens(out, n)[i] = (i * 7) % (e->vs + 1);
+		}
 	len = ordo_wire_scan_finish(out, n, ret, keys, e->vs, a.with_vals);
 	FZ_CHECK(len <= e->room);
 	if (a.with_vals) {
@@ -89,6 +91,7 @@ static void fz_scan(const struct env *e, const u8 *body, u32 blen)
 		for (i = 0; i < ret; i++) {
 			FZ_CHECK(back[i] == keys[i]);
 			FZ_CHECK(s.vals[(size_t)i * e->vs] == (u8)(i + 1));
+			FZ_CHECK(le32toh(s.lens[i]) == (i * 7) % (e->vs + 1));
 		}
 		FZ_CHECK(s.more == (ret == n && keys[ret - 1] != U64_MAX));
 		if (s.more)

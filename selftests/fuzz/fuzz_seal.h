@@ -40,9 +40,10 @@ static inline void fz_seal(u8 *buf, const struct ordo_geo *geo, bool checks)
 			s = ord[r];
 			if (s >= geo->leaf_slots)
 				continue;
+			/* Over the value's length, bounded as a reader does. */
 			ordo_leaf_checks(h, geo)[s] = htole64(
 				ordo_xxh64(ordo_leaf_cvalue(h, geo, s),
-					   geo->value_size,
+					   ordo_leaf_value_len(h, geo, s),
 					   le64toh(ordo_node_ckeys(h)[s])));
 		}
 	fz_seal_len(buf, ordo_node_sum_len(h, geo));

@@ -87,11 +87,6 @@ pattern() {
 	bytes "$1" "${b[@]}"
 }
 
-# zeropad IN OUT LEN - IN followed by zeros up to LEN bytes.
-zeropad() {
-	{ cat "$1"; head -c $(($3 - $(stat -c %s "$1"))) /dev/zero; } > "$2"
-}
-
 # get_cmp URI KEY FILE - get KEY --file, then compare with FILE.
 get_cmp() {
 	rm -f "$tmp/out"
@@ -203,7 +198,10 @@ suite() {
 	check "[$t] binary value" 0 "" $c put 5 "$(printf 'a\001b\\')"
 	check "[$t] get escapes binary bytes" 0 'a\x01b\x5c' $c get 5
 	check "[$t] value longer than value_size is usage" 2 "" $c put 1 "$long"
-	check "[$t] empty value is usage" 2 "" $c put 1 ""
+	check "[$t] an empty value is a value" 0 "" $c put 1 ""
+	check "[$t] get prints it as an empty line" 0 "" $c get 1
+	check "[$t] and scan as KEY and a space" 0 "1 " $c scan 1 1
+	check "[$t] del of the empty value" 0 "" $c del 1
 	check "[$t] bad key is usage" 2 "" $c get 12x
 	check "[$t] negative key is usage" 2 "" $c get -1
 	check "[$t] key past u64 is usage" 2 "" $c get 18446744073709551616
@@ -256,7 +254,6 @@ suite() {
 	# --file: raw bytes both ways, zero bytes included.
 	pattern "$tmp/full" "$vs"
 	bytes "$tmp/short" 141 000 142
-	zeropad "$tmp/short" "$tmp/short.padded" "$vs"
 	pattern "$tmp/long" $((vs + 1))
 	: > "$tmp/empty"
 	check "[$t] put --file of value_size bytes" 0 "" \
@@ -267,21 +264,24 @@ suite() {
 		get_stdout_cmp "$uri" 400 "$tmp/full"
 	check "[$t] put --file - reads stdin" 0 "" \
 		put_stdin "$uri" 401 "$tmp/short"
-	check "[$t] a short value comes back zero-padded" 0 "" \
-		get_cmp "$uri" 401 "$tmp/short.padded"
+	check "[$t] a short value comes back with its length" 0 "" \
+		get_cmp "$uri" 401 "$tmp/short"
 	check "[$t] get prints it with the zero escaped" 0 'a\x00b' \
 		$c get 401
 	check "[$t] put --file=F" 0 "" $c put 402 --file="$tmp/short"
 	check "[$t] get KEY --file=F" 0 "" get_cmp "$uri" 402 \
-		"$tmp/short.padded"
+		"$tmp/short"
 	check "[$t] put --file longer than value_size is usage" 2 "" \
 		$c put 400 --file "$tmp/long"
 	check_msg "[$t] and says so in one line" 2 \
 		$c put 400 --file "$tmp/long"
 	check "[$t] which left the value alone" 0 "" \
 		get_cmp "$uri" 400 "$tmp/full"
-	check "[$t] put --file of an empty file is usage" 2 "" \
-		$c put 400 --file "$tmp/empty"
+	check "[$t] put --file of an empty file stores an empty value" 0 "" \
+		$c put 404 --file "$tmp/empty"
+	check "[$t] get --file gives an empty file" 0 "" \
+		get_cmp "$uri" 404 "$tmp/empty"
+	check "[$t] del of the empty value" 0 "" $c del 404
 	check "[$t] put --file of a missing file is usage" 2 "" \
 		$c put 400 --file "$tmp/nonexistent"
 	check "[$t] VALUE and --file together is usage" 2 "" \
@@ -299,7 +299,7 @@ suite() {
 	check "[$t] insert --file" 0 "" $c insert 403 --file "$tmp/full"
 	check "[$t] update --file" 0 "" $c update 403 --file "$tmp/short"
 	check "[$t] update --file took" 0 "" \
-		get_cmp "$uri" 403 "$tmp/short.padded"
+		get_cmp "$uri" 403 "$tmp/short"
 	check "[$t] -- ends options: the value '--file'" 0 "" \
 		$c put 404 -- --file
 	check "[$t] get of it" 0 "--file" $c get 404

@@ -411,7 +411,8 @@ static inline int rc_call(struct rc_conn *c, uint8_t op, const void *body,
 
 /*
  * A point request with hand-set fields (a hint on any op, a value on a
- * GET); GET copies value_size bytes to @val.
+ * GET).  A GET's reply body is the value: GET copies it to @val and
+ * zero-pads it to value_size (@val has value_size bytes).
  */
 static inline int rc_kv_raw(struct rc_conn *c, uint8_t op, uint64_t key,
 			    const void *val, uint32_t vlen, uint8_t flags,
@@ -435,15 +436,19 @@ static inline int rc_kv_raw(struct rc_conn *c, uint8_t op, uint64_t key,
 		memcpy(kv + 1, val, vlen);
 	ret = rc_call(c, op, body, sizeof(*kv) + ordo_wire_pad8(vlen));
 	if (!ret && op == ORDO_WIRE_OP_GET) {
-		if (c->reply_len != sizeof(struct ordo_wire_hdr) + vs)
+		uint32_t got = c->reply_len - sizeof(struct ordo_wire_hdr);
+
+		if (got > vs)
 			return -EBADMSG;
-		if (out)
-			memcpy(out, rc_reply_body(c), vs);
+		if (out) {
+			memcpy(out, rc_reply_body(c), got);
+			memset((uint8_t *)out + got, 0, vs - got);
+		}
 	}
 	return ret;
 }
 
-/* A point operation; GET copies value_size bytes to @val. */
+/* A point operation; GET copies the value, zero-padded, to @val. */
 static inline int rc_kv(struct rc_conn *c, uint8_t op, uint64_t key,
 			void *val, uint32_t vlen)
 {

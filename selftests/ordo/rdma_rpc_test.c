@@ -206,18 +206,21 @@ TEST_F(rpc, point_ops_and_errnos)
 	EXPECT_EQ(0, rc_kv(c, ORDO_WIRE_OP_PUT, k, v, self->vs));
 	ASSERT_EQ(0, t_kv(self->fd, ORDO_IOC_GET, k, g, self->vs));
 	EXPECT_EQ(3, t_version(g, self->vs, k));
-	/* Short values are zero-padded, as by the ioctl. */
+	/* A short value keeps its length: the GET reply is its 3 bytes. */
 	memset(v, 0xab, 3);
 	EXPECT_EQ(0, rc_kv(c, ORDO_WIRE_OP_PUT, k + 1, v, 3));
 	ASSERT_EQ(0, rc_kv(c, ORDO_WIRE_OP_GET, k + 1, g, 0));
+	EXPECT_EQ(sizeof(struct ordo_wire_hdr) + 3, c->reply_len);
 	EXPECT_EQ(0xab, g[2]);
 	EXPECT_EQ(0, g[3]);
-	EXPECT_EQ(0, g[self->vs - 1]);
+	/* An empty value is a value: its reply has no body. */
+	EXPECT_EQ(0, rc_kv(c, ORDO_WIRE_OP_PUT, k + 3, v, 0));
+	ASSERT_EQ(0, rc_kv(c, ORDO_WIRE_OP_GET, k + 3, g, 0));
+	EXPECT_EQ(sizeof(struct ordo_wire_hdr), c->reply_len);
+	EXPECT_EQ(0, rc_kv(c, ORDO_WIRE_OP_DELETE, k + 3, NULL, 0));
 	/* Same conditions, same errnos as the ioctls. */
 	EXPECT_EQ(-EMSGSIZE, rc_kv(c, ORDO_WIRE_OP_PUT, k + 2, v, self->vs + 8));
 	EXPECT_EQ(-EMSGSIZE, t_kv(self->fd, ORDO_IOC_PUT, k + 2, v, self->vs + 8));
-	EXPECT_EQ(-EINVAL, rc_kv(c, ORDO_WIRE_OP_PUT, k + 2, v, 0));
-	EXPECT_EQ(-EINVAL, t_kv(self->fd, ORDO_IOC_PUT, k + 2, v, 0));
 	EXPECT_EQ(-EEXIST, t_kv(self->fd, ORDO_IOC_INSERT, k, v, self->vs));
 	EXPECT_EQ(-ENOENT, rc_kv(c, ORDO_WIRE_OP_GET, k + 2, g, 0));
 	EXPECT_EQ(0, rc_kv(c, ORDO_WIRE_OP_DELETE, k, NULL, 0));
@@ -291,6 +294,7 @@ TEST_F(rpc, scan_continuation)
 	while (more) {
 		const struct ordo_wire_scan_rep *rep;
 		const uint64_t *keys;
+		const uint32_t *lens;
 		const uint8_t *vals;
 		uint32_t ret, i;
 
@@ -301,11 +305,13 @@ TEST_F(rpc, scan_continuation)
 		rep = rc_reply_body(c);
 		ret = le32toh(rep->returned);
 		ASSERT_EQ(sizeof(struct ordo_wire_hdr) + sizeof(*rep) +
-			  ret * (8 + self->vs), c->reply_len);
+			  ret * (12 + self->vs), c->reply_len);
 		keys = (const void *)(rep + 1);
-		vals = (const uint8_t *)(keys + ret);
+		lens = (const uint32_t *)(keys + ret);
+		vals = (const uint8_t *)(lens + ret);
 		for (i = 0; i < ret; i++, got++) {
 			ASSERT_EQ(KBASE + 3ULL * got, le64toh(keys[i]));
+			ASSERT_EQ(self->vs, le32toh(lens[i]));
 			ASSERT_EQ(7, t_version(vals + i * self->vs, self->vs,
 					       le64toh(keys[i])));
 		}
@@ -343,17 +349,14 @@ TEST_F(rpc, scan_continuation)
 	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_SCAN, &req, sizeof(req)));
 }
 
-/*
- * Is @got (value_size bytes) what a write of the first @vlen bytes of
- * t_fill(key, ver) stored, zero-padded?
- */
-static bool padded_is(const uint8_t *got, uint32_t vs, uint32_t vlen,
-		      uint64_t key, uint64_t ver)
+/* Is @got (@vlen bytes) what a write of t_fill(key, ver)'s first stored? */
+static bool value_is(const uint8_t *got, uint32_t vlen, uint64_t key,
+		     uint64_t ver)
 {
 	uint8_t want[ORDO_VALUE_SIZE_MAX] = { 0 };
 
 	t_fill(want, vlen, key, ver);
-	return !memcmp(want, got, vs);
+	return !memcmp(want, got, vlen);
 }
 
 TEST_F(rpc, batch)
@@ -399,12 +402,12 @@ TEST_F(rpc, batch)
 	for (i = 0; i < sizeof(ops); i++) {
 		EXPECT_EQ(want[i], ordo_wire_errno(le32toh(res[i].status)));
 		if (ops[i] == ORDO_WIRE_OP_GET && !want[i]) {
-			EXPECT_EQ(self->vs, le16toh(res[i].value_len));
+			/* Values keep their length, packed back to back. */
+			EXPECT_EQ(wlen, le16toh(res[i].value_len));
 			/* GET 1 sees the PUT (entry 0); GET 2 the UPDATE (4). */
-			EXPECT_TRUE(padded_is(vals, self->vs, wlen,
-					      KBASE + keys[i],
-					      keys[i] == 1 ? 0 : 4));
-			vals += self->vs;
+			EXPECT_TRUE(value_is(vals, wlen, KBASE + keys[i],
+					     keys[i] == 1 ? 0 : 4));
+			vals += wlen;
 		} else {
 			EXPECT_EQ(0, res[i].value_len);
 		}
@@ -412,7 +415,7 @@ TEST_F(rpc, batch)
 	EXPECT_EQ(sizeof(struct ordo_wire_hdr) + vals -
 		  (const uint8_t *)rc_reply_body(c), c->reply_len);
 	ASSERT_EQ(0, t_kv(self->fd, ORDO_IOC_GET, KBASE + 2, g, self->vs));
-	EXPECT_TRUE(padded_is(g, self->vs, wlen, KBASE + 2, 4));
+	EXPECT_TRUE(value_is(g, wlen, KBASE + 2, 4));
 
 	/* Malformed batches change nothing: a bad entry after good ones. */
 	off = sizeof(*b);
@@ -1448,7 +1451,8 @@ TEST_F(rpc, version_and_malformed_rejects)
 	long long ver = rc_sysfs_u64("stats/rejected_version");
 	struct rc_conn c2;
 
-	o.version = 2;
+	/* Version 1, before value lengths, is refused like any other. */
+	o.version = 1;
 	EXPECT_EQ(-EPROTONOSUPPORT, rc_connect(&c2, &o));
 	EXPECT_EQ(ORDO_WIRE_REJ_VERSION, le16toh(c2.rej.reason));
 	EXPECT_EQ(ORDO_WIRE_VERSION, le16toh(c2.rej.version));

@@ -2,8 +2,9 @@
 /*
  * io_uring commands on /dev/ordo: the ioctl operations submitted as
  * IORING_OP_URING_CMD (cmd_op = ioctl number, struct in the 128-byte SQE),
- * many in flight at once, and their error paths.  liburing 2.3 has no
- * io_uring_prep_cmd(), so the SQE is filled by hand.
+ * many in flight at once, and their error paths.  A GET's CQE res is the
+ * value's length.  liburing 2.3 has no io_uring_prep_cmd(), so the SQE is
+ * filled by hand.
  */
 #define _GNU_SOURCE
 #include <liburing.h>
@@ -105,7 +106,7 @@ TEST_F(ring, many_in_flight)
 			struct io_uring_cqe *cqe;
 
 			ASSERT_EQ(0, io_uring_wait_cqe(&self->ring, &cqe));
-			EXPECT_EQ(0, cqe->res);
+			EXPECT_EQ(vs, cqe->res);
 			EXPECT_EQ(1, t_version(out + cqe->user_data * vs, vs,
 					       cqe->user_data * 3));
 			io_uring_cqe_seen(&self->ring, cqe);
@@ -144,6 +145,101 @@ TEST_F(ring, scan_batch_and_delete)
 			     sizeof(sc)));
 }
 
+/*
+ * GETs of values of 0, 1, a middle length and value_size bytes: each
+ * CQE's res is the value's length, and exactly that many bytes are
+ * written.  The GETs are in flight together, told apart by user_data.
+ */
+TEST_F(ring, get_returns_length)
+{
+	const uint32_t vs = self->vsize;
+	const uint32_t lens[] = { 0, 1, vs / 2 + 1, vs };
+	uint8_t v[1024], out[4][1024 + 16];
+	struct io_uring_cqe *cqe;
+	struct ordo_kv kv;
+	uint32_t i, j, seen = 0;
+
+	ASSERT_GE(1024, vs);
+	for (i = 0; i < 4; i++) {
+		for (j = 0; j < lens[i]; j++)
+			v[j] = (uint8_t)(i * 37 + j * 11 + 1);
+		kv = (struct ordo_kv){ .key = 50 + i,
+			.value = lens[i] ? (uintptr_t)v : 0,
+			.value_len = lens[i] };
+		ASSERT_EQ(0, run_one(&self->ring, self->fd, ORDO_IOC_PUT, &kv,
+				     sizeof(kv)));
+	}
+	memset(out, 0xa5, sizeof(out));
+	for (i = 0; i < 4; i++) {
+		kv = (struct ordo_kv){ .key = 50 + i,
+			.value = (uintptr_t)out[i],
+			.value_len = vs + 16 };
+		prep_cmd(io_uring_get_sqe(&self->ring), self->fd,
+			 ORDO_IOC_GET, &kv, sizeof(kv), i);
+	}
+	ASSERT_EQ(4, io_uring_submit(&self->ring));
+	for (i = 0; i < 4; i++) {
+		uint32_t n;
+
+		ASSERT_EQ(0, io_uring_wait_cqe(&self->ring, &cqe));
+		n = cqe->user_data;
+		ASSERT_GT(4, n);
+		seen |= 1 << n;
+		EXPECT_EQ(lens[n], cqe->res);
+		for (j = 0; j < lens[n]; j++)
+			if (out[n][j] != (uint8_t)(n * 37 + j * 11 + 1))
+				break;
+		EXPECT_EQ(lens[n], j);
+		for (j = lens[n]; j < sizeof(out[n]); j++)
+			if (out[n][j] != 0xa5)
+				break;
+		EXPECT_EQ(sizeof(out[n]), j);
+		io_uring_cqe_seen(&self->ring, cqe);
+	}
+	EXPECT_EQ(15, seen);
+	/* A missing key: no length, nothing written. */
+	memset(out, 0xa5, sizeof(out));
+	kv = (struct ordo_kv){ .key = 60, .value = (uintptr_t)out[0],
+			       .value_len = vs };
+	EXPECT_EQ(-ENOENT, run_one(&self->ring, self->fd, ORDO_IOC_GET, &kv,
+				   sizeof(kv)));
+	EXPECT_EQ(0xa5, out[0][0]);
+	/* The empty value written back over a long one reads as length 0. */
+	kv = (struct ordo_kv){ .key = 53 };
+	ASSERT_EQ(0, run_one(&self->ring, self->fd, ORDO_IOC_UPDATE, &kv,
+			     sizeof(kv)));
+	kv = (struct ordo_kv){ .key = 53, .value = (uintptr_t)out[0],
+			       .value_len = vs };
+	EXPECT_EQ(0, run_one(&self->ring, self->fd, ORDO_IOC_GET, &kv,
+			     sizeof(kv)));
+	EXPECT_EQ(0xa5, out[0][0]);
+}
+
+/* SCAN with the first struct ordo_scan (48 bytes, no lens). */
+TEST_F(ring, scan_old_struct)
+{
+	uint64_t keys[4] = { 0 };
+	struct ordo_scan sc = { .start = 0, .keys = (uintptr_t)keys,
+				.count = 4 };
+	struct ordo_kv kv = { .key = 77 };
+
+	ASSERT_EQ(0, run_one(&self->ring, self->fd, ORDO_IOC_PUT, &kv,
+			     sizeof(kv)));
+	kv.key = 78;
+	ASSERT_EQ(0, run_one(&self->ring, self->fd, ORDO_IOC_PUT, &kv,
+			     sizeof(kv)));
+	EXPECT_EQ(2, run_one(&self->ring, self->fd,
+			     _IOWR(ORDO_IOC_MAGIC, 0x06,
+				   char[ORDO_SCAN_SIZE_VER0]),
+			     &sc, ORDO_SCAN_SIZE_VER0));
+	EXPECT_EQ(77, keys[0]);
+	EXPECT_EQ(78, keys[1]);
+	EXPECT_EQ(-EINVAL, run_one(&self->ring, self->fd,
+				   _IOWR(ORDO_IOC_MAGIC, 0x06,
+					 char[ORDO_SCAN_SIZE_VER0 - 8]),
+				   &sc, ORDO_SCAN_SIZE_VER0 - 8));
+}
+
 TEST_F(ring, errors)
 {
 	struct ordo_kv kv = { .key = 1, .value = 8, .value_len = 8 };
@@ -153,9 +249,12 @@ TEST_F(ring, errors)
 
 	EXPECT_EQ(-EFAULT, run_one(&self->ring, self->fd, ORDO_IOC_PUT, &kv,
 				   sizeof(kv)));
-	kv.value_len = 0;
-	EXPECT_EQ(-EINVAL, run_one(&self->ring, self->fd, ORDO_IOC_PUT, &kv,
-				   sizeof(kv)));
+	kv.value_len = self->vsize + 1;
+	EXPECT_EQ(-EMSGSIZE, run_one(&self->ring, self->fd, ORDO_IOC_PUT, &kv,
+				     sizeof(kv)));
+	kv.value_len = self->vsize - 1;
+	EXPECT_EQ(-ENOBUFS, run_one(&self->ring, self->fd, ORDO_IOC_GET, &kv,
+				    sizeof(kv)));
 	kv.value_len = 8;
 	kv.flags = 1;
 	EXPECT_EQ(-EINVAL, run_one(&self->ring, self->fd, ORDO_IOC_PUT, &kv,

@@ -11,16 +11,14 @@
 #include "ctl.h"
 
 /*
- * Values are printed as the stored bytes without the trailing zero padding;
- * bytes that are not printable ASCII (and backslash) are escaped as \xNN,
- * so binary values stay on one line.
+ * Values are printed as their stored bytes, exactly their length; bytes
+ * that are not printable ASCII (and backslash) are escaped as \xNN, so
+ * binary values stay on one line.
  */
 static void print_value(const unsigned char *v, size_t size)
 {
 	size_t i;
 
-	while (size && !v[size - 1])
-		size--;
 	for (i = 0; i < size; i++) {
 		if (v[i] >= 0x20 && v[i] < 0x7f && v[i] != '\\')
 			putchar(v[i]);
@@ -110,7 +108,7 @@ static int write_value(const char *path, const void *buf, size_t n)
 }
 
 /*
- * Read a value from @path ("-": stdin): 1..@vsize bytes, more is an error.
+ * Read a value from @path ("-": stdin): 0..@vsize bytes, more is an error.
  * @buf has room for @vsize + 1 bytes.
  */
 static int read_value(const char *path, void *buf, size_t vsize,
@@ -138,32 +136,27 @@ static int read_value(const char *path, void *buf, size_t vsize,
 			path, vsize);
 		return CTL_EXIT_USAGE;
 	}
-	if (!*len) {
-		fprintf(stderr, "ordoctl: %s: empty; a value has 1..%zu bytes\n",
-			path, vsize);
-		return CTL_EXIT_USAGE;
-	}
 	return 0;
 }
 
-/* get KEY: the value as text; get KEY --file F: its value_size bytes. */
+/* get KEY: the value as text; get KEY --file F: its bytes, raw. */
 int ctl_get(struct ordo *o, struct ctl_args *a)
 {
-	size_t vsize = ordo_value_size(o);
+	size_t vsize = ordo_value_size(o), len;
 	unsigned char *val;
 	int ret;
 
 	val = malloc(vsize);
 	if (!val)
 		return ctl_fail(-ENOMEM, "get");
-	ret = ordo_get(o, a->key, val, vsize);
+	ret = ordo_get_len(o, a->key, val, vsize, &len);
 	if (ret) {
 		ret = ctl_fail(ret, "get");
 	} else if (a->file) {
 		/* Only now: a missing key leaves F untouched. */
-		ret = write_value(a->file, val, vsize);
+		ret = write_value(a->file, val, len);
 	} else {
-		print_value(val, vsize);
+		print_value(val, len);
 		putchar('\n');
 	}
 	free(val);
@@ -189,8 +182,8 @@ static int kv_write(struct ordo *o, struct ctl_args *a,
 	} else {
 		val = a->pos[2];
 		len = strlen(a->pos[2]);
-		if (!len || len > vsize) {
-			fprintf(stderr, "ordoctl: value must be 1..%zu bytes\n",
+		if (len > vsize) {
+			fprintf(stderr, "ordoctl: value must be 0..%zu bytes\n",
 				vsize);
 			return CTL_EXIT_USAGE;
 		}
@@ -232,10 +225,12 @@ int ctl_scan(struct ordo *o, struct ctl_args *a)
 	uint64_t start = a->key, count = a->count, *keys;
 	unsigned char *vals;
 	int ret = 0, more = 1;
+	uint32_t *lens;
 
 	keys = malloc(sizeof(*keys) * 4096);
 	vals = malloc(vsize * 4096);
-	if (!keys || !vals) {
+	lens = malloc(sizeof(*lens) * 4096);
+	if (!keys || !vals || !lens) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -244,12 +239,13 @@ int ctl_scan(struct ordo *o, struct ctl_args *a)
 		uint64_t next;
 		int i;
 
-		ret = ordo_scan(o, start, n, keys, vals, &more, &next);
+		ret = ordo_scan_len(o, start, n, keys, vals, lens, &more,
+				    &next);
 		if (ret < 0)
 			goto out;
 		for (i = 0; i < ret; i++) {
 			printf("%" PRIu64 " ", keys[i]);
-			print_value(vals + (size_t)i * vsize, vsize);
+			print_value(vals + (size_t)i * vsize, lens[i]);
 			putchar('\n');
 		}
 		count -= (uint64_t)ret;
@@ -259,5 +255,6 @@ int ctl_scan(struct ordo *o, struct ctl_args *a)
 out:
 	free(keys);
 	free(vals);
+	free(lens);
 	return ret ? ctl_fail(ret, "scan") : 0;
 }

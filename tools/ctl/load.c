@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ordoctl load: bulk-load N generated keys through batches of PUTs.
- * Each key's value is its 8 little-endian bytes, zero-padded, so a loaded
+ * Each key's value is its 8 little-endian bytes, so a loaded
  * store can be verified from the key set alone.
  */
 #include <endian.h>

@@ -59,9 +59,10 @@ struct ordo_info {
  * struct ordo_kv - one point operation (GET, PUT, INSERT, UPDATE, DELETE)
  * @key: the key; every u64 value is a valid key
  * @value: user pointer to the value buffer (unused by DELETE)
- * @value_len: bytes at @value.  Writes: 1..value_size, zero-padded to
- *	value_size (-EMSGSIZE if larger).  GET: at least value_size
- *	(-ENOBUFS if smaller); exactly value_size bytes are written.
+ * @value_len: bytes at @value.  Writes: the value's length, 0..value_size
+ *	(-EMSGSIZE if larger); @value may be 0 for an empty value.  GET: in,
+ *	at least value_size (-ENOBUFS if smaller); out, the value's length,
+ *	0..value_size, and exactly that many bytes are written.
  * @flags: reserved, must be 0
  */
 struct ordo_kv {
@@ -82,6 +83,12 @@ struct ordo_kv {
  * @returned: out: pairs written, in ascending key order
  * @more: out: 1 if keys past the last one returned may exist
  * @next: out: when @more, the key to start the next call at
+ * @lens: user pointer to a __u32 array of @count entries (output): the
+ *	length of each value returned, or 0 not to read them.  Each value
+ *	still takes value_size bytes of @values, zero past its length.
+ *
+ * The struct grew by @lens; the first version (%ORDO_SCAN_SIZE_VER0
+ * bytes, up to @next) is still accepted.
  */
 struct ordo_scan {
 	__u64 start;
@@ -92,7 +99,10 @@ struct ordo_scan {
 	__u32 returned;
 	__u32 more;
 	__u64 next;
+	__u64 lens;
 };
+
+#define ORDO_SCAN_SIZE_VER0	48
 
 /* Operation codes of batch entries (and of RPCs later). */
 enum ordo_op {

@@ -19,12 +19,16 @@
 
 /* "ORDOTREE" read as a little-endian 64-bit word. */
 #define ORDO_SUPER_MAGIC	0x454552544f44524fULL
-/* 2: key block and check words; 3: 8-byte values in the key block. */
-#define ORDO_LAYOUT_VERSION	3
+/*
+ * 2: key block and check words; 3: 8-byte values in the key block;
+ * 4: a length per value (values of 0..value_size bytes).
+ */
+#define ORDO_LAYOUT_VERSION	4
 
 #define ORDO_LEAF_SLOTS_MIN	4
 #define ORDO_LEAF_SLOTS_MAX	255
 #define ORDO_LEAF_SLOTS_DEFAULT	16
+/* value_size is the largest value a store holds; any shorter one fits. */
 #define ORDO_VALUE_SIZE_MIN	8
 #define ORDO_VALUE_SIZE_MAX	1024
 #define ORDO_CHUNK_SIZE_MIN	(64ULL << 10)
@@ -51,7 +55,8 @@
  * @checksum: XXH64 (seed 0) of the node's checked bytes, computed as if
  *	@checksum were 0 and @version already held its final even value.  A
  *	leaf's checked bytes are its key block, the first
- *	ordo_leaf_block_size() bytes: header, keys, check words and order.
+ *	ordo_leaf_block_size() bytes: header, keys, check words, lengths
+ *	and order.
  *	Every other node (inner, superblock, free) is checked whole.
  * @low_key: inclusive lower fence of the node's key range.
  * @high_key: exclusive upper fence; meaningful only with
@@ -66,19 +71,23 @@
  * @reserved: zero.
  *
  * A leaf has leaf_slots slots.  Its key block (what @checksum covers) is
- * the header, ``__le64 keys[leaf_slots]``, ``__le64 checks[leaf_slots]``
- * and ``__u8 order[leaf_slots]`` zero-padded to a multiple of 8; then
- * ``values[leaf_slots][value_size]``.  order[0..@count) lists the slots in
- * use in ascending key order; a slot not listed is free and its bytes mean
- * nothing.  Entries never move between slots: an insert fills a free slot
- * and shifts order[], a delete shifts order[].  checks[s] is the check
- * word of value s: XXH64 of its value_size bytes with keys[s] as the seed.
- * So a copy of a leaf is one publication when its key block passes the
- * checksum and each value it uses hashes to its check word, and a write
- * rehashes the key block and the value it wrote, never the whole leaf.
- * A value of %ORDO_VALUE_IN_BLOCK_MAX bytes (value_size 8) is no larger
- * than its check word: checks[s] then holds value s itself, the key
- * block's checksum covers it, and a leaf is its key block alone.
+ * the header, ``__le64 keys[leaf_slots]``, ``__le64 checks[leaf_slots]``,
+ * ``__le16 lens[leaf_slots]`` and ``__u8 order[leaf_slots]`` zero-padded
+ * to a multiple of 8; then ``values[leaf_slots][value_size]``.
+ * order[0..@count) lists the slots in use in ascending key order; a slot
+ * not listed is free and its bytes mean nothing.  Entries never move
+ * between slots: an insert fills a free slot and shifts order[], a delete
+ * shifts order[].  lens[s] is the length of value s, 0..value_size: its
+ * bytes are the first lens[s] of the slot, the rest of the slot means
+ * nothing.  checks[s] is the check word of value s: XXH64 of its lens[s]
+ * bytes with keys[s] as the seed.  So a copy of a leaf is one publication
+ * when its key block passes the checksum and each value it uses hashes to
+ * its check word, and a write rehashes the key block and the value it
+ * wrote, never the whole leaf.
+ * A value slot of %ORDO_VALUE_IN_BLOCK_MAX bytes (value_size 8) is no
+ * larger than its check word: checks[s] then holds value s itself, its
+ * bytes past lens[s] zero, the key block's checksum covers it, and a leaf
+ * is its key block alone.
  * An inner body is ``__le64 keys[inner_fanout]`` then
  * ``__le32 child[inner_fanout]``;
  * child[i] covers [keys[i], keys[i + 1]) and keys[0] equals @low_key.
@@ -167,6 +176,18 @@ static inline int ordo_leaf_values_in_block(__u32 value_size)
 }
 
 /**
+ * ordo_leaf_len_off() - offset of leaf value length @i inside a node
+ * @leaf_slots: slots per leaf
+ * @i: slot index
+ *
+ * Return: byte offset from the start of the node.
+ */
+static inline __u32 ordo_leaf_len_off(__u32 leaf_slots, __u32 i)
+{
+	return ORDO_NODE_HDR_SIZE + 16 * leaf_slots + 2 * i;
+}
+
+/**
  * ordo_leaf_order_off() - offset of a leaf's order array inside a node
  * @leaf_slots: slots per leaf
  *
@@ -174,21 +195,21 @@ static inline int ordo_leaf_values_in_block(__u32 value_size)
  */
 static inline __u32 ordo_leaf_order_off(__u32 leaf_slots)
 {
-	return ORDO_NODE_HDR_SIZE + 16 * leaf_slots;
+	return ORDO_NODE_HDR_SIZE + 18 * leaf_slots;
 }
 
 /**
  * ordo_leaf_block_size() - bytes of a leaf's key block
  * @leaf_slots: slots per leaf
  *
- * The key block (header, keys, check words, order) is what a leaf's
- * checksum covers; the values follow it.
+ * The key block (header, keys, check words, lengths, order) is what a
+ * leaf's checksum covers; the values follow it.
  *
- * Return: 64 + 16 * leaf_slots + leaf_slots rounded up to 8.
+ * Return: 64 + 19 * leaf_slots rounded up to 8.
  */
 static inline __u32 ordo_leaf_block_size(__u32 leaf_slots)
 {
-	return ordo_leaf_order_off(leaf_slots) + ((leaf_slots + 7) & ~7U);
+	return (ordo_leaf_order_off(leaf_slots) + leaf_slots + 7) & ~7U;
 }
 
 /**

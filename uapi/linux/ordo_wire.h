@@ -24,9 +24,9 @@
 #include <linux/types.h>
 #include <linux/errno.h>
 
-/* "ORDO" read as a little-endian 32-bit word. */
+/* "ORDO" read as a little-endian 32-bit word.  Version 2: value lengths. */
 #define ORDO_WIRE_MAGIC		0x4f44524fU
-#define ORDO_WIRE_VERSION	1
+#define ORDO_WIRE_VERSION	2
 /* Default rdma_cm port of the server (RDMA_PS_TCP). */
 #define ORDO_WIRE_PORT		7471
 
@@ -173,7 +173,8 @@ struct ordo_wire_conn_rep {
 
 /**
  * enum ordo_wire_op - RPC operation codes (ordo_wire_hdr.op)
- * @ORDO_WIRE_OP_GET: read a value (body: struct ordo_wire_kv).
+ * @ORDO_WIRE_OP_GET: read a value (body: struct ordo_wire_kv; the reply's
+ *	body is the value, exactly: its length is the value's).
  * @ORDO_WIRE_OP_PUT: insert or replace (struct ordo_wire_kv + value).
  * @ORDO_WIRE_OP_INSERT: insert an absent key (struct ordo_wire_kv + value).
  * @ORDO_WIRE_OP_UPDATE: replace a present key, optionally at a hinted
@@ -281,8 +282,8 @@ struct ordo_wire_hdr {
  * struct ordo_wire_kv - one point operation (24 bytes)
  * @key: the key; every u64 is a valid key.
  * @value_len: bytes of value following this struct.  PUT, INSERT and
- *	UPDATE: 1 to value_size (the server zero-pads to value_size); GET and
- *	DELETE: 0.
+ *	UPDATE: the value's length, 0 to value_size (the value is stored
+ *	with it); GET and DELETE: 0.
  * @op: in a batch, the entry's operation (GET to DELETE); in a single
  *	request, the header's op.
  * @flags: ORDO_WIRE_KV_* bits; %ORDO_WIRE_KV_HINT only with UPDATE.
@@ -331,7 +332,9 @@ struct ordo_wire_scan_req {
  * @more: 1 if keys past the last one returned may exist.
  *
  * Followed by ``__le64 keys[returned]`` and, unless
- * %ORDO_WIRE_SCAN_KEYS_ONLY, ``values[returned][value_size]``.
+ * %ORDO_WIRE_SCAN_KEYS_ONLY, ``__le32 lens[returned]`` (each value's
+ * length, at most value_size) and ``values[returned][value_size]``, each
+ * zero past its length.
  */
 struct ordo_wire_scan_rep {
 	__le64 next;
@@ -586,8 +589,9 @@ struct ordo_wire_batch_rep {
 /**
  * struct ordo_wire_batch_res - result of one batch entry
  * @status: enum ordo_wire_status.
- * @value_len: bytes of value following: value_size for a GET that found
- *	its key, else 0.
+ * @value_len: bytes of value following: the value's length for a GET
+ *	that found its key, else 0.  GET values follow the results packed
+ *	back to back, in entry order.
  * @flags: ORDO_WIRE_F_* bits (as in the header) for this entry.
  * @reserved: zero.
  */
@@ -624,8 +628,8 @@ struct ordo_wire_lookup_req {
  * @epoch: epoch of the model the attached bytes come from; 0 when
  *	@model_len is 0.
  * @found: 1 if the key is present, else 0.
- * @value_len: bytes of value following this struct: value_size when
- *	@found, else 0.
+ * @value_len: bytes of value following this struct: the value's length
+ *	(0 to value_size) when @found, else 0.
  * @sub: index of the sub-model whose domain holds the key (the largest i
  *	with pivot[i] <= key in that model); 0 when @model_len is 0.
  * @model_len: bytes of model data following the value: the sub-model's
