@@ -5,9 +5,10 @@
  * up with IORING_SETUP_SQE128 (80 bytes).  Operations may sleep (user
  * copies, pool growth), so the non-blocking first issue asks io_uring to
  * retry from its worker threads; the result is the CQE's res: 0 or -errno,
- * pairs for SCAN, entries for BATCH.  Results are posted with
- * io_uring_cmd_done(): on 6.1 a positive return from ->uring_cmd() issued
- * from a worker thread would never complete the request.
+ * the value's length for GET, pairs for SCAN, entries for BATCH.  Results
+ * are posted with io_uring_cmd_done(): on 6.1 a positive return from
+ * ->uring_cmd() issued from a worker thread would never complete the
+ * request.
  */
 #include <linux/io_uring.h>
 

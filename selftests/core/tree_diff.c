@@ -383,9 +383,9 @@ static int check_leaf_copies(struct ordo_tree *t, const struct ref *r)
 			if (!value_is(r, ref_lower(r, key),
 				      ordo_leaf_cvalue(h, g, slot), len,
 				      max(len, room), 0)) {
-				printf("# leaf %u: key %" PRIx64 ", slot %u, "
-				       "length %u: wrong value\n", s.node_no,
-				       key, slot, len);
+				printf("# leaf %u: key %" PRIx64
+				       ", slot %u, length %u: wrong value\n",
+				       s.node_no, key, slot, len);
 				goto out;
 			}
 		}
@@ -566,9 +566,9 @@ static int run_single(const struct cfg *c, u64 seed, u32 ops)
 			/* A GET of a whole slot zero-pads; else writes len. */
 			if (!err && !value_is(&r, idx, out, glen, vs,
 					      whole ? 0 : 0xa5))
-				FAIL("op %u get %" PRIx64 "%s: wrong value, "
-				     "length %u, want %u", i, key,
-				     whole ? " (whole slot)" : "", glen,
+				FAIL("op %u get %" PRIx64
+				     "%s: wrong value, length %u, want %u", i,
+				     key, whole ? " (whole slot)" : "", glen,
 				     r.len[idx]);
 			break;
 		case 1:	/* put */
@@ -840,8 +840,8 @@ static void *mt_reader(void *p)
 				MT_ERR(m, "get: %d", err);
 			if (!err && (!vseen_ok(val, len, key, vs) ||
 				     !all_bytes(val, len, vs, 0xa5)))
-				MT_ERR(m, "get %" PRIx64 ": foreign value, "
-				       "length %u", key, len);
+				MT_ERR(m, "get %" PRIx64
+				       ": foreign value, length %u", key, len);
 			a->reads++;
 		} else if (what < 9) {
 			int got = ordo_tree_scan_len(&m->t, key - (what & 1),

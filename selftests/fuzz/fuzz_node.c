@@ -135,8 +135,9 @@ static void fz_node(const struct ordo_geo *geo, const u8 *in, size_t len,
 		}
 		FZ_CHECK(!ret == (r < cnt));
 		if (!ret)
-			FZ_CHECK(!memcmp(val, ordo_leaf_cvalue(h, geo, ord[r]),
-					 geo->value_size));
+			FZ_CHECK(vlen == ordo_leaf_value_len(h, geo, ord[r]) &&
+				 !memcmp(val, ordo_leaf_cvalue(h, geo, ord[r]),
+					 vlen));
 		goto out;
 	}
 	/* The walk's step down, as read.c takes it. */

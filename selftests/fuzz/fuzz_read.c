@@ -108,8 +108,9 @@ static void fz_scan(const struct pool *p, u32 first, u64 start, u32 count)
 	struct shim_scan s = {
 		.keys = keys, .vals = vals, .count = count, .fence = start,
 	};
-	u32 node = first, leaves = 0, i, j, cnt;
+	u32 node = first, leaves = 0, i, j, cnt, vlen;
 	int ret = 0;
+	const u8 *v;
 
 	for (;;) {
 		const u8 *buf = pool_read(p, node);
@@ -145,9 +146,13 @@ static void fz_scan(const struct pool *p, u32 first, u64 start, u32 count)
 			slot = ordo_leaf_corder(h, geo)[j];
 			FZ_CHECK(slot < geo->leaf_slots &&
 				 keys[i] == le64toh(ordo_node_ckeys(h)[slot]));
-			FZ_CHECK(!memcmp(vals + (size_t)i * geo->value_size,
-					 ordo_leaf_cvalue(h, geo, slot),
-					 geo->value_size));
+			/* Its length's bytes, then zeros to value_size. */
+			vlen = ordo_leaf_value_len(h, geo, slot);
+			v = vals + (size_t)i * geo->value_size;
+			FZ_CHECK(!memcmp(v, ordo_leaf_cvalue(h, geo, slot),
+					 vlen));
+			FZ_CHECK(!memchr_inv(v + vlen, 0,
+					     geo->value_size - vlen));
 		}
 		if (ret == 1)
 			break;
