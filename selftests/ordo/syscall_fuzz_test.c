@@ -594,10 +594,10 @@ static void probe_ioctl(struct th *t)
 			     -EFAULT);
 		return;
 	case 2:
-		kv.value_len = chance(t, 50) ? 0 : vs + 8 * (1 + rn(t, 8));
+		/* Any length up to vs is a value, even 0; past it is not. */
+		kv.value_len = chance(t, 50) ? vs + 1 : vs + 8 * (1 + rn(t, 8));
 		ret = xioctl(fd, c == ORDO_IOC_DELETE ? ORDO_IOC_UPDATE : c, &kv);
-		probe_expect("write with a bad length", key, ret,
-			     kv.value_len ? -EMSGSIZE : -EINVAL);
+		probe_expect("write with a bad length", key, ret, -EMSGSIZE);
 		return;
 	case 3:
 		kv.flags = 1 + rn(t, 0xffffff);
@@ -945,6 +945,21 @@ static uint8_t *guarded(size_t len, int prot, uint8_t **canary)
 	return m;
 }
 
+/*
+ * The read-only page, words of W_BASE: a struct read from it anywhere is
+ * refused (a point op's flags are 256), and names a write-range key at
+ * most.  Zeros would be a valid PUT of key 0 with an empty value.
+ */
+static int ro_fill(uint8_t *ro)
+{
+	uint64_t w = W_BASE;
+	size_t i;
+
+	for (i = 0; i < PAGE; i += sizeof(w))
+		memcpy(ro + i, &w, sizeof(w));
+	return mprotect(ro, PAGE, PROT_READ);
+}
+
 /* Nothing wrote past a guard: the canaries of @t and of the pool map. */
 static void check_canaries(struct th *t)
 {
@@ -1246,8 +1261,9 @@ int main(int argc, char **argv)
 			      (i < cfg.calls % cfg.threads);
 		m = guarded(ARENA + PAGE, PROT_READ | PROT_WRITE,
 			    &th[i].canary[0]);
-		th[i].ro = guarded(PAGE, PROT_READ, &th[i].canary[1]);
-		if (!m || !th[i].ro) {
+		th[i].ro = guarded(PAGE, PROT_READ | PROT_WRITE,
+				   &th[i].canary[1]);
+		if (!m || !th[i].ro || ro_fill(th[i].ro)) {
 			printf("Bail out! memory\n");
 			return 1;
 		}
