@@ -1,23 +1,25 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Runs in the vmrun guest, ordo.ko loaded with value_size=1024 (make
-# bench/results/value_1k.json): YCSB C over 1 KiB values, learned, walk
-# and RPC, for the bytes and round trips a GET costs when a leaf is read
-# in parts (Documentation/client.rst).  Prints the tables, then the JSON
-# report between marker lines.
-# Usage: bench/value_size.sh [KEYS [SECONDS]]
+# bench/results/value_1k.json): YCSB C over values of BYTES bytes (1 KiB
+# by default; fewer than the slot holds in value_1k_100b.json), learned,
+# walk and RPC, for the bytes and round trips a GET costs when a leaf is
+# read in parts (Documentation/client.rst).  Prints the tables, then the
+# JSON report between marker lines.
+# Usage: bench/value_size.sh [KEYS [SECONDS [BYTES]]]
 cd "$(dirname "$0")/.." || exit 1
 keys=${1:-200000}
 secs=${2:-5}
-json=/tmp/value_1k.json
+bytes=${3:-1024}
+json=/tmp/value_size.json
 set -x
 build/bench/ordo-bench -s rdma://192.0.2.1 --keys "$keys" \
-	--key-dist lognormal --value-size 1024 --threads 1 --depth 8 \
+	--key-dist lognormal --value-size "$bytes" --threads 1 --depth 8 \
 	--seconds "$secs" --warmup 1 --json="$json" \
 	--run c:uniform:learned,walk,rpc
 rc=$?
 { set +x; } 2>/dev/null
-echo "--- value_1k.json begin"
+echo "--- value_size.json begin"
 cat "$json"
-echo "--- value_1k.json end"
+echo "--- value_size.json end"
 exit $rc

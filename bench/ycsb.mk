@@ -34,15 +34,22 @@ bench/results/ycsb_throughput.png: bench/results/ycsb.json bench/ycsb_plot.py
 .PHONY: bench-ycsb
 bench-ycsb: bench/results/ycsb.json bench/results/ycsb_throughput.png
 
-# Issue #12's figure: GETs of 1 KiB values (a leaf read in parts), on a
-# store loaded with value_size=1024.  Not part of `make bench`'s default
-# set; `make bench/results/value_1k.json`.
+# Issue #12's figures: GETs of 1 KiB values (a leaf read in parts), and of
+# 100-byte values in the same 1 KiB slots (a GET reads the value's length,
+# not the slot), on a store loaded with value_size=1024.  Not part of `make
+# bench`'s default set; `make bench/results/value_1k.json`.
+VALUE_RUN = tools/vmrun --mem 3G --timeout 3000 --module-params value_size=1024 \
+	-- bench/value_size.sh 200000 5 $(1) | tee $(BUILD)/bench/$(2).log && \
+	sed -n '/^--- value_size.json begin/,/^--- value_size.json end/p' \
+		$(BUILD)/bench/$(2).log | sed '1d;$$d' > $@.tmp && \
+	sed '/^--- value_size.json begin/,$$d' $(BUILD)/bench/$(2).log \
+		> bench/results/$(2).txt && \
+	python3 -m json.tool $@.tmp > /dev/null && mv $@.tmp $@
+
 bench/results/value_1k.json: $(YCSB_BIN) bench/value_size.sh module
 	@mkdir -p $(dir $@) $(BUILD)/bench
-	tools/vmrun --mem 3G --timeout 3000 --module-params value_size=1024 \
-		-- bench/value_size.sh | tee $(BUILD)/bench/value_1k.log
-	sed -n '/^--- value_1k.json begin/,/^--- value_1k.json end/p' \
-		$(BUILD)/bench/value_1k.log | sed '1d;$$d' > $@.tmp
-	sed '/^--- value_1k.json begin/,$$d' $(BUILD)/bench/value_1k.log \
-		> bench/results/value_1k.txt
-	python3 -m json.tool $@.tmp > /dev/null && mv $@.tmp $@
+	$(call VALUE_RUN,1024,value_1k)
+
+bench/results/value_1k_100b.json: $(YCSB_BIN) bench/value_size.sh module
+	@mkdir -p $(dir $@) $(BUILD)/bench
+	$(call VALUE_RUN,100,value_1k_100b)
