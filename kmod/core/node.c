@@ -451,8 +451,9 @@ static bool super_geo_ok(const struct ordo_super *s, struct ordo_super_info *in)
  *
  * Return: 0; -EMSGSIZE if @len is shorter than node_size (read
  * info->geo.node_size bytes is then set when known); -EAGAIN if torn;
- * -ENODATA if never written; -EBADMSG if not an ordo superblock of this
- * layout version.
+ * -ENODATA if never written; -EBADMSG if not an ordo superblock;
+ * -EPROTONOSUPPORT if an ordo superblock of another layout version (a
+ * reader of this one must not read its nodes).
  */
 int ordo_super_parse(const void *buf, size_t len,
 		     struct ordo_super_info *info)
@@ -476,9 +477,11 @@ int ordo_super_parse(const void *buf, size_t len,
 	    le64_to_cpu(s->hdr.checksum) !=
 	    ordo_node_checksum(buf, node_size, le64_to_cpu(s->hdr.version)))
 		return -EAGAIN;
-	if (le64_to_cpu(s->magic) != ORDO_SUPER_MAGIC ||
-	    le32_to_cpu(s->layout_version) != ORDO_LAYOUT_VERSION ||
-	    le32_to_cpu(s->super_size) != ORDO_SUPER_SIZE ||
+	if (le64_to_cpu(s->magic) != ORDO_SUPER_MAGIC)
+		return -EBADMSG;
+	if (le32_to_cpu(s->layout_version) != ORDO_LAYOUT_VERSION)
+		return -EPROTONOSUPPORT;
+	if (le32_to_cpu(s->super_size) != ORDO_SUPER_SIZE ||
 	    s->hdr.flags != ORDO_NODE_F_SUPER || s->hdr.node_no)
 		return -EBADMSG;
 	err = super_geo_ok(s, info) ? 0 : -EBADMSG;

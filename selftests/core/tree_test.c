@@ -1142,6 +1142,15 @@ static int t_superblock(void)
 		ordo_node_checksum(copy, t.geo.node_size,
 				   le64_to_cpu(((struct ordo_super *)copy)->hdr.version)));
 	CHECK_EQ(ordo_super_parse(copy, t.geo.node_size, &si), -EBADMSG);
+	((struct ordo_super *)copy)->magic ^= 1;
+	/* Another layout (3: before value lengths): a clear refusal. */
+	((struct ordo_super *)copy)->layout_version =
+		cpu_to_le32(ORDO_LAYOUT_VERSION - 1);
+	((struct ordo_super *)copy)->hdr.checksum = cpu_to_le64(
+		ordo_node_checksum(copy, t.geo.node_size,
+				   le64_to_cpu(((struct ordo_super *)copy)->hdr.version)));
+	CHECK_EQ(ordo_super_parse(copy, t.geo.node_size, &si),
+		 -EPROTONOSUPPORT);
 	free(copy);
 	(void)v;
 	ordo_tree_destroy(&t);
