@@ -177,6 +177,7 @@ struct worker {
 	uint32_t *wpos;
 	uint64_t *wa, *wsn;
 	uint64_t *skeys;
+	uint32_t *slens;
 	uint8_t *val, *svals;
 	struct ordo_counters ctr0;	/* right after open */
 	struct rstats rs;
@@ -218,12 +219,29 @@ static uint64_t tag24(uint64_t key)
 }
 
 /*
- * A value is [key (8) | version (8) | zeros]; with 8-byte values (the
- * module's default) it is one word: version (40 bits) | tag of the key (24).
+ * A value's length, a function of its key and version: every write of a
+ * key changes it, 16..vs bytes (7 or 8 with 8-byte values), so a reader
+ * that pairs one write's length with another's bytes is caught.
  */
-static void val_encode(void *val, size_t vs, uint64_t key, uint64_t ver)
+static size_t val_len(size_t vs, uint64_t key, uint64_t ver)
+{
+	uint64_t h = (key ^ (ver * 0x9e3779b97f4a7c15ULL)) *
+		     0xff51afd7ed558ccdULL;
+
+	h >>= 32;
+	return vs >= 16 ? 16 + h % (vs - 15) : 7 + h % 2;
+}
+
+/*
+ * A value is [key (8) | version (8) | zeros], val_len() bytes of it; with
+ * 8-byte values (the module's default) it is one word, version (40 bits)
+ * | tag of the key (24), of which the first 7 or 8 bytes.  The buffer of
+ * vs bytes is zeroed past the value.  Return: the value's length.
+ */
+static size_t val_encode(void *val, size_t vs, uint64_t key, uint64_t ver)
 {
 	uint8_t *b = val;
+	size_t len = val_len(vs, key, ver);
 
 	memset(val, 0, vs);
 	if (vs >= 16) {
@@ -232,31 +250,44 @@ static void val_encode(void *val, size_t vs, uint64_t key, uint64_t ver)
 	} else {
 		uint64_t w = (ver & VER8) | (tag24(key) << 40);
 
-		memcpy(b, &w, 8);
+		memcpy(b, &w, len);
 	}
+	return len;
 }
 
-static int val_decode(const void *val, size_t vs, uint64_t key,
+/*
+ * Decode the value of @len bytes at @val (a buffer of vs bytes, whose
+ * bytes past @len are not looked at): V_KEY for another key's value,
+ * V_JUNK for a malformed one or one whose length is not its version's.
+ */
+static int val_decode(const void *val, size_t len, size_t vs, uint64_t key,
 		      uint64_t *ver)
 {
 	const uint8_t *b = val;
-	uint64_t k, v;
+	uint64_t k = 0, v, mask;
 	size_t i;
 
 	if (vs >= 16) {
+		if (len < 16 || len > vs)
+			return V_JUNK;
 		memcpy(&k, b, 8);
 		memcpy(&v, b + 8, 8);
 		if (k != key)
 			return V_KEY;
-		for (i = 16; i < vs; i++)
+		for (i = 16; i < len; i++)
 			if (b[i])
 				return V_JUNK;
 	} else {
-		memcpy(&k, b, 8);
-		if (k >> 40 != tag24(key))
+		if (len < 7 || len > 8)
+			return V_JUNK;
+		memcpy(&k, b, len);
+		mask = (1ULL << (8 * (len - 5))) - 1;
+		if ((k >> 40) != (tag24(key) & mask))
 			return V_KEY;
 		v = k & VER8;
 	}
+	if (len != val_len(vs, key, v))
+		return V_JUNK;
 	if (!v || v > VER)
 		return V_JUNK;
 	*ver = v;
@@ -514,6 +545,7 @@ static void do_get(struct worker *w)
 	struct universe *u = &c->u;
 	uint64_t key, a0 = 0, sn0 = 0, s1 = 0, ver = 0;
 	bool inject = false;
+	size_t vlen = 0;
 	int64_t p = -1;
 	int ret, k;
 
@@ -527,7 +559,7 @@ static void do_get(struct worker *w)
 	}
 	atomic_thread_fence(memory_order_seq_cst);
 	atomic_store_explicit(&w->doing, "ordo_get", memory_order_relaxed);
-	ret = ordo_get(w->h, key, w->val, c->vs);
+	ret = ordo_get_len(w->h, key, w->val, c->vs, &vlen);
 	atomic_thread_fence(memory_order_seq_cst);
 	if (p >= 0)
 		s1 = atomic_load(&u->started[p]);
@@ -536,20 +568,20 @@ static void do_get(struct worker *w)
 		w->rs.foreign++;
 
 	if (ret == 0 && c->inject && p >= 0 && w->rs.gets % c->inject == 0 &&
-	    !val_decode(w->val, c->vs, key, &ver)) {
+	    !val_decode(w->val, vlen, c->vs, key, &ver)) {
 		/* Self-test: an older version than allowed, or another key. */
 		uint64_t lb = ver_of(a0) > ver_of(sn0) ? ver_of(a0) : ver_of(sn0);
 
 		if (lb >= 2 && !((a0 | sn0) & DEL))
-			val_encode(w->val, c->vs, key, lb - 1);
+			vlen = val_encode(w->val, c->vs, key, lb - 1);
 		else
-			val_encode(w->val, c->vs, key ^ 0x100, ver);
+			vlen = val_encode(w->val, c->vs, key ^ 0x100, ver);
 		inject = true;
 	}
 
 	if (ret == 0) {
 		w->rs.found++;
-		k = val_decode(w->val, c->vs, key, &ver);
+		k = val_decode(w->val, vlen, c->vs, key, &ver);
 		if (k)
 			violation(c, k, "GET key %#" PRIx64 " returned a value not written for it",
 				  key);
@@ -588,6 +620,7 @@ struct scan_obs {
 	uint64_t next;
 	const uint64_t *keys;
 	const uint8_t *vals;
+	const uint32_t *lens;
 	uint32_t p0, p1, nw;
 	const uint32_t *wpos;
 	const uint64_t *wa, *wsn;
@@ -663,7 +696,8 @@ static unsigned int check_scan(struct lcase *c, const struct scan_obs *o,
 			bad++;
 			continue;
 		}
-		k = val_decode(o->vals + (size_t)i * c->vs, c->vs, key, &ver);
+		k = val_decode(o->vals + (size_t)i * c->vs, o->lens[i], c->vs,
+			       key, &ver);
 		if (k) {
 			violation(c, k, "SCAN pair %u key %#" PRIx64 " holds a value not written for it",
 				  i, key);
@@ -776,8 +810,8 @@ static void do_scan(struct worker *w)
 	atomic_store_explicit(&w->doing, "ordo_scan", memory_order_relaxed);
 	o.more = 0;
 	o.next = 0;
-	o.ret = ordo_scan(w->h, o.start, o.n, w->skeys, w->svals, &o.more,
-			  &o.next);
+	o.ret = ordo_scan_len(w->h, o.start, o.n, w->skeys, w->svals,
+			      w->slens, &o.more, &o.next);
 	atomic_thread_fence(memory_order_seq_cst);
 	w->rs.scans++;
 
@@ -799,20 +833,25 @@ static void do_scan(struct worker *w)
 			memmove(w->svals + (size_t)drop * c->vs,
 				w->svals + (size_t)(drop + 1) * c->vs,
 				(size_t)(o.ret - drop - 1) * c->vs);
+			memmove(w->slens + drop, w->slens + drop + 1,
+				(o.ret - drop - 1) * sizeof(uint32_t));
 			o.ret--;
 			inject = true;
 		} else {
 			uint64_t ver;
 
-			if (!val_decode(w->svals, c->vs, w->skeys[0], &ver)) {
-				val_encode(w->svals, c->vs, w->skeys[0] ^ 0x100,
-					   ver);
+			if (!val_decode(w->svals, w->slens[0], c->vs,
+					w->skeys[0], &ver)) {
+				w->slens[0] = val_encode(w->svals, c->vs,
+							 w->skeys[0] ^ 0x100,
+							 ver);
 				inject = true;
 			}
 		}
 	}
 	o.keys = w->skeys;
 	o.vals = w->svals;
+	o.lens = w->slens;
 	bad = check_scan(c, &o, &w->rs);
 	if (inject)
 		injected(c, bad > 0);
@@ -846,25 +885,26 @@ static int write_one(struct lcase *c, struct ordo *h, int op, uint32_t p,
 	struct universe *u = &c->u;
 	uint64_t key = u->keys[p], cur = atomic_load(&u->started[p]), nv;
 	static const char *const name[] = { "PUT", "UPDATE", "INSERT", "DELETE" };
+	size_t len = 0;
 	int ret;
 
 	nv = op == W_DELETE ? cur | DEL : ver_of(cur) + 1;
 	if (op != W_DELETE)
-		val_encode(val, c->vs, key, nv);
+		len = val_encode(val, c->vs, key, nv);
 	atomic_store(&u->started[p], nv);
 	atomic_thread_fence(memory_order_seq_cst);
 	switch (op) {
 	case W_PUT:
 		atomic_store_explicit(doing, "ordo_put", memory_order_relaxed);
-		ret = ordo_put(h, key, val, c->vs);
+		ret = ordo_put(h, key, val, len);
 		break;
 	case W_UPDATE:
 		atomic_store_explicit(doing, "ordo_update", memory_order_relaxed);
-		ret = ordo_update(h, key, val, c->vs);
+		ret = ordo_update(h, key, val, len);
 		break;
 	case W_INSERT:
 		atomic_store_explicit(doing, "ordo_insert", memory_order_relaxed);
-		ret = ordo_insert(h, key, val, c->vs);
+		ret = ordo_insert(h, key, val, len);
 		break;
 	default:
 		atomic_store_explicit(doing, "ordo_delete", memory_order_relaxed);
@@ -958,11 +998,11 @@ static int batch_insert(struct lcase *c, struct ordo *h, const uint32_t *pos,
 		for (i = 0; i < b; i++) {
 			uint32_t p = pos[done + i];
 
-			val_encode(vals + (size_t)i * c->vs, c->vs, u->keys[p], 1);
+			ops[i].kv.value_len = val_encode(vals + (size_t)i * c->vs,
+							 c->vs, u->keys[p], 1);
 			ops[i].op = ORDO_OP_INSERT;
 			ops[i].kv.key = u->keys[p];
 			ops[i].kv.value = (uintptr_t)(vals + (size_t)i * c->vs);
-			ops[i].kv.value_len = c->vs;
 			atomic_store(&u->started[p], 1);
 		}
 		atomic_thread_fence(memory_order_seq_cst);
@@ -1403,10 +1443,12 @@ static bool run_case(const struct cfg *cfg, const char *uri,
 		rd[i].val = calloc(1, c->vs);
 		rd[i].svals = calloc(SCAN_MAX, c->vs);
 		rd[i].skeys = calloc(SCAN_MAX, sizeof(uint64_t));
+		rd[i].slens = calloc(SCAN_MAX, sizeof(uint32_t));
 		rd[i].wpos = calloc(WIN_MAX, sizeof(uint32_t));
 		rd[i].wa = calloc(WIN_MAX, sizeof(uint64_t));
 		rd[i].wsn = calloc(WIN_MAX, sizeof(uint64_t));
-		if (!rd[i].val || !rd[i].svals || !rd[i].skeys || !rd[i].wa ||
+		if (!rd[i].val || !rd[i].svals || !rd[i].skeys ||
+		    !rd[i].slens || !rd[i].wa ||
 		    !rd[i].wsn || !rd[i].wpos)
 			goto out;
 	}
@@ -1527,6 +1569,7 @@ out:
 			free(rd[i].val);
 			free(rd[i].svals);
 			free(rd[i].skeys);
+			free(rd[i].slens);
 			free(rd[i].wpos);
 			free(rd[i].wa);
 			free(rd[i].wsn);
@@ -1616,6 +1659,7 @@ static bool selftest_checks(void)
 	uint64_t keys[8], wa[64], wsn[64];
 	uint32_t wpos[64];
 	uint8_t vals[8 * 16];
+	uint32_t lens[8];
 	struct scan_obs o;
 	unsigned int fails = 0, cases = 0, i;
 	uint64_t v;
@@ -1624,17 +1668,23 @@ static bool selftest_checks(void)
 #define EXPECT(cond) do { cases++; if (!(cond)) { fails++; \
 	printf("#   self-test failed: %s (line %d)\n", #cond, __LINE__); } } while (0)
 
-	/* Values: both layouts, another key's value, stray bytes. */
+	/*
+	 * Values: both layouts, another key's value, stray bytes, a length
+	 * that is not the version's.
+	 */
 	for (vs = 8; vs <= 16; vs += 8) {
-		val_encode(vals, vs, 77, 5);
-		EXPECT(val_decode(vals, vs, 77, &v) == V_OK && v == 5);
-		EXPECT(val_decode(vals, vs, 78, &v) == V_KEY);
-		val_encode(vals, vs, 77, 0);
-		EXPECT(val_decode(vals, vs, 77, &v) == V_JUNK);
+		size_t l = val_encode(vals, vs, 77, 5);
+
+		EXPECT(val_decode(vals, l, vs, 77, &v) == V_OK && v == 5);
+		EXPECT(val_decode(vals, l, vs, 78, &v) == V_KEY);
+		EXPECT(val_decode(vals, l == vs ? l - 1 : l + 1, vs, 77, &v) ==
+		       V_JUNK);
+		l = val_encode(vals, vs, 77, 0);
+		EXPECT(val_decode(vals, l, vs, 77, &v) == V_JUNK);
 	}
 	val_encode(vals, 24, 77, 5);
-	vals[20] = 1;
-	EXPECT(val_decode(vals, 24, 77, &v) == V_JUNK);
+	vals[16] = 1;
+	EXPECT(val_decode(vals, 17, 24, 77, &v) == V_JUNK);
 
 	/* GET windows: the bounds themselves are legal. */
 	EXPECT(check_present(4, 4, 0, 6) == V_OK);
@@ -1667,7 +1717,7 @@ static bool selftest_checks(void)
 		wpos[i] = i;
 		wa[i] = w;
 		wsn[i] = 0;
-		val_encode(vals + i * vs, vs, u->keys[i], 2);
+		lens[i] = val_encode(vals + i * vs, vs, u->keys[i], 2);
 	}
 	memset(&o, 0, sizeof(o));
 	o.wpos = wpos;
@@ -1680,22 +1730,27 @@ static bool selftest_checks(void)
 	o.n = 8;
 	o.keys = keys;
 	o.vals = vals;
+	o.lens = lens;
 	/* Correct: keys 0, 1, 2, 4, 6, 7 (3 never written, 5 deleted). */
 	{
 		static const int good[] = { 0, 1, 2, 4, 6, 7 };
 		uint8_t gv[6 * 16];
+		uint32_t gl[6];
 
 		for (i = 0; i < 6; i++) {
 			keys[i] = u->keys[good[i]];
 			memcpy(gv + i * vs, vals + good[i] * vs, vs);
+			gl[i] = lens[good[i]];
 		}
 		o.vals = gv;
+		o.lens = gl;
 		o.ret = 6;
 		EXPECT(check_scan(c, &o, &rs) == 0);
 		/* A gap: drop key 4. */
 		keys[3] = keys[4];
 		keys[4] = keys[5];
 		memmove(gv + 3 * vs, gv + 4 * vs, 2 * vs);
+		memmove(gl + 3, gl + 4, 2 * sizeof(*gl));
 		o.ret = 5;
 		EXPECT(check_scan(c, &o, &rs) == 1 && c->kinds[V_GAP] == 1);
 		/* With more and next, the range ends at next - 1: no gap. */
@@ -1713,23 +1768,24 @@ static bool selftest_checks(void)
 		keys[0] = u->keys[0];
 		keys[1] = u->keys[0];
 		o.vals = vals;
+		o.lens = lens;
 		o.ret = 2;
 		EXPECT(check_scan(c, &o, &rs) >= 1 && c->kinds[V_ORDER] == 1);
 		/* A stale pair, a phantom key. */
 		keys[0] = u->keys[0];
-		val_encode(vals, vs, u->keys[0], 1);
+		lens[0] = val_encode(vals, vs, u->keys[0], 1);
 		o.ret = 1;
 		o.more = 1;
 		o.next = u->keys[0] + 1;
 		EXPECT(check_scan(c, &o, &rs) == 1 && c->kinds[V_STALE] == 1);
 		keys[0] = u->keys[0] + 1;
-		val_encode(vals, vs, keys[0], 1);
+		lens[0] = val_encode(vals, vs, keys[0], 1);
 		o.start = keys[0];
 		o.next = keys[0] + 1;
 		EXPECT(check_scan(c, &o, &rs) == 1 && c->kinds[V_PHANTOM] == 1);
 		/* The deleted key 5 again. */
 		keys[0] = u->keys[5];
-		val_encode(vals, vs, keys[0], 2);
+		lens[0] = val_encode(vals, vs, keys[0], 2);
 		o.start = u->keys[5];
 		o.next = u->keys[5] + 1;
 		EXPECT(check_scan(c, &o, &rs) == 1 &&
