@@ -134,9 +134,19 @@ TEST_F_TIMEOUT(large, key_block_then_value, 900)
 }
 
 /*
- * A writer rewrites values (each one whole, with a new version) while a
- * learned handle GETs them: every value it returns is one version whole,
- * never a mix, and never older than one it returned before.
+ * The length of version @v of a value: the load writes whole slots, later
+ * versions 8..VS bytes, so that each write also changes the length.
+ */
+static uint32_t len_of_version(int64_t v)
+{
+	return v == 1 ? VS : 8 * (1 + (uint32_t)(v * 37) % (VS / 8));
+}
+
+/*
+ * A writer rewrites values (each one whole, with a new version and a new
+ * length) while a learned handle GETs them: every value it returns is one
+ * version whole, with that version's length, never a mix, and never older
+ * than one it returned before.
  */
 TEST_F_TIMEOUT(large, writers_never_tear_a_value, 900)
 {
@@ -163,29 +173,37 @@ TEST_F_TIMEOUT(large, writers_never_tear_a_value, 900)
 			_exit(2);
 		/* 64 hot keys of a few leaves, versions 2, 3, ... */
 		for (i = 0; i < WRITES; i++) {
-			t_fill(val, VS, key_of(i % 64), 2 + i / 64);
-			if (ordo_put(w, key_of(i % 64), val, VS))
+			uint32_t len = len_of_version(2 + i / 64);
+
+			t_fill(val, len, key_of(i % 64), 2 + i / 64);
+			if (ordo_put(w, key_of(i % 64), val, len))
 				_exit(3);
 		}
 		ordo_close(w);
 		_exit(0);
 	}
 	while (waitpid(pid, &status, WNOHANG) == 0) {
+		size_t len;
 		int64_t v;
 
 		i = gets++ % 64;
-		ASSERT_EQ(0, ordo_get(o, key_of(i), val, sizeof(val)));
-		v = t_version(val, VS, key_of(i));
+		ASSERT_EQ(0, ordo_get_len(o, key_of(i), val, sizeof(val), &len));
+		ASSERT_LE(8, len);
+		v = t_version(val, len, key_of(i));
 		ASSERT_LE(1, v);
+		ASSERT_EQ(len_of_version(v), len);
 		ASSERT_LE(seen[i], v);
 		seen[i] = v;
 	}
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(0, WEXITSTATUS(status));
 	for (i = 0; i < 64; i++) {
-		ASSERT_EQ(0, ordo_get(o, key_of(i), val, sizeof(val)));
-		EXPECT_EQ(2 + (WRITES - 1 - i) / 64,
-			  t_version(val, VS, key_of(i)));
+		int64_t v = 2 + (WRITES - 1 - i) / 64;
+		size_t len;
+
+		ASSERT_EQ(0, ordo_get_len(o, key_of(i), val, sizeof(val), &len));
+		EXPECT_EQ(len_of_version(v), len);
+		EXPECT_EQ(v, t_version(val, len, key_of(i)));
 	}
 	ordo_counters(o, &c);
 	TH_LOG("%u GETs under %u writes: %llu read again, %llu fallbacks",
