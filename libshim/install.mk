@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make install [PREFIX=/usr/local] [DESTDIR=...]: into $(DESTDIR)$(PREFIX)
-#   lib/libordo.so.VERSION, lib/libordo.so.0 -> it, lib/libordo.so -> .so.0
+#   lib/libordo.so.VERSION, lib/libordo.so.1 (the soname, shim.mk) -> it,
+#   lib/libordo.so -> .so.1
 #   lib/libordo.a, lib/pkgconfig/libordo.pc
 #   include/ordo.h, include/linux/ the uapi headers it includes (closure)
 #   bin/ordoctl, share/man/man1/ordoctl.1
@@ -14,7 +15,6 @@ MANDIR ?= $(PREFIX)/share/man
 INSTALL ?= install
 
 LIBORDO_VERSION := $(shell sed -n 's/^\#define ORDO_VERSION[[:space:]]*"\(.*\)"/\1/p' kmod/ordo.h)
-LIBORDO_SONAME := libordo.so.0
 LIBORDO_REAL := libordo.so.$(LIBORDO_VERSION)
 # What libordo.a needs besides itself (libordo.pc's Libs.private).
 LIBORDO_LIBS_PRIVATE ?= -lrdmacm -libverbs -lpthread

@@ -16,9 +16,15 @@ $(BUILD)/kmod/core/%.o: kmod/core/%.c $(wildcard kmod/core/*.h libshim/core_user
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -fPIC -c -o $@ $<
 
-$(BUILD)/lib/libordo.so: $(SHIM_OBJS)
+# The soname's number is the ABI's: it goes up whenever a program built
+# against the old ordo.h could misbehave with the new library (1: struct
+# ordo_req grew the value lengths).
+LIBORDO_SONAME := libordo.so.1
+
+$(BUILD)/lib/libordo.so: $(SHIM_OBJS) libshim/shim.mk
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libordo.so.0 -o $@ $^ -lrdmacm -libverbs -lpthread
+	$(CC) -shared -Wl,-soname,$(LIBORDO_SONAME) -o $@ $(SHIM_OBJS) \
+		-lrdmacm -libverbs -lpthread
 
 $(BUILD)/lib/libordo.a: $(SHIM_OBJS)
 	@mkdir -p $(dir $@)
