@@ -37,7 +37,7 @@ static void fz_point(const struct env *e, u32 op, const u8 *body, u32 blen)
 	if (op == ORDO_WIRE_OP_GET || op == ORDO_WIRE_OP_DELETE)
 		FZ_CHECK(!vlen);
 	else
-		FZ_CHECK(vlen >= 1 && vlen <= e->vs);
+		FZ_CHECK(vlen <= e->vs);	/* an empty value is a value */
 	if (kv->flags)
 		FZ_CHECK(op == ORDO_WIRE_OP_UPDATE);
 	/* A GET's reply is a value. */
@@ -229,7 +229,10 @@ static void fz_lookup(const struct env *e, const u8 *body, u32 blen)
 	struct ordo_wire_lookup_args a;
 	struct ordo_wire_lookup_rep *rep;
 	struct shim_lookup_rep l;
-	u32 vlen = e->a & 1 ? e->vs : 0, room, mlen, mtot, len;
+	/* Found (of any length, 0 included) or not. */
+	bool found = e->a & 1;
+	u32 vlen = found ? (u32)(e->a >> 1) % (e->vs + 1) : 0;
+	u32 room, mlen, mtot, len;
 	u8 *out;
 
 	if (ordo_wire_lookup_check(body, blen, &a))
@@ -245,7 +248,7 @@ static void fz_lookup(const struct env *e, const u8 *body, u32 blen)
 	out = malloc(e->room);
 	rep = (void *)out;
 	memset(rep, 0, sizeof(*rep));
-	rep->found = htole32(vlen != 0);
+	rep->found = htole32(found);
 	rep->value_len = htole32(vlen);
 	rep->epoch = htole64(mlen ? 7 : 0);
 	rep->sub = htole32(e->b >> 40);
@@ -255,7 +258,8 @@ static void fz_lookup(const struct env *e, const u8 *body, u32 blen)
 	len = sizeof(*rep) + ordo_wire_pad8(vlen) + mlen;
 	FZ_CHECK(len <= e->room);
 	FZ_CHECK(!shim_dec_lookup(out, len, e->vs, &l));
-	FZ_CHECK(l.found == (vlen != 0) && l.model_len == mlen);
+	FZ_CHECK(l.found == found && l.val_len == vlen &&
+		 l.model_len == mlen);
 	FZ_CHECK(l.model + l.model_len == out + len);
 	free(out);
 }
@@ -317,7 +321,7 @@ static void fz_client(const struct env *e, const u8 *in, size_t len)
 	/* What read.c and rdma.c put in a call of each kind. */
 	if (q.op == ORDO_WIRE_OP_PUT || q.op == ORDO_WIRE_OP_INSERT ||
 	    q.op == ORDO_WIRE_OP_UPDATE)
-		q.len = 1 + vlen % e->vs;
+		q.len = vlen % (e->vs + 1);
 	if (q.op != ORDO_WIRE_OP_UPDATE)
 		q.hint_leaf = 0;
 	v = fin_bytes(&f, q.len, &got);
