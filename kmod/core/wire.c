@@ -188,6 +188,12 @@ int ordo_wire_scan_check(const void *body, u32 blen,
 	return 0;
 }
 
+/* Reply bytes per pair: its key, and with values its length and slot. */
+static u32 scan_pair_bytes(u32 value_size, bool with_vals)
+{
+	return 8 + (with_vals ? 4 + value_size : 0);
+}
+
 /**
  * ordo_wire_scan_fit() - pairs a SCAN reply of @room bytes holds
  * @a: the checked request
@@ -201,7 +207,7 @@ int ordo_wire_scan_check(const void *body, u32 blen,
 u32 ordo_wire_scan_fit(const struct ordo_wire_scan_args *a, u32 value_size,
 		       u32 room)
 {
-	u32 per = 8 + (a->with_vals ? 4 + value_size : 0);
+	u32 per = scan_pair_bytes(value_size, a->with_vals);
 
 	if (room < sizeof(struct ordo_wire_scan_rep))
 		return 0;
@@ -252,7 +258,7 @@ u32 ordo_wire_scan_finish(void *out, u32 n, u32 ret, const u64 *keys,
 {
 	struct ordo_wire_scan_rep *rep = out;
 	__le64 *wkeys = (__le64 *)(rep + 1);
-	u32 per = 8 + (with_vals ? 4 + value_size : 0), more = 1, i;
+	u32 per = scan_pair_bytes(value_size, with_vals), more = 1, i;
 	__le32 *wlens = (__le32 *)(wkeys + ret);
 	u64 next = 0;
 
