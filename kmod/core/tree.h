@@ -21,6 +21,7 @@
 #include "compat.h"
 #include "node.h"
 #include "pool.h"
+#include "extent.h"
 
 /* Key-count stripes: spread the hottest counter over cache lines. */
 #define ORDO_TREE_KEY_STRIPES	16
@@ -222,6 +223,41 @@ int ordo_tree_insert(struct ordo_tree *t, u64 key, const void *value);
 int ordo_tree_update(struct ordo_tree *t, u64 key, const void *value);
 int ordo_tree_scan(struct ordo_tree *t, u64 start, u32 n, u64 *keys,
 		   void *values);
+/* Values longer than value_size: staged into an extent, then published. */
+enum ordo_write_mode {
+	ORDO_WRITE_PUT,
+	ORDO_WRITE_INSERT,
+	ORDO_WRITE_UPDATE,
+};
+
+/**
+ * struct ordo_value_part - what ordo_tree_get_part() copies and reports
+ * @off: in: the first byte of the value wanted
+ * @cap: in: room at @buf
+ * @buf: in: destination; may be NULL when @cap is 0
+ * @len: out: the value's length
+ * @copied: out: bytes copied, min(@cap, @len - @off) (0 if @off >= @len)
+ * @ref: out: 0 for an inline value, else the extent reference: parts of
+ *	one value read under the same @ref are parts of one publication
+ * @units: out: for an extent, its size in 64-byte units (else 0)
+ */
+struct ordo_value_part {
+	u32 off;
+	u32 cap;
+	void *buf;
+	u32 len;
+	u32 copied;
+	u64 ref;
+	u32 units;
+};
+
+u32 ordo_tree_value_max(const struct ordo_tree *t);
+int ordo_tree_stage(struct ordo_tree *t, u32 len, struct ordo_staged *st);
+void ordo_tree_unstage(struct ordo_tree *t, struct ordo_staged *st);
+int ordo_tree_write_staged(struct ordo_tree *t, u64 key,
+			   struct ordo_staged *st, enum ordo_write_mode mode);
+int ordo_tree_get_part(struct ordo_tree *t, u64 key,
+		       struct ordo_value_part *vp);
 int ordo_tree_retire_empty(struct ordo_tree *t, u32 max, u32 *retired);
 void ordo_tree_set_hooks(struct ordo_tree *t,
 			 const struct ordo_tree_hooks *hooks);

@@ -21,14 +21,18 @@
 #define ORDO_SUPER_MAGIC	0x454552544f44524fULL
 /*
  * 2: key block and check words; 3: 8-byte values in the key block;
- * 4: a length per value (values of 0..value_size bytes).
+ * 4: a length per value (values of 0..value_size bytes); 5: values longer
+ * than value_size out of line, in extents.
  */
-#define ORDO_LAYOUT_VERSION	4
+#define ORDO_LAYOUT_VERSION	5
 
 #define ORDO_LEAF_SLOTS_MIN	4
 #define ORDO_LEAF_SLOTS_MAX	255
 #define ORDO_LEAF_SLOTS_DEFAULT	16
-/* value_size is the largest value a store holds; any shorter one fits. */
+/*
+ * value_size is the longest value a leaf slot holds (the inline
+ * threshold); longer ones, up to ordo_value_len_max(), are out of line.
+ */
 #define ORDO_VALUE_SIZE_MIN	8
 #define ORDO_VALUE_SIZE_MAX	1024
 #define ORDO_CHUNK_SIZE_MIN	(64ULL << 10)
@@ -80,7 +84,9 @@
  * shifts order[].  lens[s] is the length of value s, 0..value_size: its
  * bytes are the first lens[s] of the slot, the rest of the slot means
  * nothing.  checks[s] is the check word of value s: XXH64 of its lens[s]
- * bytes with keys[s] as the seed.  So a copy of a leaf is one publication
+ * bytes with keys[s] as the seed.  A value longer than value_size is out
+ * of line: lens[s] has %ORDO_LEN_EXTENT set, and checks[s] is an extent
+ * reference (see struct ordo_extent_hdr), covered by the checksum.  So a copy of a leaf is one publication
  * when its key block passes the checksum and each value it uses hashes to
  * its check word, and a write rehashes the key block and the value it
  * wrote, never the whole leaf.
@@ -331,6 +337,90 @@ static inline __u32 ordo_inner_key_off(__u32 i)
 static inline __u32 ordo_inner_child_off(__u32 inner_fanout, __u32 i)
 {
 	return ORDO_NODE_HDR_SIZE + 8 * inner_fanout + 4 * i;
+}
+
+/*
+ * Out-of-line values.  lens[s] with %ORDO_LEN_EXTENT set marks value s as
+ * an extent: its low 15 bits are the extent's size in %ORDO_EXTENT_UNIT
+ * units (header included: what a reader reads), and checks[s] is the
+ * extent reference: the extent's offset in the pool space divided by
+ * %ORDO_EXTENT_UNIT in bits 0..35, its stamp in bits 36..63.
+ */
+#define ORDO_LEN_EXTENT		0x8000
+#define ORDO_LEN_UNITS_MASK	0x7fff
+#define ORDO_EXTENT_UNIT	64
+#define ORDO_EXTENT_OFF_BITS	36
+#define ORDO_EXTENT_STAMP_BITS	28
+/* The longest value any store holds; a store's own bound is below. */
+#define ORDO_VALUE_LEN_MAX	(1U << 20)
+
+/**
+ * struct ordo_extent_hdr - the 24 bytes that start an extent
+ * @check: XXH64 (seed 0) of the extent's bytes from @key to the value's
+ *	end: @key, @len, @stamp and the value.
+ * @key: the key whose value this is.
+ * @len: the value's length: more than value_size, at most
+ *	ordo_value_len_max().
+ * @stamp: the reference's stamp: a number (1 .. 2^28 - 1) drawn anew for
+ *	every extent written, so a reference to a reused extent fails.
+ *
+ * The value's bytes follow.  An extent never crosses a chunk boundary.
+ */
+struct ordo_extent_hdr {
+	__le64 check;
+	__le64 key;
+	__le32 len;
+	__le32 stamp;
+};
+
+#define ORDO_EXTENT_HDR_SIZE	24
+
+/**
+ * ordo_extent_units() - size of the extent of a value, in units
+ * @len: the value's length
+ *
+ * Return: (24 + @len) / 64 rounded up: the low bits of lens[s].
+ */
+static inline __u32 ordo_extent_units(__u32 len)
+{
+	return (ORDO_EXTENT_HDR_SIZE + len + ORDO_EXTENT_UNIT - 1) /
+	       ORDO_EXTENT_UNIT;
+}
+
+/**
+ * ordo_extent_ref_offset() - pool offset of a referenced extent
+ * @ref: an extent reference (checks[s])
+ *
+ * Return: the offset of the extent's header in the pool space.
+ */
+static inline __u64 ordo_extent_ref_offset(__u64 ref)
+{
+	return (ref & ((1ULL << ORDO_EXTENT_OFF_BITS) - 1)) * ORDO_EXTENT_UNIT;
+}
+
+/**
+ * ordo_extent_ref_stamp() - stamp of a referenced extent
+ * @ref: an extent reference (checks[s])
+ *
+ * Return: bits 36..63 of @ref.
+ */
+static inline __u32 ordo_extent_ref_stamp(__u64 ref)
+{
+	return (__u32)(ref >> ORDO_EXTENT_OFF_BITS);
+}
+
+/**
+ * ordo_value_len_max() - the longest value a store holds
+ * @chunk_size: the store's chunk size
+ *
+ * Return: %ORDO_VALUE_LEN_MAX, or less when an extent of that value would
+ * not fit in one chunk: chunk_size - 24.
+ */
+static inline __u32 ordo_value_len_max(__u64 chunk_size)
+{
+	if (chunk_size - ORDO_EXTENT_HDR_SIZE < ORDO_VALUE_LEN_MAX)
+		return (__u32)(chunk_size - ORDO_EXTENT_HDR_SIZE);
+	return ORDO_VALUE_LEN_MAX;
 }
 
 #endif /* _UAPI_LINUX_ORDO_NODE_H */
