@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # B-link tree vs JudyL microbenchmark (native, single thread).
 
-BENCH_TREE_SRCS := kmod/core/node.c kmod/core/pool.c kmod/core/tree.c
+BENCH_TREE_SRCS := kmod/core/node.c kmod/core/pool.c kmod/core/tree.c kmod/core/extent.c
 BENCH_TREE_HDRS := kmod/core/compat.h kmod/core/node.h kmod/core/pool.h \
 	kmod/core/tree.h uapi/linux/ordo_node.h
 

@@ -62,7 +62,16 @@ long ordo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		}
 	}
 	ret = ordo_cmd(ordo, cmd, &args, d->size);
-	if (ret < 0 || !(_IOC_DIR(cmd) & _IOC_READ))
+	if (!(_IOC_DIR(cmd) & _IOC_READ))
+		return ret;
+	/* A GET's -ENOBUFS says how long the value is. */
+	if (ret == -ENOBUFS && d->op == ORDO_OP_GET) {
+		if (put_user(args.kv.value_len,
+			     &((struct ordo_kv __user *)uarg)->value_len))
+			return -EFAULT;
+		return ret;
+	}
+	if (ret < 0)
 		return ret;
 	/*
 	 * The struct first (an older caller's shorter one: its bytes only):

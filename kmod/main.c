@@ -16,7 +16,7 @@ struct ordo_dev *ordo;
 
 unsigned int ordo_value_size = 8;
 module_param_named(value_size, ordo_value_size, uint, 0444);
-MODULE_PARM_DESC(value_size, "Longest value in bytes: 8..1024 (default 8)");
+MODULE_PARM_DESC(value_size, "Longest value kept inline in a leaf, bytes: 8..1024 (default 8); longer ones go out of line");
 
 unsigned int ordo_leaf_slots = 16;
 module_param_named(leaf_slots, ordo_leaf_slots, uint, 0444);

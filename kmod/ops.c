@@ -66,17 +66,80 @@ int ordo_kv_exec(struct ordo_dev *od, u32 op, u64 key, void *buf, u32 *len)
 }
 
 /*
+ * A write of a value longer than value_size: copied from user memory
+ * straight into its extent, then published.
+ */
+static int ordo_op_write_long(struct ordo_dev *od, u32 op, struct ordo_kv *kv)
+{
+	static const enum ordo_write_mode mode[] = {
+		[ORDO_OP_PUT] = ORDO_WRITE_PUT,
+		[ORDO_OP_INSERT] = ORDO_WRITE_INSERT,
+		[ORDO_OP_UPDATE] = ORDO_WRITE_UPDATE,
+	};
+	struct ordo_staged st;
+	int ret;
+
+	ret = ordo_tree_stage(&od->tree, kv->value_len, &st);
+	if (ret)
+		return ret;
+	if (copy_from_user(st.bytes, u64_to_user_ptr(kv->value),
+			   kv->value_len)) {
+		ordo_tree_unstage(&od->tree, &st);
+		return -EFAULT;
+	}
+	ret = ordo_tree_write_staged(&od->tree, kv->key, &st, mode[op]);
+	ordo_stat_inc(od, ordo_op_stat[op]);
+	return ret;
+}
+
+/*
+ * The GET of a value longer than value_size, @len bytes when its slot was
+ * read, into a user buffer of @cap bytes: a bounce buffer of its length
+ * (again if it grew meanwhile).  Sets @len to the length; -ENOBUFS if the
+ * buffer is too small.
+ */
+static int ordo_op_get_long(struct ordo_dev *od, const struct ordo_kv *kv,
+			    u32 cap, u32 *len)
+{
+	struct ordo_value_part vp = { 0 };
+	int ret;
+
+	while (*len <= cap) {
+		vp.cap = *len;
+		vp.buf = kvmalloc(vp.cap, GFP_KERNEL);
+		if (!vp.buf)
+			return -ENOMEM;
+		ret = ordo_tree_get_part(&od->tree, kv->key, &vp);
+		if (!ret && vp.copied == vp.len &&
+		    copy_to_user(u64_to_user_ptr(kv->value), vp.buf, vp.len))
+			ret = -EFAULT;
+		kvfree(vp.buf);
+		*len = vp.len;
+		if (ret || vp.copied == vp.len)
+			return ret;
+	}
+	return -ENOBUFS;
+}
+
+/*
  * One point operation with its value in user memory.  A GET sets
- * @kv->value_len to the value's length and writes that many bytes.
+ * @kv->value_len to the value's length and writes that many bytes, or
+ * fails with -ENOBUFS and sets it to the length the buffer lacks room for.
  */
 int ordo_op_kv(struct ordo_dev *od, u32 op, struct ordo_kv *kv)
 {
+	u32 cap = kv->value_len;
 	void *buf = NULL;
 	int ret;
 
-	ret = ordo_kv_check(op, kv, ordo_value_size);
+	ret = ordo_kv_check(op, kv, ordo_value_size,
+			    ordo_tree_value_max(&od->tree));
+	if (ret == -ENOBUFS)
+		kv->value_len = ordo_value_size;
 	if (ret)
 		return ret;
+	if (ordo_op_is_write(op) && kv->value_len > ordo_value_size)
+		return ordo_op_write_long(od, op, kv);
 	if (op != ORDO_OP_DELETE) {
 		buf = kmalloc(ordo_value_size, GFP_KERNEL);
 		if (!buf)
@@ -86,8 +149,10 @@ int ordo_op_kv(struct ordo_dev *od, u32 op, struct ordo_kv *kv)
 		ret = ordo_kv_load(kv, buf);
 	if (!ret)
 		ret = ordo_kv_exec(od, op, kv->key, buf, &kv->value_len);
-	if (!ret && op == ORDO_OP_GET &&
-	    copy_to_user(u64_to_user_ptr(kv->value), buf, kv->value_len))
+	if (ret == -ENOBUFS && op == ORDO_OP_GET)
+		ret = ordo_op_get_long(od, kv, cap, &kv->value_len);
+	else if (!ret && op == ORDO_OP_GET &&
+		 copy_to_user(u64_to_user_ptr(kv->value), buf, kv->value_len))
 		ret = -EFAULT;
 	kfree(buf);
 	return ret;
@@ -164,6 +229,8 @@ out:
  * All entries are checked and all written values copied in first, so a
  * malformed batch fails as a whole (-EINVAL, -EMSGSIZE, -ENOBUFS, -EFAULT)
  * before anything changes.  Then each entry runs and gets its own result.
+ * Values in a batch are at most value_size bytes: a longer write is
+ * -EMSGSIZE, a GET of a longer value gets -ENOBUFS and its length.
  */
 int ordo_op_batch(struct ordo_dev *od, struct ordo_batch *b)
 {
@@ -189,7 +256,7 @@ int ordo_op_batch(struct ordo_dev *od, struct ordo_batch *b)
 	}
 	for (i = 0; i < b->count; i++) {
 		ret = ordo_kv_check(ops[i].op, &ops[i].kv,
-				    ordo_value_size);
+				    ordo_value_size, ordo_value_size);
 		if (!ret && ordo_op_is_write(ops[i].op))
 			ret = ordo_kv_load(&ops[i].kv, vals + i * vsize);
 		if (ret)
@@ -203,9 +270,12 @@ int ordo_op_batch(struct ordo_dev *od, struct ordo_batch *b)
 		if (e->result)
 			ordo_stat_inc(od, ORDO_STAT_ERRORS);
 		if (!e->result && e->op == ORDO_OP_GET &&
-		    (copy_to_user(u64_to_user_ptr(e->kv.value), vals + i * vsize,
-				  e->kv.value_len) ||
-		     put_user(e->kv.value_len, &uops[i].kv.value_len)))
+		    copy_to_user(u64_to_user_ptr(e->kv.value), vals + i * vsize,
+				 e->kv.value_len))
+			e->result = -EFAULT;
+		if ((!e->result || e->result == -ENOBUFS) &&
+		    e->op == ORDO_OP_GET &&
+		    put_user(e->kv.value_len, &uops[i].kv.value_len))
 			e->result = -EFAULT;
 		if (put_user(e->result, &uops[i].result)) {
 			ret = -EFAULT;

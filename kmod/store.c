@@ -44,6 +44,8 @@ int ordo_store_init(struct ordo_dev *od)
 	params.max_bytes = max_bytes;
 	params.ops = &ordo_pool_mem_ops;
 	params.ops_ctx = od;
+	/* A client outliving this load must not meet old stamps by counting. */
+	params.stamp_seed = get_random_u32();
 	ret = ordo_tree_init(&od->tree, &params);
 	if (ret)
 		ordo_chunks_destroy(&od->pool_mem);
@@ -75,6 +77,7 @@ void ordo_store_info(struct ordo_dev *od, struct ordo_info *info)
 	info->pool_bytes_total = st.pool_bytes_total;
 	info->keys = st.keys;
 	info->height = st.height;
+	info->value_max = ordo_tree_value_max(&od->tree);
 }
 
 int ordo_store_get(struct ordo_dev *od, u64 key, void *val, u32 *len)

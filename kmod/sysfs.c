@@ -69,6 +69,7 @@ ORDO_TREE_ATTR(splits, st.leaf_splits + st.inner_splits);
 ORDO_TREE_ATTR(leaves_retired, st.leaves_retired);
 ORDO_TREE_ATTR(pool_bytes_used, st.pool_bytes_used);
 ORDO_TREE_ATTR(pool_bytes_total, st.pool_bytes_total);
+ORDO_TREE_ATTR(extent_bytes, st.extent_bytes);
 
 static struct attribute *ordo_stats_attrs[] = {
 	&dev_attr_keys.attr,
@@ -79,6 +80,7 @@ static struct attribute *ordo_stats_attrs[] = {
 	&dev_attr_leaves_retired.attr,
 	&dev_attr_pool_bytes_used.attr,
 	&dev_attr_pool_bytes_total.attr,
+	&dev_attr_extent_bytes.attr,
 	&dev_attr_gets.attr,
 	&dev_attr_puts.attr,
 	&dev_attr_inserts.attr,

@@ -117,13 +117,15 @@ int ordo_cmd_decode(unsigned int cmd, const void *payload, size_t len,
  * ordo_kv_check() - validate a point operation before anything executes
  * @op: enum ordo_op
  * @kv: the arguments, already copied into the kernel
- * @value_size: the store's value size
+ * @value_size: the store's value size: the smallest GET buffer
+ * @value_max: the longest value a write may carry here
  *
  * Return: 0, or -EINVAL (unknown op, flags set), -EMSGSIZE (value larger
- * than @value_size), -ENOBUFS (GET buffer too small), -EFAULT (NULL value
- * pointer; an empty write may pass any pointer).
+ * than @value_max), -ENOBUFS (GET buffer smaller than @value_size),
+ * -EFAULT (NULL value pointer; an empty write may pass any pointer).
  */
-int ordo_kv_check(u32 op, const struct ordo_kv *kv, u32 value_size)
+int ordo_kv_check(u32 op, const struct ordo_kv *kv, u32 value_size,
+		  u32 value_max)
 {
 	if (op < ORDO_OP_GET || op > ORDO_OP_DELETE || kv->flags)
 		return -EINVAL;
@@ -132,7 +134,7 @@ int ordo_kv_check(u32 op, const struct ordo_kv *kv, u32 value_size)
 	if (op == ORDO_OP_GET)
 		return !kv->value ? -EFAULT :
 		       kv->value_len < value_size ? -ENOBUFS : 0;
-	if (kv->value_len > value_size)
+	if (kv->value_len > value_max)
 		return -EMSGSIZE;
 	return kv->value || !kv->value_len ? 0 : -EFAULT;
 }

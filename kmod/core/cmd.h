@@ -45,7 +45,8 @@ int ordo_cmd_size(unsigned int cmd, size_t usize,
 		  const struct ordo_cmd_desc **dp);
 int ordo_cmd_decode(unsigned int cmd, const void *payload, size_t len,
 		    union ordo_args *args, const struct ordo_cmd_desc **dp);
-int ordo_kv_check(u32 op, const struct ordo_kv *kv, u32 value_size);
+int ordo_kv_check(u32 op, const struct ordo_kv *kv, u32 value_size,
+		  u32 value_max);
 int ordo_scan_check(const struct ordo_scan *sc);
 int ordo_batch_check(const struct ordo_batch *b);
 int ordo_retrain_check(const struct ordo_retrain *r);

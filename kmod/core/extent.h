@@ -4,8 +4,8 @@
  *
  * An extent is a header (struct ordo_extent_hdr) and a value longer than
  * value_size.  Extents are carved from value chunks in size classes of
- * 64-byte units (eight steps up to 512 bytes, then four per doubling, at
- * most 12.5% waste) and freed ones are kept per class for reuse.  A reader
+ * 64-byte units (one unit apart up to 512 bytes, then eight per doubling:
+ * at most 12.5% waste) and freed ones are kept per class for reuse.  A reader
  * holding the reference of a freed extent fails on its stamp or check, so
  * reuse needs no grace period; chunks stay mapped until the pool goes.
  */
@@ -15,8 +15,8 @@
 #include "compat.h"
 #include "pool.h"
 
-/* Size classes: 8 small ones and 4 per doubling from 512 B to 1 GiB. */
-#define ORDO_EXTENT_CLASSES	(8 + 4 * 21)
+/* Size classes: 8 small ones and 8 per doubling from 512 B to 1 GiB. */
+#define ORDO_EXTENT_CLASSES	(8 + 8 * 21)
 
 /**
  * struct ordo_extents - the extent allocator of one pool
@@ -28,6 +28,7 @@
  * @stamp: the last stamp drawn
  * @bytes: bytes of extents handed out and not freed
  * @lock: protects the fields above except @pool
+ * @grow_lock: serialises adding value chunks
  */
 struct ordo_extents {
 	struct ordo_pool *pool;
@@ -37,6 +38,7 @@ struct ordo_extents {
 	u32 stamp;
 	u64 bytes;
 	ordo_spinlock_t lock;
+	ordo_mutex_t grow_lock;
 };
 
 /**

@@ -175,12 +175,14 @@ u32 ordo_node_sum_len(const struct ordo_node_hdr *h, const struct ordo_geo *geo)
  *
  * Return: true if XXH64 of the value's bytes with the slot's key as seed
  * equals the slot's check word; always for values in the key block (its
- * checksum covers them).
+ * checksum covers them) and for extents (ordo_extent_validate() checks
+ * those).
  */
 bool ordo_leaf_value_ok(const struct ordo_node_hdr *h,
 			const struct ordo_geo *geo, u32 i)
 {
-	if (ordo_leaf_values_in_block(geo->value_size))
+	if (ordo_leaf_values_in_block(geo->value_size) ||
+	    ordo_leaf_is_extent(h, geo, i))
 		return true;
 	return ordo_leaf_value_matches(h, geo, i, ordo_leaf_cvalue(h, geo, i));
 }
@@ -241,6 +243,74 @@ void ordo_leaf_set_value(struct ordo_node_hdr *h, const struct ordo_geo *geo,
 }
 
 /**
+ * ordo_leaf_set_extent() - make value @i of a locked leaf an extent
+ * @h: leaf locked with ordo_node_lock(); keys[@i] already holds the key
+ * @geo: geometry
+ * @i: slot number, below leaf_slots
+ * @ref: the extent's reference, its header sealed
+ * @units: ordo_extent_units() of the value's length
+ */
+void ordo_leaf_set_extent(struct ordo_node_hdr *h, const struct ordo_geo *geo,
+			  u32 i, u64 ref, u32 units)
+{
+	ordo_leaf_lens(h, geo)[i] = cpu_to_le16(ORDO_LEN_EXTENT | units);
+	ordo_leaf_checks(h, geo)[i] = cpu_to_le64(ref);
+}
+
+/**
+ * ordo_extent_units_min() - units of the shortest out-of-line value
+ * @geo: geometry
+ *
+ * Return: ordo_extent_units(value_size + 1).
+ */
+u32 ordo_extent_units_min(const struct ordo_geo *geo)
+{
+	return ordo_extent_units(geo->value_size + 1);
+}
+
+/**
+ * ordo_extent_validate() - check a copy of an extent against its reference
+ * @buf: the copy: @bytes bytes read at ordo_extent_ref_offset(@ref), in
+ *	any byte order
+ * @bytes: bytes copied; the check needs @units * 64
+ * @key: the key whose slot holds @ref
+ * @ref: the slot's check word, from a key block that passed its checksum
+ * @units: the slot's lens word's low 15 bits
+ * @value_size: the store's value_size
+ * @chunk_size: the store's chunk size
+ * @len: set to the value's length on success (its bytes follow the header)
+ *
+ * Return: 0; -EAGAIN if the copy is torn or the extent was freed or reused
+ * since @ref was read (read the leaf again); -EIO if @units is not a
+ * length's, or the extent would cross a chunk.
+ */
+int ordo_extent_validate(const void *buf, u32 bytes, u64 key, u64 ref,
+			 u32 units, u32 value_size, u64 chunk_size, u32 *len)
+{
+	const struct ordo_extent_hdr *e = buf;
+	u64 off = ordo_extent_ref_offset(ref);
+	u64 span = (u64)units * ORDO_EXTENT_UNIT;
+	u32 n;
+
+	if (units < ordo_extent_units(value_size + 1) ||
+	    units > ordo_extent_units(ordo_value_len_max(chunk_size)) ||
+	    (off & (chunk_size - 1)) + span > chunk_size)
+		return -EIO;
+	if (bytes < span)
+		return -EIO;
+	n = le32_to_cpu(e->len);
+	if (le64_to_cpu(e->key) != key ||
+	    le32_to_cpu(e->stamp) != ordo_extent_ref_stamp(ref) ||
+	    n <= value_size || n > ordo_value_len_max(chunk_size) ||
+	    ordo_extent_units(n) != units ||
+	    le64_to_cpu(e->check) !=
+	    ordo_xxh64(&e->key, ORDO_EXTENT_HDR_SIZE - 8 + n, 0))
+		return -EAGAIN;
+	*len = n;
+	return 0;
+}
+
+/**
  * ordo_geo_init() - compute the geometry for a leaf shape
  * @geo: filled in
  * @leaf_slots: %ORDO_LEAF_SLOTS_MIN..%ORDO_LEAF_SLOTS_MAX
@@ -263,9 +333,17 @@ int ordo_geo_init(struct ordo_geo *geo, u32 leaf_slots, u32 value_size)
 	return 0;
 }
 
+/* Units of an extent of a value longer than value_size, up to the most. */
+static bool extent_units_ok(const struct ordo_geo *geo, u32 units)
+{
+	return units >= ordo_extent_units_min(geo) &&
+	       units <= ordo_extent_units(ORDO_VALUE_LEN_MAX);
+}
+
 /*
  * A leaf's order[] names distinct slots in strictly ascending key order,
- * each holding a value no longer than a slot.
+ * each holding a value no longer than a slot or naming an extent of a
+ * longer one.
  */
 static int leaf_check_order(const struct ordo_node_hdr *h,
 			    const struct ordo_geo *geo, u32 count)
@@ -274,12 +352,20 @@ static int leaf_check_order(const struct ordo_node_hdr *h,
 	const __le16 *lens = ordo_leaf_clens(h, geo);
 	u32 r;
 
-	for (r = 0; r < count; r++)
-		if (ord[r] >= geo->leaf_slots ||
-		    le16_to_cpu(lens[ord[r]]) > geo->value_size ||
-		    (r && ordo_leaf_key(h, geo, r - 1) >=
-			  ordo_leaf_key(h, geo, r)))
+	for (r = 0; r < count; r++) {
+		u32 len;
+
+		if (ord[r] >= geo->leaf_slots)
 			return -EIO;
+		len = le16_to_cpu(lens[ord[r]]);
+		if (len & ORDO_LEN_EXTENT ?
+		    !extent_units_ok(geo, len & ORDO_LEN_UNITS_MASK) :
+		    len > geo->value_size)
+			return -EIO;
+		if (r && ordo_leaf_key(h, geo, r - 1) >=
+			 ordo_leaf_key(h, geo, r))
+			return -EIO;
+	}
 	return 0;
 }
 

@@ -152,16 +152,27 @@ static inline const __le16 *ordo_leaf_clens(const struct ordo_node_hdr *h,
 				ordo_leaf_len_off(geo->leaf_slots, 0));
 }
 
+/* Is value @i out of line (lens[@i] names an extent)? */
+static inline bool ordo_leaf_is_extent(const struct ordo_node_hdr *h,
+				       const struct ordo_geo *geo, u32 i)
+{
+	return le16_to_cpu(ordo_leaf_clens(h, geo)[i]) & ORDO_LEN_EXTENT;
+}
+
 /*
- * Length of value @i.  At most value_size even while a seqlock reader
- * sees the leaf being rewritten (it discards what it read then); a copy
- * that passed ordo_node_validate() never needs the bound.
+ * Bytes of value @i in its slot: its length, or 0 for an extent.  At most
+ * value_size even while a seqlock reader sees the leaf being rewritten (it
+ * discards what it read then); a copy that passed ordo_node_validate()
+ * never needs the bound.
  */
 static inline u32 ordo_leaf_value_len(const struct ordo_node_hdr *h,
 				      const struct ordo_geo *geo, u32 i)
 {
-	return min_t(u32, le16_to_cpu(ordo_leaf_clens(h, geo)[i]),
-		     geo->value_size);
+	u32 len = le16_to_cpu(ordo_leaf_clens(h, geo)[i]);
+
+	if (len & ORDO_LEN_EXTENT)
+		return 0;
+	return min_t(u32, len, geo->value_size);
 }
 
 static inline u8 *ordo_leaf_order(struct ordo_node_hdr *h,
@@ -314,6 +325,11 @@ bool ordo_leaf_value_matches(const struct ordo_node_hdr *h,
 			     const void *val);
 void ordo_leaf_set_value(struct ordo_node_hdr *h, const struct ordo_geo *geo,
 			 u32 i, const void *val, u32 len);
+void ordo_leaf_set_extent(struct ordo_node_hdr *h, const struct ordo_geo *geo,
+			  u32 i, u64 ref, u32 units);
+u32 ordo_extent_units_min(const struct ordo_geo *geo);
+int ordo_extent_validate(const void *buf, u32 bytes, u64 key, u64 ref,
+			 u32 units, u32 value_size, u64 chunk_size, u32 *len);
 
 /**
  * ordo_leaf_lower_bound() - rank of the first key of a leaf >= @key

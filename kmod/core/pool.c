@@ -10,12 +10,17 @@
 /* Largest chunk accepted: keeps a chunk's size in size_t and u32 math. */
 #define ORDO_CHUNK_SIZE_MAX	(1024ULL * 1024 * 1024)
 
+static void atomic_add_s64(s64 *ctr, s64 delta)
+{
+	s64 cur = READ_ONCE(*ctr), old;
+
+	while ((old = cmpxchg(ctr, cur, cur + delta)) != cur)
+		cur = old;
+}
+
 static void avail_add(struct ordo_pool *p, s64 delta)
 {
-	s64 cur = READ_ONCE(p->avail), old;
-
-	while ((old = cmpxchg(&p->avail, cur, cur + delta)) != cur)
-		cur = old;
+	atomic_add_s64(&p->avail, delta);
 }
 
 static struct ordo_super *super_lock(struct ordo_pool *p)
@@ -50,8 +55,11 @@ static void super_init(struct ordo_pool *p)
 	super_unlock(p, s);
 }
 
-/* Publish one more chunk; called with grow_lock held. */
-static int pool_add_chunk(struct ordo_pool *p)
+/*
+ * Publish one more chunk, of nodes or (@value) of extents; called with
+ * grow_lock held.
+ */
+static int pool_add_chunk(struct ordo_pool *p, bool value)
 {
 	u32 idx = p->nr_chunks;
 	void *mem;
@@ -63,6 +71,7 @@ static int pool_add_chunk(struct ordo_pool *p)
 		return -ENOMEM;
 	/* Fresh nodes read as version 0 (never written), incarnation 0. */
 	memset(mem, 0, p->chunk_size);
+	p->value_chunk[idx] = value;
 	/* Release: lock-free readers see the zeroed chunk, then the count. */
 	smp_store_release(&p->chunks[idx], mem);
 	/* Release: ordo_pool_take() hands out nodes below the count. */
@@ -76,9 +85,30 @@ static int pool_add_chunk(struct ordo_pool *p)
 
 		s->nr_chunks = cpu_to_le32(idx + 1);
 		super_unlock(p, s);
-		avail_add(p, p->nodes_per_chunk);
+		if (!value)
+			avail_add(p, p->nodes_per_chunk);
 	}
 	return 0;
+}
+
+/**
+ * ordo_pool_add_value_chunk() - publish a chunk for extents
+ * @p: pool
+ * @idx: set to the new chunk's index
+ *
+ * May sleep.  The node allocator never hands out numbers in the chunk.
+ *
+ * Return: 0 or -ENOMEM when the pool's bound (or memory) is exhausted.
+ */
+int ordo_pool_add_value_chunk(struct ordo_pool *p, u32 *idx)
+{
+	int err;
+
+	ordo_mutex_lock(&p->grow_lock);
+	*idx = p->nr_chunks;
+	err = pool_add_chunk(p, true);
+	ordo_mutex_unlock(&p->grow_lock);
+	return err;
 }
 
 /**
@@ -118,14 +148,19 @@ int ordo_pool_init(struct ordo_pool *p, const struct ordo_geo *geo,
 		return -EINVAL;
 	p->max_chunks = (u32)max_chunks;
 	p->chunks = ordo_malloc(sizeof(*p->chunks) * p->max_chunks);
-	if (!p->chunks)
+	p->value_chunk = ordo_malloc(p->max_chunks);
+	if (!p->chunks || !p->value_chunk) {
+		ordo_free(p->chunks);
+		ordo_free(p->value_chunk);
+		p->chunks = NULL;
 		return -ENOMEM;
+	}
 	p->ops = ops;
 	p->ops_ctx = ops_ctx;
 	ordo_spin_init(&p->free_lock);
 	ordo_mutex_init(&p->grow_lock);
 	ordo_mutex_lock(&p->grow_lock);
-	err = pool_add_chunk(p);
+	err = pool_add_chunk(p, false);
 	ordo_mutex_unlock(&p->grow_lock);
 	if (err)
 		ordo_pool_destroy(p);
@@ -147,6 +182,7 @@ void ordo_pool_destroy(struct ordo_pool *p)
 			p->ops->chunk_free(p->ops_ctx, i, p->chunks[i],
 					   p->chunk_size);
 	ordo_free(p->chunks);
+	ordo_free(p->value_chunk);
 	p->chunks = NULL;
 	ordo_mutex_destroy(&p->grow_lock);
 	ordo_spin_destroy(&p->free_lock);
@@ -175,7 +211,7 @@ int ordo_pool_reserve(struct ordo_pool *p, u32 nr)
 		}
 		ordo_mutex_lock(&p->grow_lock);
 		if (READ_ONCE(p->avail) < nr)
-			err = pool_add_chunk(p);
+			err = pool_add_chunk(p, false);
 		ordo_mutex_unlock(&p->grow_lock);
 		if (err)
 			return err;
@@ -230,6 +266,16 @@ u32 ordo_pool_take(struct ordo_pool *p)
 		n = READ_ONCE(p->next);
 		cap = ordo_pool_nr_chunks(p) * p->nodes_per_chunk;
 		if (n < cap) {
+			u32 c = n / p->nodes_per_chunk;
+
+			/* The bump pointer meets a value chunk at its start. */
+			if (READ_ONCE(p->value_chunk[c])) {
+				if (cmpxchg(&p->next, n,
+					    n + p->nodes_per_chunk) == n)
+					atomic_add_s64(&p->skipped,
+						       p->nodes_per_chunk);
+				continue;
+			}
 			if (cmpxchg(&p->next, n, n + 1) == n)
 				return n;
 			continue;
@@ -287,5 +333,6 @@ void ordo_pool_set_root(struct ordo_pool *p, u32 root, u32 height,
  */
 u64 ordo_pool_nodes_used(const struct ordo_pool *p)
 {
-	return READ_ONCE(p->next) - READ_ONCE(p->nr_free);
+	return READ_ONCE(p->next) - READ_ONCE(p->nr_free) -
+	       READ_ONCE(p->skipped);
 }

@@ -8,6 +8,9 @@
  *
  * Writers reserve nodes first (may sleep: it may allocate a chunk), then
  * take reserved nodes under node locks (never sleeps, never fails).
+ *
+ * Some chunks hold out-of-line values (extent.h) instead of nodes; the
+ * node allocator skips their numbers.
  */
 #ifndef ORDO_CORE_POOL_H
 #define ORDO_CORE_POOL_H
@@ -35,7 +38,10 @@ struct ordo_pool_ops {
  * @npc_recip: ceil(2^64 / nodes_per_chunk), for division-free translation
  * @chunks: chunk addresses, each published with release semantics
  * @nr_chunks: chunks published, stored with release after the chunk
- * @next: bump pointer: lowest node number never handed out
+ * @value_chunk: per chunk, non-zero for a value chunk; set before the
+ *	chunk is published
+ * @next: bump pointer: lowest node number never handed out or skipped
+ * @skipped: node numbers the bump pointer passed over in value chunks
  * @avail: free nodes in published chunks minus outstanding reservations
  * @free_head: free-list head, linked through the nodes' right field
  * @nr_free: nodes on the free list
@@ -51,8 +57,10 @@ struct ordo_pool {
 	u32 max_chunks;
 	u64 npc_recip;
 	void **chunks;
+	u8 *value_chunk;
 	u32 nr_chunks;
 	u32 next;
+	s64 skipped;
 	s64 avail;
 	u32 free_head;
 	u32 nr_free;
@@ -73,6 +81,7 @@ void ordo_pool_free(struct ordo_pool *p, u32 node_no);
 void ordo_pool_set_root(struct ordo_pool *p, u32 root, u32 height,
 			u32 leftmost_leaf);
 u64 ordo_pool_nodes_used(const struct ordo_pool *p);
+int ordo_pool_add_value_chunk(struct ordo_pool *p, u32 *idx);
 
 /**
  * ordo_pool_node() - translate a node number

@@ -23,7 +23,27 @@
 /* Bound on restarts from the root; reaching it means a corrupt tree. */
 #define ORDO_TREE_MAX_RESTARTS	(16U * 1024 * 1024)
 
-enum { W_PUT, W_INSERT, W_UPDATE, W_DELETE };
+enum {
+	W_PUT = ORDO_WRITE_PUT,
+	W_INSERT = ORDO_WRITE_INSERT,
+	W_UPDATE = ORDO_WRITE_UPDATE,
+	W_DELETE,
+};
+
+/*
+ * A value on its way into a slot: @len bytes at @buf, or (@units not 0)
+ * a sealed extent.  A write also reports the extent its slot named before
+ * (@old_ref, @old_units), freed once the leaf is unlocked.
+ */
+struct wval {
+	const void *buf;
+	u32 len;
+	u32 units;
+	u64 ref;
+	u64 old_ref;
+	u32 old_units;
+};
+
 enum { ROUTE_HERE, ROUTE_RIGHT, ROUTE_STALE };
 
 /* Header fields used for routing, read under a seqlock or the lock. */
@@ -295,18 +315,39 @@ static u32 leaf_free_slot(const struct ordo_geo *g,
 	return i;
 }
 
+/* Remember the extent slot @s of a locked leaf names, if any, to free. */
+static void slot_forget(const struct ordo_geo *g,
+			const struct ordo_node_hdr *h, u32 s, struct wval *val)
+{
+	if (ordo_leaf_is_extent(h, g, s)) {
+		val->old_ref = le64_to_cpu(ordo_leaf_cchecks(h, g)[s]);
+		val->old_units = le16_to_cpu(ordo_leaf_clens(h, g)[s]) &
+				 ORDO_LEN_UNITS_MASK;
+	}
+}
+
+/* Store @val in slot @s of a locked leaf. */
+static void slot_set(const struct ordo_geo *g, struct ordo_node_hdr *h,
+		     u32 s, const struct wval *val)
+{
+	if (val->units)
+		ordo_leaf_set_extent(h, g, s, val->ref, val->units);
+	else
+		ordo_leaf_set_value(h, g, s, val->buf, val->len);
+}
+
 /*
  * Insert at rank @pos of a leaf holding @cnt < leaf_slots entries: fill a
  * free slot and shift the order array, never a value.
  */
 static void leaf_put_at(const struct ordo_geo *g, struct ordo_node_hdr *h,
-			u32 pos, u32 cnt, u64 key, const struct ordo_value *val)
+			u32 pos, u32 cnt, u64 key, const struct wval *val)
 {
 	u32 s = leaf_free_slot(g, h, cnt);
 	u8 *ord = ordo_leaf_order(h, g);
 
 	ordo_node_keys(h)[s] = cpu_to_le64(key);
-	ordo_leaf_set_value(h, g, s, val->buf, val->len);
+	slot_set(g, h, s, val);
 	memmove(ord + pos + 1, ord + pos, cnt - pos);
 	ord[pos] = s;
 	h->count = cpu_to_le16(cnt + 1);
@@ -392,7 +433,7 @@ static u64 split_link(struct ordo_tree *t, struct ordo_node_hdr *l,
 
 /* Split full leaf @l (locked) while inserting @key at @pos; unlocks it. */
 static u32 split_leaf(struct ordo_tree *t, struct ordo_node_hdr *l, u32 pos,
-		      u64 key, const struct ordo_value *val, u64 *sep)
+		      u64 key, const struct wval *val, u64 *sep)
 {
 	const struct ordo_geo *g = &t->geo;
 	u32 cap = g->leaf_slots, m = split_point(l, cap, pos);
@@ -575,8 +616,7 @@ static void call_split_hook(struct ordo_tree *t, u32 left, u32 right, u64 sep)
 
 /* Apply @mode to @key in leaf @h (locked); unlocks it. 1: needs a split. */
 static int leaf_apply(struct ordo_tree *t, struct ordo_node_hdr *h, u32 n,
-		      u64 key, const struct ordo_value *val, int mode,
-		      u32 *pos)
+		      u64 key, struct wval *val, int mode, u32 *pos)
 {
 	const struct ordo_geo *g = &t->geo;
 	u32 cnt = le16_to_cpu(h->count);
@@ -593,11 +633,13 @@ static int leaf_apply(struct ordo_tree *t, struct ordo_node_hdr *h, u32 n,
 		ordo_node_unlock_clean(h);
 		return -ENOENT;
 	}
+	if (found)
+		slot_forget(g, h, slot, val);
 	if (found && mode == W_DELETE) {
 		leaf_remove_at(g, h, *pos, cnt);
 		keys_add(t, n, -1);
 	} else if (found) {
-		ordo_leaf_set_value(h, g, slot, val->buf, val->len);
+		slot_set(g, h, slot, val);
 	} else if (cnt < g->leaf_slots) {
 		leaf_put_at(g, h, *pos, cnt, key, val);
 		keys_add(t, n, 1);
@@ -608,8 +650,8 @@ static int leaf_apply(struct ordo_tree *t, struct ordo_node_hdr *h, u32 n,
 	return 0;
 }
 
-static int tree_write(struct ordo_tree *t, u64 key,
-		      const struct ordo_value *val, int mode)
+static int tree_write(struct ordo_tree *t, u64 key, struct wval *val,
+		      int mode)
 {
 	u32 path[ORDO_MAX_HEIGHT], top, n, rn, pos, nres = 0;
 	struct ordo_node_hdr *h;
@@ -649,7 +691,94 @@ static int tree_write(struct ordo_tree *t, u64 key,
 		break;
 	}
 	ordo_pool_unreserve(&t->pool, nres);
+	/* The slot no longer names the old extent: no reader can reach it. */
+	if (val->old_units)
+		ordo_extent_free(&t->extents, val->old_ref, val->old_units);
+	/* A write that failed never published its extent. */
+	if (err && val->units)
+		ordo_extent_free(&t->extents, val->ref, val->units);
 	return err;
+}
+
+/**
+ * ordo_tree_value_max() - the longest value the tree takes
+ * @t: tree
+ *
+ * Return: ordo_value_len_max() of its chunk size.
+ */
+u32 ordo_tree_value_max(const struct ordo_tree *t)
+{
+	return ordo_value_len_max(t->pool.chunk_size);
+}
+
+/**
+ * ordo_tree_stage() - allocate the extent of a value longer than value_size
+ * @t: tree
+ * @len: the value's length, value_size + 1 .. ordo_tree_value_max()
+ * @st: receives the extent; fill st->bytes, then publish it with
+ *	ordo_tree_write_staged() or drop it with ordo_tree_unstage()
+ *
+ * May sleep.
+ *
+ * Return: 0, -EINVAL for a length out of range, -ENOMEM.
+ */
+int ordo_tree_stage(struct ordo_tree *t, u32 len, struct ordo_staged *st)
+{
+	if (len <= t->geo.value_size || len > ordo_tree_value_max(t))
+		return -EINVAL;
+	return ordo_extent_alloc(&t->extents, len, st);
+}
+
+/**
+ * ordo_tree_unstage() - drop a staged extent never published
+ * @t: tree
+ * @st: from ordo_tree_stage()
+ */
+void ordo_tree_unstage(struct ordo_tree *t, struct ordo_staged *st)
+{
+	ordo_extent_free(&t->extents, st->ref, ordo_extent_units(st->len));
+}
+
+/**
+ * ordo_tree_write_staged() - publish a staged value under @key
+ * @t: tree
+ * @key: any u64
+ * @st: from ordo_tree_stage(), its bytes filled; consumed whatever the
+ *	outcome (its extent is freed on failure)
+ * @mode: put, insert (absent keys only) or update (present keys only)
+ *
+ * May sleep.
+ *
+ * Return: 0, -EEXIST, -ENOENT, or -ENOMEM (the tree is then unchanged).
+ */
+int ordo_tree_write_staged(struct ordo_tree *t, u64 key,
+			   struct ordo_staged *st, enum ordo_write_mode mode)
+{
+	struct wval v = {
+		.len = st->len,
+		.units = ordo_extent_units(st->len),
+		.ref = st->ref,
+	};
+
+	ordo_extent_seal(&t->extents, st, key);
+	return tree_write(t, key, &v, mode);
+}
+
+/* Write @val under @key: in its slot, or staged when it is longer. */
+static int write_value(struct ordo_tree *t, u64 key,
+		       const struct ordo_value *val, int mode)
+{
+	struct wval v = { .buf = val->buf, .len = val->len };
+	struct ordo_staged st;
+	int err;
+
+	if (val->len <= t->geo.value_size)
+		return tree_write(t, key, &v, mode);
+	err = ordo_tree_stage(t, val->len, &st);
+	if (err)
+		return err;
+	memcpy(st.bytes, val->buf, val->len);
+	return ordo_tree_write_staged(t, key, &st, mode);
 }
 
 /* A whole slot of @value: the convenience of fixed-size users. */
@@ -663,7 +792,8 @@ static struct ordo_value slot_value(const struct ordo_tree *t,
  * ordo_tree_put_len() - insert or replace
  * @t: tree
  * @key: any u64
- * @val: the value, at most value_size bytes (the caller checks)
+ * @val: the value, at most ordo_tree_value_max() bytes (the caller
+ *	checks); one longer than value_size goes out of line
  *
  * May sleep.
  *
@@ -672,14 +802,15 @@ static struct ordo_value slot_value(const struct ordo_tree *t,
 int ordo_tree_put_len(struct ordo_tree *t, u64 key,
 		      const struct ordo_value *val)
 {
-	return tree_write(t, key, val, W_PUT);
+	return write_value(t, key, val, W_PUT);
 }
 
 /**
  * ordo_tree_insert_len() - insert a key that must be absent
  * @t: tree
  * @key: any u64
- * @val: the value, at most value_size bytes (the caller checks)
+ * @val: the value, at most ordo_tree_value_max() bytes (the caller
+ *	checks); one longer than value_size goes out of line
  *
  * May sleep.
  *
@@ -688,21 +819,24 @@ int ordo_tree_put_len(struct ordo_tree *t, u64 key,
 int ordo_tree_insert_len(struct ordo_tree *t, u64 key,
 			 const struct ordo_value *val)
 {
-	return tree_write(t, key, val, W_INSERT);
+	return write_value(t, key, val, W_INSERT);
 }
 
 /**
  * ordo_tree_update_len() - replace the value of a key that must be present
  * @t: tree
  * @key: any u64
- * @val: the value, at most value_size bytes (the caller checks)
+ * @val: the value, at most ordo_tree_value_max() bytes (the caller
+ *	checks); one longer than value_size goes out of line
  *
- * Return: 0 or -ENOENT.
+ * May sleep.
+ *
+ * Return: 0, -ENOENT, or -ENOMEM.
  */
 int ordo_tree_update_len(struct ordo_tree *t, u64 key,
 			 const struct ordo_value *val)
 {
-	return tree_write(t, key, val, W_UPDATE);
+	return write_value(t, key, val, W_UPDATE);
 }
 
 /* ordo_tree_put_len() of a value of value_size bytes. */
@@ -710,7 +844,7 @@ int ordo_tree_put(struct ordo_tree *t, u64 key, const void *value)
 {
 	struct ordo_value v = slot_value(t, value);
 
-	return tree_write(t, key, &v, W_PUT);
+	return write_value(t, key, &v, W_PUT);
 }
 
 /* ordo_tree_insert_len() of a value of value_size bytes. */
@@ -718,7 +852,7 @@ int ordo_tree_insert(struct ordo_tree *t, u64 key, const void *value)
 {
 	struct ordo_value v = slot_value(t, value);
 
-	return tree_write(t, key, &v, W_INSERT);
+	return write_value(t, key, &v, W_INSERT);
 }
 
 /* ordo_tree_update_len() of a value of value_size bytes. */
@@ -726,7 +860,7 @@ int ordo_tree_update(struct ordo_tree *t, u64 key, const void *value)
 {
 	struct ordo_value v = slot_value(t, value);
 
-	return tree_write(t, key, &v, W_UPDATE);
+	return write_value(t, key, &v, W_UPDATE);
 }
 
 /**
@@ -739,7 +873,9 @@ int ordo_tree_update(struct ordo_tree *t, u64 key, const void *value)
  */
 int ordo_tree_delete(struct ordo_tree *t, u64 key)
 {
-	return tree_write(t, key, NULL, W_DELETE);
+	struct wval v = { 0 };
+
+	return tree_write(t, key, &v, W_DELETE);
 }
 
 /*
@@ -757,8 +893,51 @@ static u32 copy_value(const struct ordo_geo *g, const struct ordo_node_hdr *h,
 	return len;
 }
 
-static int tree_get(struct ordo_tree *t, u64 key, void *value, u32 *len,
-		    bool pad)
+/* Copy what @vp asks of an inline value (seqlock-read: bounded). */
+static void copy_part(const struct ordo_geo *g, const struct ordo_node_hdr *h,
+		      u32 slot, struct ordo_value_part *vp)
+{
+	vp->len = ordo_leaf_value_len(h, g, slot);
+	vp->copied = vp->off < vp->len ? min(vp->cap, vp->len - vp->off) : 0;
+	if (vp->copied)
+		memcpy(vp->buf, ordo_leaf_cvalue(h, g, slot) + vp->off,
+		       vp->copied);
+}
+
+/*
+ * The header of the extent @ref names, if @ref and @units place it inside
+ * a published chunk: a reference read under a seqlock may be torn.
+ */
+static const struct ordo_extent_hdr *extent_hdr(struct ordo_tree *t, u64 ref,
+						u32 units)
+{
+	u64 off = ordo_extent_ref_offset(ref), cs = t->pool.chunk_size;
+
+	if (div64_u64(off, cs) >= ordo_pool_nr_chunks(&t->pool) ||
+	    (off & (cs - 1)) + (u64)units * ORDO_EXTENT_UNIT > cs)
+		return NULL;
+	return ordo_extent_at(&t->extents, ref);
+}
+
+/* The length in a sealed extent's header, or 0 if it is not units' own. */
+static u32 extent_len(struct ordo_tree *t, const struct ordo_extent_hdr *e,
+		      u32 units)
+{
+	u32 len = le32_to_cpu(READ_ONCE(e->len));
+
+	if (len <= t->geo.value_size || len > ordo_tree_value_max(t) ||
+	    ordo_extent_units(len) != units)
+		return 0;
+	return len;
+}
+
+/*
+ * Find @key's value.  An inline one: its length in vp->len and its bytes
+ * from vp->off copied (up to vp->cap; @pad zeroes a whole-slot buffer past
+ * them).  An extent: its reference and units in vp->ref and vp->units.
+ */
+static int leaf_lookup(struct ordo_tree *t, u64 key,
+		       struct ordo_value_part *vp, bool pad)
 {
 	const struct ordo_geo *g = &t->geo;
 	u32 n;
@@ -776,18 +955,32 @@ static int tree_get(struct ordo_tree *t, u64 key, void *value, u32 *len,
 		v = ordo_node_read_begin(h);
 		hsnap_read(h, &s);
 		route = hsnap_route(&s, n, key, 0);
+		vp->len = 0;
+		vp->ref = 0;
+		vp->units = 0;
 		if (route == ROUTE_HERE) {
 			u32 cnt = hsnap_count(t, &s), pos;
 			int slot = ordo_leaf_find(h, g, cnt, key, &pos);
 
 			found = slot >= 0;
-			if (found && value)
-				*len = copy_value(g, h, slot, value, pad);
+			if (found && ordo_leaf_is_extent(h, g, slot)) {
+				vp->ref = le64_to_cpu(ordo_leaf_cchecks(h, g)[slot]);
+				vp->units = le16_to_cpu(ordo_leaf_clens(h, g)[slot]) &
+					    ORDO_LEN_UNITS_MASK;
+			} else if (found) {
+				copy_part(g, h, slot, vp);
+			}
 		}
 		if (ordo_node_read_retry(h, v))
 			continue;
-		if (route == ROUTE_HERE)
-			return found ? 0 : -ENOENT;
+		if (route == ROUTE_HERE) {
+			if (!found)
+				return -ENOENT;
+			if (!vp->units && pad)
+				memset((u8 *)vp->buf + vp->len, 0,
+				       g->value_size - vp->len);
+			return 0;
+		}
 		atomic64_inc(&t->retries);
 		if (route == ROUTE_RIGHT)
 			n = s.right;
@@ -798,13 +991,79 @@ static int tree_get(struct ordo_tree *t, u64 key, void *value, u32 *len,
 }
 
 /**
+ * ordo_tree_get_part() - copy part of a key's value, of any length
+ * @t: tree
+ * @key: any u64
+ * @vp: what to copy (@vp->off, @vp->cap, @vp->buf) and, on return, what
+ *	the value is (length, reference, units) and how much was copied
+ *
+ * Lock-free.  An extent's bytes are copied, then the key is looked up
+ * again: if its slot still names the same extent, the extent was never
+ * freed meanwhile (an extent is freed only after no slot names it, and a
+ * new one gets a new stamp), so the copy is of one publication.
+ *
+ * Return: 0, -ENOENT, or -EIO if the tree is corrupt.
+ */
+int ordo_tree_get_part(struct ordo_tree *t, u64 key,
+		       struct ordo_value_part *vp)
+{
+	for (;;) {
+		struct ordo_value_part again = { 0 };
+		const struct ordo_extent_hdr *e;
+		int err = leaf_lookup(t, key, vp, false);
+
+		if (err || !vp->units)
+			return err;
+		e = extent_hdr(t, vp->ref, vp->units);
+		if (!e)
+			return -EIO;
+		/* A header not the reference's: freed and reused since? */
+		vp->len = extent_len(t, e, vp->units);
+		vp->copied = vp->off < vp->len ?
+			     min(vp->cap, vp->len - vp->off) : 0;
+		if (vp->copied)
+			memcpy(vp->buf, (const u8 *)(e + 1) + vp->off,
+			       vp->copied);
+		/* The copy is read before the slot is read again. */
+		smp_rmb();
+		err = leaf_lookup(t, key, &again, false);
+		if (err && err != -ENOENT)
+			return err;
+		if (!err && again.ref == vp->ref)
+			return vp->len ? 0 : -EIO;
+		atomic64_inc(&t->retries);
+	}
+}
+
+/* Look a key up; an inline value is copied, a longer one gives -ENOBUFS. */
+static int tree_get(struct ordo_tree *t, u64 key, void *value, u32 *len,
+		    bool pad)
+{
+	struct ordo_value_part vp = {
+		.cap = value ? t->geo.value_size : 0,
+		.buf = value,
+	};
+	int err = leaf_lookup(t, key, &vp, pad && value);
+
+	if (!err && vp.units) {
+		vp.cap = 0;
+		err = ordo_tree_get_part(t, key, &vp);
+		if (!err && vp.units)
+			err = -ENOBUFS;
+	}
+	*len = vp.len;
+	return err;
+}
+
+/**
  * ordo_tree_get_len() - look a key up without locking
  * @t: tree
  * @key: any u64
- * @value: receives the value (up to value_size bytes) if found
- * @len: set to the value's length if found
+ * @value: receives the value (up to value_size bytes) if found; may be NULL
+ * @len: set to the value's length if found (also for -ENOBUFS)
  *
- * Return: 0, -ENOENT, or -EIO if the tree is corrupt.
+ * Return: 0, -ENOENT, -ENOBUFS for a value longer than value_size (see
+ * ordo_tree_get_part()), or -EIO if the tree is corrupt.
  */
 int ordo_tree_get_len(struct ordo_tree *t, u64 key, void *value, u32 *len)
 {
@@ -818,13 +1077,37 @@ int ordo_tree_get_len(struct ordo_tree *t, u64 key, void *value, u32 *len)
  * @value: receives value_size bytes if found, zero past the value's
  *	length; may be NULL
  *
- * Return: 0, -ENOENT, or -EIO if the tree is corrupt.
+ * Return: 0, -ENOENT, -ENOBUFS for a value longer than value_size, or
+ * -EIO if the tree is corrupt.
  */
 int ordo_tree_get(struct ordo_tree *t, u64 key, void *value)
 {
 	u32 len;
 
 	return tree_get(t, key, value, &len, true);
+}
+
+/*
+ * The length of value @slot of @h (seqlock-read): an extent's from its
+ * header.  Sets *@bad if that header is not the reference's, which the
+ * caller reports as corruption if its seqlock read then holds.
+ */
+static u32 scan_len(struct ordo_tree *t, const struct ordo_node_hdr *h,
+		    u32 slot, bool *bad)
+{
+	const struct ordo_geo *g = &t->geo;
+	const struct ordo_extent_hdr *e;
+	u32 units, len = 0;
+
+	if (!ordo_leaf_is_extent(h, g, slot))
+		return ordo_leaf_value_len(h, g, slot);
+	units = le16_to_cpu(ordo_leaf_clens(h, g)[slot]) & ORDO_LEN_UNITS_MASK;
+	e = extent_hdr(t, le64_to_cpu(ordo_leaf_cchecks(h, g)[slot]), units);
+	if (e)
+		len = extent_len(t, e, units);
+	if (!len)
+		*bad = true;
+	return len;
 }
 
 /**
@@ -834,7 +1117,8 @@ int ordo_tree_get(struct ordo_tree *t, u64 key, void *value)
  * @n: pairs wanted (at most INT_MAX are returned)
  * @keys: receives up to @n keys
  * @values: receives up to @n values, value_size bytes apart, each zero
- *	past its length; may be NULL
+ *	past its length; may be NULL.  A value longer than value_size is
+ *	not copied (its slot is zero): ordo_tree_get_part() reads it.
  * @lens: receives their lengths; may be NULL
  *
  * Each leaf is copied consistently; the scan then continues from that
@@ -858,6 +1142,7 @@ int ordo_tree_scan_len(struct ordo_tree *t, u64 start, u32 n, u64 *keys,
 	while (!err) {
 		struct ordo_node_hdr *h = tnode(t, node);
 		u32 i, take = 0;
+		bool bad = false;
 		struct hsnap s;
 		int route;
 		u64 v;
@@ -881,12 +1166,14 @@ int ordo_tree_scan_len(struct ordo_tree *t, u64 start, u32 n, u64 *keys,
 						   (size_t)(got + i) *
 						   g->value_size, true);
 				if (lens)
-					lens[got + i] =
-						ordo_leaf_value_len(h, g, slot);
+					lens[got + i] = scan_len(t, h, slot,
+								 &bad);
 			}
 		}
 		if (ordo_node_read_retry(h, v))
 			continue;
+		if (bad)
+			return -EIO;
 		if (route == ROUTE_RIGHT) {
 			atomic64_inc(&t->retries);
 			node = s.right;
@@ -1397,8 +1684,9 @@ void ordo_tree_get_stats(struct ordo_tree *t, struct ordo_tree_stats *st)
 	st->retries = atomic64_read(&t->retries);
 	st->unlinked_splits = atomic64_read(&t->unlinked_splits);
 	st->leaves_retired = atomic64_read(&t->leaves_retired);
+	st->extent_bytes = ordo_extents_bytes(&t->extents);
 	st->pool_bytes_used = ordo_pool_nodes_used(&t->pool) *
-			      t->geo.node_size;
+			      t->geo.node_size + st->extent_bytes;
 	st->pool_bytes_total = (u64)ordo_pool_nr_chunks(&t->pool) *
 			       t->pool.chunk_size;
 	st->pool_bytes_max = (u64)t->pool.max_chunks * t->pool.chunk_size;
@@ -1441,8 +1729,10 @@ int ordo_tree_init(struct ordo_tree *t, const struct ordo_tree_params *params)
 			     params->max_bytes, params->ops, params->ops_ctx);
 	if (err)
 		return err;
+	ordo_extents_init(&t->extents, &t->pool, params->stamp_seed);
 	err = ordo_pool_reserve(&t->pool, 1);
 	if (err) {
+		ordo_extents_destroy(&t->extents);
 		ordo_pool_destroy(&t->pool);
 		return err;
 	}
@@ -1467,6 +1757,7 @@ int ordo_tree_init(struct ordo_tree *t, const struct ordo_tree_params *params)
  */
 void ordo_tree_destroy(struct ordo_tree *t)
 {
+	ordo_extents_destroy(&t->extents);
 	ordo_pool_destroy(&t->pool);
 	ordo_mutex_destroy(&t->root_lock);
 	ordo_mutex_destroy(&t->retire_lock);

@@ -31,12 +31,13 @@
 
 /**
  * struct ordo_tree_params - shape and bounds of a tree
- * @value_size: bytes per value slot (the longest value), 8..1024
+ * @value_size: bytes per value slot (longer values go out of line), 8..1024
  * @leaf_slots: slots per leaf, 4..255
  * @chunk_size: pool chunk size, power of two >= 64 KiB
  * @max_bytes: bound on pool memory
  * @ops: chunk memory hooks
  * @ops_ctx: passed to @ops
+ * @stamp_seed: where extent stamps start (the kernel draws it at random)
  */
 struct ordo_tree_params {
 	u32 value_size;
@@ -45,6 +46,7 @@ struct ordo_tree_params {
 	u64 max_bytes;
 	const struct ordo_pool_ops *ops;
 	void *ops_ctx;
+	u32 stamp_seed;
 };
 
 /**
@@ -91,8 +93,10 @@ struct ordo_tree_hooks {
  * @unlinked_splits: splits whose separator could not be posted to the
  *	parent for lack of memory; still reachable through right links
  * @leaves_retired: empty leaves retired so far
- * @pool_bytes_used: bytes of nodes handed out and not freed (node 0
- *	included)
+ * @pool_bytes_used: bytes of nodes and extents handed out and not freed
+ *	(node 0 included)
+ * @extent_bytes: of those, bytes of extents (out-of-line values), in
+ *	their allocation classes' sizes
  * @pool_bytes_total: bytes of chunks allocated
  * @pool_bytes_max: bound on chunk bytes
  */
@@ -108,6 +112,7 @@ struct ordo_tree_stats {
 	u64 unlinked_splits;
 	u64 leaves_retired;
 	u64 pool_bytes_used;
+	u64 extent_bytes;
 	u64 pool_bytes_total;
 	u64 pool_bytes_max;
 };
@@ -121,6 +126,7 @@ struct ordo_stripe {
 /**
  * struct ordo_tree - a B-link tree and its pool
  * @pool: node pool (node 0 is the superblock)
+ * @extents: the allocator of out-of-line values in the pool's value chunks
  * @geo: node geometry
  * @root: root node number, published with release after the root is written
  * @height: levels; changes only under @root_lock
@@ -143,6 +149,7 @@ struct ordo_stripe {
  */
 struct ordo_tree {
 	struct ordo_pool pool;
+	struct ordo_extents extents;
 	struct ordo_geo geo;
 	u32 root;
 	u32 height;

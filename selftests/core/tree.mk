@@ -2,9 +2,9 @@
 # B-link tree, node pool and node layout: unit and differential tests.
 # Included by selftests/core/Makefile from the repository root.
 
-TREE_CORE_SRCS := kmod/core/node.c kmod/core/pool.c kmod/core/tree.c
+TREE_CORE_SRCS := kmod/core/node.c kmod/core/pool.c kmod/core/tree.c kmod/core/extent.c
 TREE_CORE_HDRS := selftests/core/core_test.h kmod/core/compat.h kmod/core/node.h kmod/core/pool.h \
-	kmod/core/tree.h uapi/linux/ordo_node.h
+	kmod/core/tree.h kmod/core/extent.h uapi/linux/ordo_node.h
 
 CORE_TESTS += $(BUILD)/core/tree_test $(BUILD)/core/tree_diff
 

@@ -6,9 +6,11 @@
  * multithreaded: writers on disjoint key partitions, lock-free readers and
  * a thread retiring empty leaves.  Empty leaves are retired periodically in
  * the single-threaded runs too.  Values have random lengths, 0..value_size
- * (the reference keeps each one's), and every check compares lengths as
- * well as bytes; now and then every leaf is copied whole and validated as
- * a remote reader would.
+ * and now and then longer, out of line up to the store's most (the
+ * reference keeps each one's), and every check compares lengths as well
+ * as bytes; now and then every leaf is copied whole, with the extents its
+ * slots name, and validated as a remote reader would.  A run ends by
+ * deleting every key: the extents' bytes must all come back.
  *
  * Usage: tree_diff [-s SEED]... [-n OPS] [-m] [-M]
  *   -s SEED  run with this seed (repeatable; default: 1 2 3)
@@ -138,12 +140,28 @@ static u32 vcheck(const void *buf, u32 len, u64 key)
 
 /*
  * The length of the value write @seq of @key stores: 0, 1, 7, 8, 9,
- * value_size - 1 and value_size often, any other length too.
+ * value_size - 1 and value_size often, any other length too; when @lmax
+ * exceeds value_size, one write in 8 is longer (out of line): value_size
+ * + 1, 4096, up to 4000 bytes more than value_size, and rarely @lmax.
  */
-static u32 vlen(u64 key, u32 seq, u32 vs)
+static u32 vlen(u64 key, u32 seq, u32 vs, u32 lmax)
 {
-	u64 z = mix(key * 0x2545f4914f6cdd1dULL ^ seq);
+	u64 z = mix(key * 0x2545f4914f6cdd1dULL ^ seq), y = z >> 3;
 
+	if (lmax > vs && z % 8 == 0) {
+		switch (y % 8) {
+		case 0:
+			return vs + 1;
+		case 1:
+			return min_t(u32, 4096, lmax);
+		case 2:
+			if (y % 64 == 2)
+				return lmax;
+			fallthrough;
+		default:
+			return vs + 1 + (y >> 8) % min_t(u32, lmax - vs, 4000);
+		}
+	}
 	switch (z % 10) {
 	case 0:
 		return 0;
@@ -168,14 +186,14 @@ static u32 vlen(u64 key, u32 seq, u32 vs)
  * A value a concurrent reader sees: @len bytes of @key's, and when long
  * enough to name its write, of the length that write gives it.
  */
-static bool vseen_ok(const void *buf, u32 len, u64 key, u32 vs)
+static bool vseen_ok(const void *buf, u32 len, u64 key, u32 vs, u32 lmax)
 {
 	u32 seq;
 
-	if (len > vs)
+	if (len > lmax)
 		return false;
 	seq = vcheck(buf, len, key);
-	return seq == V_SHORT || (seq && vlen(key, seq, vs) == len);
+	return seq == V_SHORT || (seq && vlen(key, seq, vs, lmax) == len);
 }
 
 /* Are bytes [@from, @to) of @b all @c? */
@@ -196,7 +214,7 @@ struct ref {
 	u64 *keys;
 	u32 n;
 	u32 *seq;	/* 0: absent */
-	u16 *len;	/* length of the value */
+	u32 *len;	/* length of the value */
 	u64 *bits;	/* presence bitmap */
 	u64 present;
 };
@@ -241,7 +259,7 @@ static void ref_init(struct ref *r, int dist, u32 n, u64 *rs)
 			r->keys[j++] = r->keys[i];
 	r->n = j;
 	r->seq = calloc(r->n, sizeof(u32));
-	r->len = calloc(r->n, sizeof(u16));
+	r->len = calloc(r->n, sizeof(u32));
 	r->bits = calloc(r->n / 64 + 1, sizeof(u64));
 	r->present = 0;
 }
@@ -307,12 +325,71 @@ static u32 ref_next(const struct ref *r, u32 i)
 static bool value_is(const struct ref *r, u32 idx, const u8 *got, u32 len,
 		     u32 room, u8 fill)
 {
-	u8 want[ORDO_VALUE_SIZE_MAX];
+	u8 *want;
+	bool ok;
 
 	if (idx >= r->n || !r->seq[idx] || len != r->len[idx])
 		return false;
+	want = malloc(len + 1);
 	vfill(want, len, r->keys[idx], r->seq[idx]);
-	return !memcmp(got, want, len) && all_bytes(got, len, room, fill);
+	ok = !memcmp(got, want, len) && all_bytes(got, len, room, fill);
+	free(want);
+	return ok;
+}
+
+/*
+ * Copy the extent that slot @slot of the validated leaf copy @h names, as
+ * a remote reader would (to @buf, room for the store's longest value and
+ * its header), and validate it.  Return: as ordo_extent_validate(), with
+ * *@len the value's length; its bytes are at @buf + 24.
+ */
+static int extent_copy(struct ordo_tree *t, const struct ordo_node_hdr *h,
+		       u32 slot, u8 *buf, u32 *len)
+{
+	const struct ordo_geo *g = &t->geo;
+	u64 ref = le64_to_cpu(ordo_leaf_cchecks(h, g)[slot]);
+	u32 units = le16_to_cpu(ordo_leaf_clens(h, g)[slot]) &
+		    ORDO_LEN_UNITS_MASK;
+	u64 off = ordo_extent_ref_offset(ref), cs = t->pool.chunk_size;
+
+	if (off / cs >= ordo_pool_nr_chunks(&t->pool) ||
+	    units > ordo_extent_units(ordo_tree_value_max(t)))
+		return -EIO;
+	memcpy(buf, ordo_extent_at(&t->extents, ref),
+	       (size_t)units * ORDO_EXTENT_UNIT);
+	return ordo_extent_validate(buf, units * ORDO_EXTENT_UNIT,
+				    le64_to_cpu(ordo_node_ckeys(h)[slot]), ref,
+				    units, g->value_size, cs, len);
+}
+
+/*
+ * Is a SCAN's pair @idx of the reference: a value of up to value_size
+ * bytes in its value_size-byte slot, zero past its length; a longer one
+ * by its length alone, its slot zero?
+ */
+static bool scan_value_is(const struct ref *r, u32 idx, const u8 *got,
+			  u32 len, u32 vs)
+{
+	if (len <= vs)
+		return value_is(r, idx, got, len, vs, 0);
+	return idx < r->n && r->seq[idx] && len == r->len[idx] &&
+	       all_bytes(got, 0, vs, 0);
+}
+
+/* Read a key's value whole with ordo_tree_get_part() and compare it. */
+static bool get_part_is(struct ordo_tree *t, const struct ref *r, u32 idx)
+{
+	u32 lmax = ordo_tree_value_max(t);
+	u8 *buf = malloc(lmax + 1);
+	struct ordo_value_part vp = { .cap = lmax + 1, .buf = buf };
+	bool ok;
+
+	memset(buf, 0xa5, lmax + 1);
+	ok = !ordo_tree_get_part(t, r->keys[idx], &vp) &&
+	     vp.copied == vp.len && (vp.units != 0) == (vp.len > t->geo.value_size) &&
+	     value_is(r, idx, buf, vp.len, lmax + 1, 0xa5);
+	free(buf);
+	return ok;
 }
 
 /* The leaf iterator's snapshots tile the key space, one per leaf. */
@@ -355,6 +432,7 @@ static int check_leaf_copies(struct ordo_tree *t, const struct ref *r)
 	u32 room = ordo_leaf_values_in_block(g->value_size) ?
 		   ORDO_VALUE_IN_BLOCK_MAX : 0;
 	u8 *buf = malloc(g->node_size);
+	u8 *ext = malloc(ordo_tree_value_max(t) + 64);
 	const struct ordo_node_hdr *h = (const void *)buf;
 	struct ordo_leaf_iter it;
 	struct ordo_leaf_snap s;
@@ -362,8 +440,9 @@ static int check_leaf_copies(struct ordo_tree *t, const struct ref *r)
 	u32 i, cnt;
 	int err, ret = 1;
 
-	if (!buf || ordo_leaf_iter_start(&it, t, 0)) {
+	if (!buf || !ext || ordo_leaf_iter_start(&it, t, 0)) {
 		free(buf);
+		free(ext);
 		FAIL("leaf iterator");
 	}
 	while ((err = ordo_leaf_iter_next(&it, &s)) == 1) {
@@ -379,10 +458,18 @@ static int check_leaf_copies(struct ordo_tree *t, const struct ref *r)
 			u32 slot = ordo_leaf_slot(h, g, i);
 			u32 len = le16_to_cpu(ordo_leaf_clens(h, g)[slot]);
 			u64 key = ordo_leaf_key(h, g, i);
+			const u8 *v = ordo_leaf_cvalue(h, g, slot);
+			u32 rm = room;
+			int xerr = 0;
 
-			if (!value_is(r, ref_lower(r, key),
-				      ordo_leaf_cvalue(h, g, slot), len,
-				      max(len, room), 0)) {
+			/* Nothing writes an extent while the test looks. */
+			if (ordo_leaf_is_extent(h, g, slot)) {
+				xerr = extent_copy(t, h, slot, ext, &len);
+				v = ext + ORDO_EXTENT_HDR_SIZE;
+				rm = 0;
+			}
+			if (xerr || !value_is(r, ref_lower(r, key), v, len,
+					      max(len, rm), 0)) {
 				printf("# leaf %u: key %" PRIx64
 				       ", slot %u, length %u: wrong value\n",
 				       s.node_no, key, slot, len);
@@ -400,6 +487,7 @@ static int check_leaf_copies(struct ordo_tree *t, const struct ref *r)
 out:
 	ordo_leaf_iter_end(&it);
 	free(buf);
+	free(ext);
 	return ret;
 }
 
@@ -422,7 +510,8 @@ static int compare_all(struct ordo_tree *t, const struct ref *r)
 	for (i = 0; i < (u32)got; i++) {
 		idx = ref_next(r, idx);
 		if (keys[i] != r->keys[idx] ||
-		    !value_is(r, idx, vals + (size_t)i * vs, lens[i], vs, 0)) {
+		    !scan_value_is(r, idx, vals + (size_t)i * vs, lens[i], vs) ||
+		    (lens[i] > vs && !get_part_is(t, r, idx))) {
 			printf("# full scan: pair %u: key %" PRIx64 " expected %"
 			       PRIx64 ", length %u\n", i, keys[i], r->keys[idx],
 			       lens[i]);
@@ -444,6 +533,29 @@ out:
 	free(vals);
 	free(lens);
 	return ret;
+}
+
+/*
+ * Delete every key the reference holds: the tree must then hold no key
+ * and no extent bytes (deleted values' extents come back).
+ */
+static int delete_all(struct ordo_tree *t, struct ref *r)
+{
+	struct ordo_tree_stats st;
+	u32 i;
+
+	for (i = 0; i < r->n; i++) {
+		if (!r->seq[i])
+			continue;
+		if (ordo_tree_delete(t, r->keys[i]))
+			FAIL("delete %" PRIx64, r->keys[i]);
+		ref_set(r, i, 0);
+	}
+	ordo_tree_get_stats(t, &st);
+	if (st.keys || st.extent_bytes)
+		FAIL("%" PRIu64 " keys, %" PRIu64 " extent bytes left",
+		     st.keys, st.extent_bytes);
+	return 0;
 }
 
 struct cfg {
@@ -477,8 +589,8 @@ static int do_scan_check(struct ordo_tree *t, struct ref *r, u64 start,
 		idx = ref_next(r, idx);
 		if (idx >= r->n || keys[i] != r->keys[idx] ||
 		    (l && l[i] != r->len[idx]) ||
-		    (v && !value_is(r, idx, v + (size_t)i * vs, r->len[idx],
-				    vs, 0)))
+		    (v && !scan_value_is(r, idx, v + (size_t)i * vs,
+					 r->len[idx], vs)))
 			FAIL("scan(%" PRIx64 ", %u) way %u: pair %u wrong",
 			     start, n, how, i);
 		idx++;
@@ -497,10 +609,11 @@ static int do_scan_check(struct ordo_tree *t, struct ref *r, u64 start,
 static int run_single(const struct cfg *c, u64 seed, u32 ops)
 {
 	u32 vs = c->vs, i, idx, seq = 0, n, len, glen;
-	u8 *val = malloc(vs), *out = malloc(vs);
+	u32 lmax = ordo_value_len_max(1 << 16);
+	u8 *val = malloc(lmax), *out = malloc(vs), *vb;
 	u8 *vals = malloc((size_t)vs * 128);
 	u64 rs = seed * 0x51ed2701 + c->dist, key, keys[128], nomem = 0;
-	u64 retired = 0, lens_seen[3] = { 0 };
+	u64 retired = 0, lens_seen[4] = { 0 };
 	u32 got, lens[128];
 	struct ordo_tree_params p;
 	struct ordo_tree_stats st;
@@ -544,25 +657,36 @@ static int run_single(const struct cfg *c, u64 seed, u32 ops)
 			op = 0;
 		seq++;
 		whole = rnd(&rs) % 5 == 0;
-		len = whole ? vs : vlen(key, seq, vs);
-		lens_seen[len == 0 ? 0 : len < vs ? 1 : 2]++;
-		wv.buf = val + vs - len;
+		len = whole ? vs : vlen(key, seq, vs, lmax);
+		lens_seen[len == 0 ? 0 : len < vs ? 1 : len == vs ? 2 : 3]++;
+		vb = val + lmax - len;
+		wv.buf = vb;
 		wv.len = len;
-		vfill(val + vs - len, len, key, seq);
+		vfill(vb, len, key, seq);
 		switch (op) {
 		case 0:	/* get */
 			want = idx < r.n && r.seq[idx] ? 0 : -ENOENT;
 			memset(out, 0xa5, vs);
 			glen = U32_MAX;
+			if (!want && r.len[idx] > vs)
+				want = -ENOBUFS;
 			if (whole) {
 				err = ordo_tree_get(&t, key, out);
-				glen = err ? 0 : r.len[idx];
+				glen = err && err != -ENOBUFS ? 0 : r.len[idx];
 			} else {
 				err = ordo_tree_get_len(&t, key, out, &glen);
 			}
 			if (err != want)
 				FAIL("op %u get %" PRIx64 ": %d, want %d", i, key,
 				     err, want);
+			/* A longer value: its length, then its bytes by part. */
+			if (err == -ENOBUFS) {
+				if (glen != r.len[idx] || !get_part_is(&t, &r, idx))
+					FAIL("op %u get %" PRIx64
+					     ": long value, length %u, want %u",
+					     i, key, glen, r.len[idx]);
+				break;
+			}
 			/* A GET of a whole slot zero-pads; else writes len. */
 			if (!err && !value_is(&r, idx, out, glen, vs,
 					      whole ? 0 : 0xa5))
@@ -574,13 +698,15 @@ static int run_single(const struct cfg *c, u64 seed, u32 ops)
 		case 1:	/* put */
 		case 2:	/* insert */
 			if (whole)
-				err = op == 1 ? ordo_tree_put(&t, key, val) :
-					ordo_tree_insert(&t, key, val);
+				err = op == 1 ? ordo_tree_put(&t, key, vb) :
+					ordo_tree_insert(&t, key, vb);
 			else
 				err = op == 1 ? ordo_tree_put_len(&t, key, &wv) :
 					ordo_tree_insert_len(&t, key, &wv);
 			want = op == 2 && r.seq[idx] ? -EEXIST : 0;
-			if (err == -ENOMEM && !r.seq[idx] && c->max_bytes < (1 << 22)) {
+			/* A longer value needs memory for its extent too. */
+			if (err == -ENOMEM && (!r.seq[idx] || len > vs) &&
+			    c->max_bytes < (1 << 22)) {
 				nomem++;
 				break;
 			}
@@ -593,9 +719,13 @@ static int run_single(const struct cfg *c, u64 seed, u32 ops)
 			}
 			break;
 		case 3:	/* update */
-			err = whole ? ordo_tree_update(&t, key, val) :
+			err = whole ? ordo_tree_update(&t, key, vb) :
 				ordo_tree_update_len(&t, key, &wv);
 			want = idx < r.n && r.seq[idx] ? 0 : -ENOENT;
+			if (err == -ENOMEM && len > vs && c->max_bytes < (1 << 22)) {
+				nomem++;
+				break;
+			}
 			if (err != want)
 				FAIL("op %u update %" PRIx64 ": %d, want %d", i,
 				     key, err, want);
@@ -641,15 +771,21 @@ static int run_single(const struct cfg *c, u64 seed, u32 ops)
 	    (c->slots <= 8 && ops >= 100000 && !retired))
 		FAIL("%" PRIu64 " leaves retired, stats %" PRIu64, retired,
 		     st.leaves_retired);
-	if (ops >= 1000 && (!lens_seen[0] || !lens_seen[1] || !lens_seen[2]))
+	if (ops >= 1000 && (!lens_seen[0] || !lens_seen[1] || !lens_seen[2] ||
+			    !lens_seen[3]))
 		FAIL("lengths: %" PRIu64 " empty, %" PRIu64 " partial, %"
-		     PRIu64 " whole", lens_seen[0], lens_seen[1],
-		     lens_seen[2]);
+		     PRIu64 " whole, %" PRIu64 " longer", lens_seen[0],
+		     lens_seen[1], lens_seen[2], lens_seen[3]);
+	if (delete_all(&t, &r))
+		FAIL("at the end");
 	printf("# slots %u vs %u %s seed %" PRIu64 ": %" PRIu64
 	       " keys, height %u, %" PRIu64 " leaves, %" PRIu64
-	       " splits, %" PRIu64 " retired, %" PRIu64 " ENOMEM\n", c->slots,
+	       " splits, %" PRIu64 " retired, %" PRIu64 " ENOMEM, %" PRIu64
+	       " longer values written, %" PRIu64 " extent bytes before the "
+	       "deletes\n", c->slots,
 	       vs, dist_name[c->dist], seed, st.keys, st.height, st.leaves,
-	       st.leaf_splits, st.leaves_retired, nomem);
+	       st.leaf_splits, st.leaves_retired, nomem, lens_seen[3],
+	       st.extent_bytes);
 	ordo_tree_destroy(&t);
 	ref_free(&r);
 	free(val);
@@ -714,8 +850,8 @@ static void *mt_writer(void *p)
 	struct mt *m = a->m;
 	struct ref *r = &m->r;
 	u32 vs = m->t.geo.value_size, i, idx, seq, slice = r->n / m->writers;
-	u32 len;
-	u8 *val = malloc(vs);
+	u32 len, lmax = ordo_tree_value_max(&m->t);
+	u8 *val = malloc(lmax);
 	u64 rs = 1000 + a->id, key;
 	struct ordo_value wv;
 	int err, want;
@@ -726,9 +862,9 @@ static void *mt_writer(void *p)
 		idx = (rnd(&rs) % slice) * m->writers + a->id;
 		key = r->keys[idx];
 		seq = i * m->writers + a->id + 1;
-		len = vlen(key, seq, vs);
-		wv = (struct ordo_value){ .buf = val + vs - len, .len = len };
-		vfill(val + vs - len, len, key, seq);
+		len = vlen(key, seq, vs, lmax);
+		wv = (struct ordo_value){ .buf = val + lmax - len, .len = len };
+		vfill(val + lmax - len, len, key, seq);
 		if (i > m->ops / 2 && op < 40)
 			op += 60;	/* second half: more deletes */
 		if (op < 45) {
@@ -782,15 +918,22 @@ static bool in_universe(const struct ref *r, u64 key)
 	return i < r->n && r->keys[i] == key;
 }
 
-/* Copy a random node as a remote reader would and check what it says. */
-static int mt_raw_copy(struct mt *m, u64 *rs, u8 *buf, u64 *torn)
+/*
+ * Copy a random node as a remote reader would and check what it says,
+ * and what the extents its slots name say (@ext: room for the longest).
+ */
+static int mt_raw_copy(struct mt *m, u64 *rs, u8 *buf, u8 *ext, u64 *torn)
 {
 	struct ordo_tree *t = &m->t;
 	const struct ordo_geo *g = &t->geo;
 	u32 n = 1 + rnd(rs) % (READ_ONCE(t->pool.next) - 1), i, cnt;
 	const struct ordo_node_hdr *h = (const void *)buf;
-	int err = ordo_node_copy_validate(buf, ordo_pool_node(&t->pool, n), g);
+	int err;
 
+	/* Numbers in value chunks name no node. */
+	if (READ_ONCE(t->pool.value_chunk[n / t->pool.nodes_per_chunk]))
+		return 0;
+	err = ordo_node_copy_validate(buf, ordo_pool_node(&t->pool, n), g);
 	if (err == -EAGAIN)
 		(*torn)++;
 	if (err == -EAGAIN || err == -ENODATA)
@@ -803,14 +946,26 @@ static int mt_raw_copy(struct mt *m, u64 *rs, u8 *buf, u64 *torn)
 	for (i = 0; i < cnt; i++) {
 		u64 key = ordo_leaf_key(h, g, i);
 		u32 slot = ordo_leaf_slot(h, g, i);
+		const u8 *v = ordo_leaf_cvalue(h, g, slot);
+		u32 len = le16_to_cpu(ordo_leaf_clens(h, g)[slot]);
 
+		if (ordo_leaf_is_extent(h, g, slot)) {
+			/* Freed and reused since: the copy must fail. */
+			err = extent_copy(t, h, slot, ext, &len);
+			if (err == -EAGAIN) {
+				(*torn)++;
+				continue;
+			}
+			if (err)
+				return 1;
+			v = ext + ORDO_EXTENT_HDR_SIZE;
+		}
 		if ((i && ordo_leaf_key(h, g, i - 1) >= key) ||
 		    key < le64_to_cpu(h->low_key) ||
 		    ((h->flags & ORDO_NODE_F_HAS_HIGH) &&
 		     key >= le64_to_cpu(h->high_key)) ||
-		    !vseen_ok(ordo_leaf_cvalue(h, g, slot),
-			      le16_to_cpu(ordo_leaf_clens(h, g)[slot]), key,
-			      g->value_size))
+		    !vseen_ok(v, len, key, g->value_size,
+			      ordo_tree_value_max(t)))
 			return 1;
 	}
 	return 0;
@@ -822,8 +977,9 @@ static void *mt_reader(void *p)
 	struct mt *m = a->m;
 	struct ref *r = &m->r;
 	u32 vs = m->t.geo.value_size, i, len, lens[64];
-	u8 *val = malloc(vs), *vals = malloc((size_t)vs * 64);
-	u8 *node = malloc(m->t.geo.node_size);
+	u32 lmax = ordo_tree_value_max(&m->t);
+	u8 *val = malloc(lmax), *vals = malloc((size_t)vs * 64);
+	u8 *node = malloc(m->t.geo.node_size), *ext = malloc(lmax + 64);
 	u64 rs = 5000 + a->id, keys[64];
 	int err;
 
@@ -836,10 +992,22 @@ static void *mt_reader(void *p)
 			memset(val, 0xa5, vs);
 			len = U32_MAX;
 			err = ordo_tree_get_len(&m->t, key, val, &len);
+			if (err == -ENOBUFS) {
+				/* A longer value: all of it by part. */
+				struct ordo_value_part vp = { .cap = lmax,
+							      .buf = val };
+
+				memset(val, 0xa5, lmax);
+				err = ordo_tree_get_part(&m->t, key, &vp);
+				len = vp.len;
+				if (!err && vp.copied != len)
+					MT_ERR(m, "get_part: %u of %u", vp.copied,
+					       len);
+			}
 			if (err && err != -ENOENT)
 				MT_ERR(m, "get: %d", err);
-			if (!err && (!vseen_ok(val, len, key, vs) ||
-				     !all_bytes(val, len, vs, 0xa5)))
+			if (!err && (!vseen_ok(val, len, key, vs, lmax) ||
+				     !all_bytes(val, len, max(vs, len), 0xa5)))
 				MT_ERR(m, "get %" PRIx64
 				       ": foreign value, length %u", key, len);
 			a->reads++;
@@ -856,14 +1024,17 @@ static void *mt_reader(void *p)
 				if ((i && keys[i - 1] >= keys[i]) ||
 				    keys[i] < key - (what & 1) ||
 				    !in_universe(r, keys[i]) ||
-				    !vseen_ok(v, lens[i], keys[i], vs) ||
-				    !all_bytes(v, lens[i], vs, 0))
+				    lens[i] > lmax ||
+				    (lens[i] <= vs &&
+				     !vseen_ok(v, lens[i], keys[i], vs, lmax)) ||
+				    !all_bytes(v, lens[i] <= vs ? lens[i] : 0,
+					       vs, 0))
 					MT_ERR(m, "scan %" PRIx64 ": bad pair %u",
 					       key, i);
 			}
 			a->scans++;
 		} else {
-			if (mt_raw_copy(m, &rs, node, &a->torn))
+			if (mt_raw_copy(m, &rs, node, ext, &a->torn))
 				MT_ERR(m, "validated raw copy is inconsistent");
 			a->copies++;
 		}
@@ -871,6 +1042,7 @@ static void *mt_reader(void *p)
 	free(val);
 	free(vals);
 	free(node);
+	free(ext);
 	return NULL;
 }
 
@@ -989,7 +1161,7 @@ static bool leaf_consistent(const struct ordo_tree *t, const u8 *buf)
 		    (i && ordo_leaf_key(h, g, i - 1) >= key) ||
 		    !vseen_ok(ordo_leaf_cvalue(h, g, slot),
 			      le16_to_cpu(ordo_leaf_clens(h, g)[slot]), key,
-			      g->value_size))
+			      g->value_size, g->value_size))
 			return false;
 	}
 	return true;
@@ -1054,7 +1226,7 @@ static int run_hot_leaf(u32 ops)
 	if (!hm || ordo_tree_init(&hm->t, &p))
 		FAIL("init");
 	for (i = 0; i < 16; i++) {
-		len = vlen(i * 3, 1, sizeof(val));
+		len = vlen(i * 3, 1, sizeof(val), sizeof(val));
 		vfill(val, len, i * 3, 1);
 		wv = (struct ordo_value){ .buf = val, .len = len };
 		if (ordo_tree_insert_len(&hm->t, i * 3, &wv))
@@ -1078,7 +1250,7 @@ static int run_hot_leaf(u32 ops)
 			usleep(1000);	/* let a reader copy a quiet leaf */
 		}
 
-		len = vlen(key, i + 2, sizeof(val));
+		len = vlen(key, i + 2, sizeof(val), sizeof(val));
 		vfill(val, len, key, i + 2);
 		wv = (struct ordo_value){ .buf = val, .len = len };
 		/*

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/ordo_node.h>
 #include <linux/ordo.h>
 
 #include "kselftest_harness.h"
@@ -45,7 +47,7 @@ TEST(info)
 	ASSERT_EQ(0, ioctl(fd, ORDO_IOC_INFO, &info));
 	EXPECT_EQ(ORDO_ABI_VERSION, info.abi_version);
 	EXPECT_EQ(0, info.flags);
-	EXPECT_EQ(0, info.reserved);
+	EXPECT_EQ(ordo_value_len_max(info.chunk_size), info.value_max);
 	EXPECT_NE(0, info.version[0]);
 	EXPECT_NE(NULL, memchr(info.version, 0, sizeof(info.version)));
 	EXPECT_LE(8, info.value_size);

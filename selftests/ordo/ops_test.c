@@ -240,9 +240,11 @@ TEST_F(store, empty_and_bad_lengths)
 	EXPECT_EQ(-EFAULT, t_kv(fd, ORDO_IOC_PUT, 7, NULL, 1));
 	EXPECT_EQ(-EFAULT, t_kv(fd, ORDO_IOC_UPDATE, 7, NULL, vs));
 	EXPECT_EQ(-EFAULT, t_kv(fd, ORDO_IOC_INSERT, 10, NULL, 1));
-	EXPECT_EQ(-EMSGSIZE, t_kv(fd, ORDO_IOC_PUT, 7, self->val, vs + 1));
+	/* Past the longest value (vs + 1 is a long value: extent_test). */
+	EXPECT_EQ(-EMSGSIZE, t_kv(fd, ORDO_IOC_PUT, 7, self->val,
+				  t_value_max(fd) + 1));
 	EXPECT_EQ(-EMSGSIZE, t_kv(fd, ORDO_IOC_INSERT, 10, self->val,
-				  vs + 1));
+				  t_value_max(fd) + 1));
 	EXPECT_EQ(-EMSGSIZE, t_kv(fd, ORDO_IOC_UPDATE, 7, self->val,
 				  UINT32_MAX));
 	ASSERT_EQ(0, get_len(fd, 7, self->out, vs, &len));
@@ -261,7 +263,8 @@ TEST_F(store, bad_value_buffers)
 	uint32_t vs = self->vsize;
 	void *ro;
 
-	EXPECT_EQ(-EMSGSIZE, t_kv(fd, ORDO_IOC_PUT, 1, self->val, vs + 1));
+	EXPECT_EQ(-EMSGSIZE, t_kv(fd, ORDO_IOC_PUT, 1, self->val,
+				  t_value_max(fd) + 1));
 	EXPECT_EQ(-EFAULT, t_kv(fd, ORDO_IOC_PUT, 1, NULL, vs));
 	EXPECT_EQ(-EFAULT, t_kv(fd, ORDO_IOC_INSERT, 1, (void *)8, vs));
 	EXPECT_EQ(0, keys_stored(fd));

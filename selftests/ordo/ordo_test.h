@@ -62,6 +62,16 @@ static inline uint32_t t_value_size(int fd)
 	return info.value_size;
 }
 
+/* The longest value a write may carry (longer than value_size: out of line). */
+static inline uint32_t t_value_max(int fd)
+{
+	struct ordo_info info;
+
+	if (t_ioctl(fd, ORDO_IOC_INFO, &info))
+		return 0;
+	return info.value_max;
+}
+
 /* A value that encodes its key and a version: readers can check it. */
 static inline void t_fill(void *val, uint32_t size, uint64_t key, uint64_t ver)
 {

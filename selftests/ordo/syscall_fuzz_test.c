@@ -73,7 +73,7 @@ static struct {
 	unsigned int threads;
 } cfg = { 1000000, 0, 1500, 4 };
 
-static uint32_t vs;
+static uint32_t vs, vmax;
 static uint8_t *ordo_ro;		/* read-only mapping of the pool */
 static uint8_t *ordo_ro_canary;
 static uint8_t canary_pattern[PAGE];
@@ -594,8 +594,12 @@ static void probe_ioctl(struct th *t)
 			     -EFAULT);
 		return;
 	case 2:
-		/* Any length up to vs is a value, even 0; past it is not. */
-		kv.value_len = chance(t, 50) ? vs + 1 : vs + 8 * (1 + rn(t, 8));
+		/*
+		 * Any length up to vmax is a value, even 0; past it is not
+		 * (nor in a batch past vs).
+		 */
+		kv.value_len = chance(t, 50) ? vmax + 1 :
+			       vmax + 8 * (1 + rn(t, 8));
 		ret = xioctl(fd, c == ORDO_IOC_DELETE ? ORDO_IOC_UPDATE : c, &kv);
 		probe_expect("write with a bad length", key, ret, -EMSGSIZE);
 		return;
@@ -1226,6 +1230,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	vs = t_value_size(fd);
+	vmax = t_value_max(fd);
 	ret = t_clear(fd);
 	v = malloc(vs);
 	for (i = 0; !ret && i < SENT_N; i++) {

@@ -249,7 +249,7 @@ TEST_F(ring, errors)
 
 	EXPECT_EQ(-EFAULT, run_one(&self->ring, self->fd, ORDO_IOC_PUT, &kv,
 				   sizeof(kv)));
-	kv.value_len = self->vsize + 1;
+	kv.value_len = t_value_max(self->fd) + 1;
 	EXPECT_EQ(-EMSGSIZE, run_one(&self->ring, self->fd, ORDO_IOC_PUT, &kv,
 				     sizeof(kv)));
 	kv.value_len = self->vsize - 1;

@@ -29,14 +29,17 @@
  * @node_size: bytes per tree node (leaf and inner)
  * @leaf_slots: key/value slots per leaf
  * @inner_fanout: children per inner node
- * @value_size: bytes per value
+ * @value_size: bytes per value slot: values up to this long sit in their
+ *	leaf, longer ones out of line
  * @chunk_size: bytes per node-pool chunk
  * @max_chunks: chunks the pool may grow to (max_memory_mb)
- * @pool_bytes_used: bytes of the pool handed out to nodes
+ * @pool_bytes_used: bytes of the pool handed out to nodes and extents
  * @pool_bytes_total: bytes of the pool allocated as chunks
  * @keys: keys stored
  * @height: tree height (1: the root is a leaf)
- * @reserved: 0
+ * @value_max: the longest value the store takes:
+ *	min(%ORDO_VALUE_LEN_MAX, chunk_size - 24) (0 from modules before
+ *	0.3.0, whose longest value is value_size)
  */
 struct ordo_info {
 	__u32 abi_version;
@@ -52,17 +55,20 @@ struct ordo_info {
 	__u64 pool_bytes_total;
 	__u64 keys;
 	__u32 height;
-	__u32 reserved;
+	__u32 value_max;
 };
 
 /**
  * struct ordo_kv - one point operation (GET, PUT, INSERT, UPDATE, DELETE)
  * @key: the key; every u64 value is a valid key
  * @value: user pointer to the value buffer (unused by DELETE)
- * @value_len: bytes at @value.  Writes: the value's length, 0..value_size
+ * @value_len: bytes at @value.  Writes: the value's length, 0..value_max
  *	(-EMSGSIZE if larger); @value may be 0 for an empty value.  GET: in,
- *	at least value_size (-ENOBUFS if smaller); out, the value's length,
- *	0..value_size, and exactly that many bytes are written.
+ *	the buffer's size, at least value_size (else -ENOBUFS, with
+ *	@value_len set to value_size); out, the value's length, and exactly
+ *	that many bytes are written.  A value longer than the buffer fails
+ *	with -ENOBUFS, @value_len set to its length (the ioctl only: an
+ *	io_uring command has nowhere to write it).
  * @flags: reserved, must be 0
  */
 struct ordo_kv {

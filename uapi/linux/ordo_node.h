@@ -84,12 +84,12 @@
  * shifts order[].  lens[s] is the length of value s, 0..value_size: its
  * bytes are the first lens[s] of the slot, the rest of the slot means
  * nothing.  checks[s] is the check word of value s: XXH64 of its lens[s]
- * bytes with keys[s] as the seed.  A value longer than value_size is out
- * of line: lens[s] has %ORDO_LEN_EXTENT set, and checks[s] is an extent
- * reference (see struct ordo_extent_hdr), covered by the checksum.  So a copy of a leaf is one publication
+ * bytes with keys[s] as the seed.  So a copy of a leaf is one publication
  * when its key block passes the checksum and each value it uses hashes to
  * its check word, and a write rehashes the key block and the value it
- * wrote, never the whole leaf.
+ * wrote, never the whole leaf.  A value longer than value_size is out of
+ * line: lens[s] has %ORDO_LEN_EXTENT set, and checks[s] is an extent
+ * reference (see struct ordo_extent_hdr), which the checksum covers.
  * A value slot of %ORDO_VALUE_IN_BLOCK_MAX bytes (value_size 8) is no
  * larger than its check word: checks[s] then holds value s itself, its
  * bytes past lens[s] zero, the key block's checksum covers it, and a leaf
@@ -352,7 +352,7 @@ static inline __u32 ordo_inner_child_off(__u32 inner_fanout, __u32 i)
 #define ORDO_EXTENT_OFF_BITS	36
 #define ORDO_EXTENT_STAMP_BITS	28
 /* The longest value any store holds; a store's own bound is below. */
-#define ORDO_VALUE_LEN_MAX	(1U << 20)
+#define ORDO_VALUE_LEN_MAX	1048576
 
 /**
  * struct ordo_extent_hdr - the 24 bytes that start an extent
