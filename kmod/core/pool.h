@@ -109,6 +109,18 @@ static inline struct ordo_node_hdr *ordo_pool_node(struct ordo_pool *p, u32 n)
 }
 
 /**
+ * ordo_pool_is_node() - does a number name a node (not extent bytes)?
+ * @p: pool
+ * @n: node number in a published chunk (ordo_pool_node() not NULL)
+ *
+ * Return: false for numbers in value chunks.
+ */
+static inline bool ordo_pool_is_node(const struct ordo_pool *p, u32 n)
+{
+	return !READ_ONCE(p->value_chunk[n / p->nodes_per_chunk]);
+}
+
+/**
  * ordo_pool_nr_chunks() - chunks published so far
  * @p: pool
  *

@@ -18,29 +18,34 @@
  * @t: tree
  * @leaf: node number of the leaf believed to hold @key
  * @key: any u64
- * @val: the value, at most value_size bytes (the caller checks)
+ * @val: the value; one longer than value_size is not taken here
  *
  * Never sleeps and never allocates; spins on the leaf's lock like any
- * writer.
+ * writer.  An extent the slot named is freed.
  *
  * Return: 0 when the value was replaced at @leaf; -ENOENT when @leaf is
  * the leaf covering @key and @key is absent; -ESTALE when the hint does
- * not hold (the caller then uses ordo_tree_update()).
+ * not hold or the value is long (the caller then uses
+ * ordo_tree_update_len()).
  */
 int ordo_tree_update_hint(struct ordo_tree *t, u32 leaf, u64 key,
 			  const struct ordo_value *val)
 {
 	const struct ordo_geo *g = &t->geo;
 	struct ordo_node_hdr *h;
-	u32 cnt, pos;
+	u32 cnt, pos, units = 0;
+	u64 ref = 0;
 	int slot;
 	u8 flags;
 
-	if (leaf == ORDO_NODE_NONE)
+	if (leaf == ORDO_NODE_NONE || val->len > g->value_size)
 		return -ESTALE;
-	/* NULL for numbers past the published chunks. */
+	/*
+	 * NULL for numbers past the published chunks; a number in a value
+	 * chunk names extent bytes, which must never be locked as a node.
+	 */
 	h = ordo_pool_node(&t->pool, leaf);
-	if (!h)
+	if (!h || !ordo_pool_is_node(&t->pool, leaf))
 		return -ESTALE;
 	ordo_node_lock(h);
 	flags = h->flags;
@@ -59,7 +64,14 @@ int ordo_tree_update_hint(struct ordo_tree *t, u32 leaf, u64 key,
 		ordo_node_unlock_clean(h);
 		return -ENOENT;
 	}
+	if (ordo_leaf_is_extent(h, g, slot)) {
+		ref = le64_to_cpu(ordo_leaf_checks(h, g)[slot]);
+		units = le16_to_cpu(ordo_leaf_lens(h, g)[slot]) &
+			ORDO_LEN_UNITS_MASK;
+	}
 	ordo_leaf_set_value(h, g, slot, val->buf, val->len);
 	ordo_node_unlock(h, g);
+	if (units)
+		ordo_extent_free(&t->extents, ref, units);
 	return 0;
 }

@@ -242,6 +242,53 @@ static int t_not_a_leaf(void)
 }
 
 /*
+ * Extents: a number in a value chunk is never taken for a node (its bytes
+ * could look like a locked or a live leaf, and locking them would change
+ * a value); a long value is not written through a hint; a hinted update
+ * of a slot holding an extent frees it.
+ */
+static int t_extents(void)
+{
+	u8 big[3000], out[3000];
+	struct ordo_value_part vp = { .cap = sizeof(out), .buf = out };
+	struct ordo_value lv = { .buf = big, .len = sizeof(big) };
+	struct ordo_tree_stats st;
+	struct ordo_tree t;
+	u64 v = 7, k, off;
+	u32 n, i, leaf;
+
+	CHECK(!tree_new(&t, 4, 8, 8 << 20));
+	for (k = 0; k < 3; k++)
+		CHECK(!ordo_tree_put(&t, k, &v));
+	leaf = t.root;
+	memset(big, 0xab, sizeof(big));
+	/* An odd first word: a node lock would spin on it for ever. */
+	big[0] = 1;
+	CHECK(!ordo_tree_put_len(&t, 1, &lv));
+	CHECK(!ordo_tree_get_part(&t, 1, &vp));
+	CHECK(vp.units);
+	off = ordo_extent_ref_offset(vp.ref);
+	/* Every number of the value chunk, the extent's own included. */
+	n = (u32)(off / t.pool.chunk_size) * t.pool.nodes_per_chunk;
+	for (i = 0; i < t.pool.nodes_per_chunk; i++)
+		CHECK_EQ(hint_update(&t, n + i, 1, &v), -ESTALE);
+	memset(out, 0, sizeof(out));
+	CHECK(!ordo_tree_get_part(&t, 1, &vp));
+	CHECK_EQ(vp.len, sizeof(big));
+	CHECK(!memcmp(out, big, sizeof(big)));
+	/* Long values take the ordinary path. */
+	CHECK_EQ(ordo_tree_update_hint(&t, leaf, 2, &lv), -ESTALE);
+	/* Replacing the long value through the hint frees its extent. */
+	CHECK(!hint_update(&t, leaf, 1, &v));
+	ordo_tree_get_stats(&t, &st);
+	CHECK_EQ(st.extent_bytes, 0);
+	CHECK(!ordo_tree_get(&t, 1, &k));
+	CHECK_EQ(k, 7);
+	ordo_tree_destroy(&t);
+	return 0;
+}
+
+/*
  * Concurrency: updaters own disjoint keys and write increasing tags,
  * through hints that go stale while inserters split the leaves under
  * them.  At the end every key holds its owner's last tag.  The inserter
@@ -385,6 +432,7 @@ int main(void)
 	run("keys outside the fences are ESTALE", t_stale);
 	run("after a split, old hints hold for the keys the leaf kept", t_after_split);
 	run("non-leaf node numbers are ESTALE", t_not_a_leaf);
+	run("value-chunk numbers are ESTALE; extents freed", t_extents);
 	run("hinted updates racing with splits", t_concurrent);
 	return tap_done();
 }
