@@ -57,6 +57,11 @@ static void free_push(struct ordo_extents *x, u64 off, u32 c)
 {
 	struct ordo_extent_hdr *e = hdr_at(x, off);
 
+	/*
+	 * After the unlock that unpublished the reference: a reader that
+	 * sees these stores sees the leaf's new version too.
+	 */
+	smp_wmb();
 	/* Stamp 0 is never drawn: a stale reference to it fails. */
 	WRITE_ONCE(e->stamp, 0);
 	WRITE_ONCE(e->check, 0);

@@ -117,7 +117,8 @@ int ordo_pool_add_value_chunk(struct ordo_pool *p, u32 *idx)
  * @geo: node geometry
  * @chunk_size: power of two, at least %ORDO_CHUNK_SIZE_MIN, at most 1 GiB
  * @max_bytes: bound on chunk memory; the pool holds at most
- *	max_bytes / chunk_size chunks (and never more than 2^32 nodes)
+ *	max_bytes / chunk_size chunks (never more than 2^32 nodes, nor 4 TiB:
+ *	the reach of an extent reference)
  * @ops: chunk memory hooks
  * @ops_ctx: passed to @ops
  *
@@ -144,6 +145,10 @@ int ordo_pool_init(struct ordo_pool *p, const struct ordo_geo *geo,
 		p->npc_recip = div64_u64(U64_MAX, p->nodes_per_chunk) + 1;
 	max_chunks = div64_u64(max_bytes, chunk_size);
 	max_chunks = min_t(u64, max_chunks, U32_MAX / p->nodes_per_chunk);
+	/* An extent reference holds pool offsets below 2^42 (4 TiB). */
+	max_chunks = min_t(u64, max_chunks,
+			   div64_u64(1ULL << (ORDO_EXTENT_OFF_BITS + 6),
+				     chunk_size));
 	if (!max_chunks)
 		return -EINVAL;
 	p->max_chunks = (u32)max_chunks;

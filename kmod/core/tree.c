@@ -1032,27 +1032,41 @@ int ordo_tree_get_part(struct ordo_tree *t, u64 key,
 		if (!err && again.ref == vp->ref)
 			return vp->len ? 0 : -EIO;
 		atomic64_inc(&t->retries);
+		/* A key rewritten without pause costs copies, not the CPU. */
+		ordo_cond_resched();
 	}
 }
 
-/* Look a key up; an inline value is copied, a longer one gives -ENOBUFS. */
+/*
+ * Look a key up; an inline value is copied, a longer one gives -ENOBUFS
+ * and its length (read from its extent, which may have been replaced by
+ * an inline value meanwhile: then look again).
+ */
 static int tree_get(struct ordo_tree *t, u64 key, void *value, u32 *len,
 		    bool pad)
 {
-	struct ordo_value_part vp = {
-		.cap = value ? t->geo.value_size : 0,
-		.buf = value,
-	};
-	int err = leaf_lookup(t, key, &vp, pad && value);
+	for (;;) {
+		struct ordo_value_part vp = {
+			.cap = value ? t->geo.value_size : 0,
+			.buf = value,
+		};
+		int err = leaf_lookup(t, key, &vp, pad && value);
 
-	if (!err && vp.units) {
-		vp.cap = 0;
-		err = ordo_tree_get_part(t, key, &vp);
-		if (!err && vp.units)
-			err = -ENOBUFS;
+		if (!err && vp.units) {
+			struct ordo_value_part lp = { 0 };
+
+			err = ordo_tree_get_part(t, key, &lp);
+			if (!err && !lp.units) {
+				atomic64_inc(&t->retries);
+				continue;
+			}
+			vp.len = lp.len;
+			if (!err)
+				err = -ENOBUFS;
+		}
+		*len = vp.len;
+		return err;
 	}
-	*len = vp.len;
-	return err;
 }
 
 /**

@@ -434,6 +434,69 @@ static int t_torn_copies(void)
 	return 0;
 }
 
+/*
+ * GETs of a key a writer flips between a long and a short value: the
+ * inline-only GET either gives -ENOBUFS with the long length or the short
+ * value's own bytes -- never success with a buffer it did not fill.
+ */
+struct flip {
+	struct ordo_tree t;
+	int stop;
+};
+
+static void *flip_writer(void *p)
+{
+	struct flip *f = p;
+	u8 big[2000], small[16];
+	struct ordo_value vb = { .buf = big, .len = sizeof(big) };
+	struct ordo_value vs = { .buf = small, .len = sizeof(small) };
+
+	memset(big, 0x11, sizeof(big));
+	memset(small, 0x22, sizeof(small));
+	while (!__atomic_load_n(&f->stop, __ATOMIC_ACQUIRE)) {
+		ordo_tree_put_len(&f->t, 5, &vb);
+		ordo_tree_put_len(&f->t, 5, &vs);
+	}
+	return NULL;
+}
+
+static int t_flip_long_short(void)
+{
+	struct flip *f = calloc(1, sizeof(*f));
+	u64 nobufs = 0, shorts = 0, i;
+	u8 buf[64], want[16];
+	pthread_t th;
+	u32 len;
+
+	CHECK(f);
+	memset(want, 0x22, sizeof(want));
+	CHECK(!tree_new(&f->t, 64, 1 << 20, 64 * MIB));
+	CHECK(!pthread_create(&th, NULL, flip_writer, f));
+	for (i = 0; i < 300000; i++) {
+		int err;
+
+		memset(buf, 0xaa, sizeof(buf));
+		err = ordo_tree_get_len(&f->t, 5, buf, &len);
+		if (err == -ENOBUFS) {
+			CHECK_EQ(len, 2000);
+			nobufs++;
+		} else if (!err) {
+			CHECK_EQ(len, 16);
+			CHECK(!memcmp(buf, want, 16));
+			shorts++;
+		} else {
+			CHECK_EQ(err, -ENOENT);
+		}
+	}
+	__atomic_store_n(&f->stop, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	printf("# flips: %llu long, %llu short\n", (unsigned long long)nobufs,
+	       (unsigned long long)shorts);
+	ordo_tree_destroy(&f->t);
+	free(f);
+	return 0;
+}
+
 int main(void)
 {
 	run("values of 0 B to 1 MiB in one store", t_mixed_to_1mib);
@@ -442,5 +505,7 @@ int main(void)
 	run("the memory bound fails long writes whole", t_memory_bound);
 	run("hostile and stale extent copies are refused", t_validate_hostile);
 	run("no torn copy is accepted", t_torn_copies);
+	run("a GET racing long/short rewrites fills what it returns",
+	    t_flip_long_short);
 	return tap_done();
 }

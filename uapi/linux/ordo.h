@@ -14,7 +14,8 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define ORDO_ABI_VERSION	1
+/* 2: values longer than value_size (value_max, ENOBUFS lengths, lens). */
+#define ORDO_ABI_VERSION	2
 #define ORDO_IOC_MAGIC		0xB8
 
 /* Limits of one call; larger requests fail with -E2BIG. */
@@ -91,7 +92,9 @@ struct ordo_kv {
  * @next: out: when @more, the key to start the next call at
  * @lens: user pointer to a __u32 array of @count entries (output): the
  *	length of each value returned, or 0 not to read them.  Each value
- *	still takes value_size bytes of @values, zero past its length.
+ *	still takes value_size bytes of @values, zero past its length; a
+ *	value longer than value_size (up to value_max) has its length here
+ *	and all value_size bytes zero: a GET reads it.
  *
  * The struct grew by @lens; the first version (%ORDO_SCAN_SIZE_VER0
  * bytes, up to @next) is still accepted.
