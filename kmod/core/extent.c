@@ -52,10 +52,22 @@ static struct ordo_extent_hdr *hdr_at(struct ordo_extents *x, u64 off)
 	return ordo_extent_at(x, div64_u64(off, ORDO_EXTENT_UNIT));
 }
 
-/* Put the extent at @off of class @c on its free list; lock held. */
+/* A free extent's len field: this bit and its class. */
+#define FREE_MARK	0x80000000U
+
+static u32 chunk_of(const struct ordo_extents *x, u64 off)
+{
+	return (u32)div64_u64(off, x->pool->chunk_size);
+}
+
+/*
+ * Put the extent at @off of class @c on its free list (doubly linked
+ * through the extent's check and key fields); lock held.
+ */
 static void free_push(struct ordo_extents *x, u64 off, u32 c)
 {
 	struct ordo_extent_hdr *e = hdr_at(x, off);
+	u64 next = x->free[c];
 
 	/*
 	 * After the unlock that unpublished the reference: a reader that
@@ -64,19 +76,28 @@ static void free_push(struct ordo_extents *x, u64 off, u32 c)
 	smp_wmb();
 	/* Stamp 0 is never drawn: a stale reference to it fails. */
 	WRITE_ONCE(e->stamp, 0);
+	WRITE_ONCE(e->len, cpu_to_le32(FREE_MARK | c));
 	WRITE_ONCE(e->check, 0);
-	WRITE_ONCE(e->len, 0);
-	WRITE_ONCE(e->key, cpu_to_le64(x->free[c]));
+	WRITE_ONCE(e->key, cpu_to_le64(next));
+	if (next)
+		WRITE_ONCE(hdr_at(x, next)->check, cpu_to_le64(off));
 	x->free[c] = off;
 }
 
-static u64 free_pop(struct ordo_extents *x, u32 c)
+/* Take the free extent at @off of class @c off its list; lock held. */
+static void free_unlink(struct ordo_extents *x, u64 off, u32 c)
 {
-	u64 off = x->free[c];
+	struct ordo_extent_hdr *e = hdr_at(x, off);
+	u64 prev = le64_to_cpu(READ_ONCE(e->check));
+	u64 next = le64_to_cpu(READ_ONCE(e->key));
 
-	if (off)
-		x->free[c] = le64_to_cpu(READ_ONCE(hdr_at(x, off)->key));
-	return off;
+	if (prev)
+		WRITE_ONCE(hdr_at(x, prev)->key, cpu_to_le64(next));
+	else
+		x->free[c] = next;
+	if (next)
+		WRITE_ONCE(hdr_at(x, next)->check, cpu_to_le64(prev));
+	WRITE_ONCE(e->len, 0);
 }
 
 /* Cut the current chunk's tail into free extents; lock held. */
@@ -96,15 +117,57 @@ static void shred_tail(struct ordo_extents *x)
 /* A free extent of class @c, or 0; lock held. */
 static u64 take(struct ordo_extents *x, u32 c)
 {
-	u64 off = free_pop(x, c), size = class_units(c) * ORDO_EXTENT_UNIT;
+	u64 off = x->free[c], size = class_units(c) * ORDO_EXTENT_UNIT;
 
-	if (!off && x->cur + size <= x->cur_end) {
-		off = x->cur;
-		x->cur += size;
-	}
 	if (off)
-		x->bytes += size;
+		free_unlink(x, off, c);
+	else if (x->cur + size <= x->cur_end)
+		off = x->cur;
+	if (!off)
+		return 0;
+	if (off == x->cur)
+		x->cur += size;
+	x->bytes += size;
+	x->live[chunk_of(x, off)] += class_units(c);
 	return off;
+}
+
+/*
+ * A value chunk with no extent in use, every free extent in it off its
+ * list, so that nothing hands out its bytes any more; U32_MAX if there is
+ * none.  Lock held.
+ */
+static u32 empty_chunk_take(struct ordo_extents *x)
+{
+	struct ordo_pool *p = x->pool;
+	u32 n = ordo_pool_nr_chunks(p), idx, cur = U32_MAX;
+	u64 off, end;
+
+	if (x->cur_end)
+		cur = chunk_of(x, x->cur_end - 1);
+	for (idx = 1; idx < n; idx++)
+		if (p->value_chunk[idx] == ORDO_CHUNK_VALUES && !x->live[idx])
+			break;
+	if (idx >= n)
+		return U32_MAX;
+	off = (u64)idx * p->chunk_size;
+	end = idx == cur ? x->cur : off + p->chunk_size;
+	while (off < end) {
+		u32 len = le32_to_cpu(hdr_at(x, off)->len), c;
+
+		/* Nothing in use: every extent here is on a free list. */
+		if (WARN_ON_ONCE(!(len & FREE_MARK) ||
+				 (len & ~FREE_MARK) >= ORDO_EXTENT_CLASSES))
+			break;
+		c = len & ~FREE_MARK;
+		free_unlink(x, off, c);
+		off += class_units(c) * ORDO_EXTENT_UNIT;
+	}
+	if (idx == cur) {
+		x->cur = 0;
+		x->cur_end = 0;
+	}
+	return idx;
 }
 
 static u32 next_stamp(struct ordo_extents *x)
@@ -122,15 +185,21 @@ static u32 next_stamp(struct ordo_extents *x)
  * @first_stamp: where stamps start (random in the kernel, so a client that
  *	outlives a module load cannot meet an old reference's stamp again
  *	by counting)
+ *
+ * Return: 0 or -ENOMEM.
  */
-void ordo_extents_init(struct ordo_extents *x, struct ordo_pool *pool,
-		       u32 first_stamp)
+int ordo_extents_init(struct ordo_extents *x, struct ordo_pool *pool,
+		      u32 first_stamp)
 {
 	memset(x, 0, sizeof(*x));
+	x->live = ordo_malloc(sizeof(*x->live) * pool->max_chunks);
+	if (!x->live)
+		return -ENOMEM;
 	x->pool = pool;
 	x->stamp = first_stamp & STAMP_MASK;
 	ordo_spin_init(&x->lock);
 	ordo_mutex_init(&x->grow_lock);
+	return 0;
 }
 
 /**
@@ -139,6 +208,7 @@ void ordo_extents_init(struct ordo_extents *x, struct ordo_pool *pool,
  */
 void ordo_extents_destroy(struct ordo_extents *x)
 {
+	ordo_free(x->live);
 	ordo_mutex_destroy(&x->grow_lock);
 	ordo_spin_destroy(&x->lock);
 }
@@ -175,12 +245,21 @@ int ordo_extent_alloc(struct ordo_extents *x, u32 len, struct ordo_staged *st)
 		ordo_mutex_lock(&x->grow_lock);
 		while (!err && !try_alloc(x, c, &off, &stamp)) {
 			err = ordo_pool_add_value_chunk(x->pool, &idx);
-			if (err)
-				break;
 			ordo_spin_lock(&x->lock);
-			shred_tail(x);
-			x->cur = (u64)idx * x->pool->chunk_size;
-			x->cur_end = x->cur + x->pool->chunk_size;
+			/*
+			 * The pool is full: carve again a value chunk whose
+			 * extents are all free (cut, maybe, for other classes).
+			 */
+			if (err == -ENOMEM) {
+				idx = empty_chunk_take(x);
+				if (idx != U32_MAX)
+					err = 0;
+			}
+			if (!err) {
+				shred_tail(x);
+				x->cur = (u64)idx * x->pool->chunk_size;
+				x->cur_end = x->cur + x->pool->chunk_size;
+			}
 			ordo_spin_unlock(&x->lock);
 		}
 		ordo_mutex_unlock(&x->grow_lock);
@@ -224,12 +303,37 @@ void ordo_extent_seal(struct ordo_extents *x, struct ordo_staged *st,
  */
 void ordo_extent_free(struct ordo_extents *x, u64 ref, u32 units)
 {
+	u64 off = ordo_extent_ref_offset(ref);
 	u32 c = class_of(units);
 
 	ordo_spin_lock(&x->lock);
-	free_push(x, ordo_extent_ref_offset(ref), c);
+	free_push(x, off, c);
 	x->bytes -= class_units(c) * ORDO_EXTENT_UNIT;
+	x->live[chunk_of(x, off)] -= class_units(c);
 	ordo_spin_unlock(&x->lock);
+}
+
+/**
+ * ordo_extents_release_chunk() - give the node allocator an empty value chunk
+ * @x: allocator
+ *
+ * For a pool that is full of chunks when the tree needs nodes: a value
+ * chunk with no extent in use becomes a chunk of free nodes.  May sleep.
+ *
+ * Return: 0, or -ENOMEM if no value chunk is empty.
+ */
+int ordo_extents_release_chunk(struct ordo_extents *x)
+{
+	u32 idx;
+
+	ordo_mutex_lock(&x->grow_lock);
+	ordo_spin_lock(&x->lock);
+	idx = empty_chunk_take(x);
+	ordo_spin_unlock(&x->lock);
+	if (idx != U32_MAX)
+		ordo_pool_value_chunk_to_nodes(x->pool, idx);
+	ordo_mutex_unlock(&x->grow_lock);
+	return idx == U32_MAX ? -ENOMEM : 0;
 }
 
 /**

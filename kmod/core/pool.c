@@ -71,7 +71,7 @@ static int pool_add_chunk(struct ordo_pool *p, bool value)
 		return -ENOMEM;
 	/* Fresh nodes read as version 0 (never written), incarnation 0. */
 	memset(mem, 0, p->chunk_size);
-	p->value_chunk[idx] = value;
+	p->value_chunk[idx] = value ? ORDO_CHUNK_VALUES : ORDO_CHUNK_NODES;
 	/* Release: lock-free readers see the zeroed chunk, then the count. */
 	smp_store_release(&p->chunks[idx], mem);
 	/* Release: ordo_pool_take() hands out nodes below the count. */
@@ -218,9 +218,48 @@ int ordo_pool_reserve(struct ordo_pool *p, u32 nr)
 		if (READ_ONCE(p->avail) < nr)
 			err = pool_add_chunk(p, false);
 		ordo_mutex_unlock(&p->grow_lock);
+		if (err == -ENOMEM && p->reclaim && !p->reclaim(p->reclaim_ctx))
+			continue;
 		if (err)
 			return err;
 	}
+}
+
+/**
+ * ordo_pool_set_reclaim() - set the hook that frees chunks for nodes
+ * @p: pool
+ * @reclaim: see struct ordo_pool; may sleep
+ * @ctx: passed to @reclaim
+ */
+void ordo_pool_set_reclaim(struct ordo_pool *p, int (*reclaim)(void *ctx),
+			   void *ctx)
+{
+	p->reclaim = reclaim;
+	p->reclaim_ctx = ctx;
+}
+
+/**
+ * ordo_pool_value_chunk_to_nodes() - make an empty value chunk free nodes
+ * @p: pool
+ * @idx: a value chunk with no extent in use or listed as free
+ *
+ * May sleep.  The chunk is zeroed, then each of its nodes goes on the free
+ * list like a freed node (FREE flag, version and checksum), so a reader
+ * still holding an extent reference into it fails, and node numbers in it
+ * name nodes from now on.  The bump pointer skips the chunk as before,
+ * counting it skipped if it had not yet: skipped is lowered now.
+ */
+void ordo_pool_value_chunk_to_nodes(struct ordo_pool *p, u32 idx)
+{
+	u32 i, first = idx * p->nodes_per_chunk;
+
+	ordo_mutex_lock(&p->grow_lock);
+	memset(p->chunks[idx], 0, p->chunk_size);
+	WRITE_ONCE(p->value_chunk[idx], ORDO_CHUNK_RECLAIMED);
+	atomic_add_s64(&p->skipped, -(s64)p->nodes_per_chunk);
+	for (i = 0; i < p->nodes_per_chunk; i++)
+		ordo_pool_free(p, first + i);
+	ordo_mutex_unlock(&p->grow_lock);
 }
 
 /**
@@ -273,8 +312,11 @@ u32 ordo_pool_take(struct ordo_pool *p)
 		if (n < cap) {
 			u32 c = n / p->nodes_per_chunk;
 
-			/* The bump pointer meets a value chunk at its start. */
-			if (READ_ONCE(p->value_chunk[c])) {
+			/*
+			 * The bump pointer meets a chunk of values (or of
+			 * reclaimed nodes, on the free list) at its start.
+			 */
+			if (READ_ONCE(p->value_chunk[c]) != ORDO_CHUNK_NODES) {
 				if (cmpxchg(&p->next, n,
 					    n + p->nodes_per_chunk) == n)
 					atomic_add_s64(&p->skipped,

@@ -18,6 +18,17 @@
 #include "compat.h"
 #include "node.h"
 
+/*
+ * What a chunk holds: nodes handed out by the bump pointer, extents, or
+ * nodes again, all put on the free list when the chunk stopped holding
+ * extents (the bump pointer skips it like a value chunk).
+ */
+enum {
+	ORDO_CHUNK_NODES,
+	ORDO_CHUNK_VALUES,
+	ORDO_CHUNK_RECLAIMED,
+};
+
 /**
  * struct ordo_pool_ops - where chunk memory comes from
  * @chunk_alloc: return @size bytes for chunk @idx (aligned to at least 64
@@ -38,7 +49,7 @@ struct ordo_pool_ops {
  * @npc_recip: ceil(2^64 / nodes_per_chunk), for division-free translation
  * @chunks: chunk addresses, each published with release semantics
  * @nr_chunks: chunks published, stored with release after the chunk
- * @value_chunk: per chunk, non-zero for a value chunk; set before the
+ * @value_chunk: per chunk, what it holds (ORDO_CHUNK_*); set before the
  *	chunk is published
  * @next: bump pointer: lowest node number never handed out or skipped
  * @skipped: node numbers the bump pointer passed over in value chunks
@@ -49,6 +60,9 @@ struct ordo_pool_ops {
  * @grow_lock: serialises chunk allocation
  * @ops: chunk memory hooks
  * @ops_ctx: passed to @ops
+ * @reclaim: when no chunk can be added, called (no lock held) to turn an
+ *	empty value chunk into nodes; 0 if it did
+ * @reclaim_ctx: passed to @reclaim
  */
 struct ordo_pool {
 	struct ordo_geo geo;
@@ -68,6 +82,8 @@ struct ordo_pool {
 	ordo_mutex_t grow_lock;
 	const struct ordo_pool_ops *ops;
 	void *ops_ctx;
+	int (*reclaim)(void *ctx);
+	void *reclaim_ctx;
 };
 
 int ordo_pool_init(struct ordo_pool *p, const struct ordo_geo *geo,
@@ -82,6 +98,9 @@ void ordo_pool_set_root(struct ordo_pool *p, u32 root, u32 height,
 			u32 leftmost_leaf);
 u64 ordo_pool_nodes_used(const struct ordo_pool *p);
 int ordo_pool_add_value_chunk(struct ordo_pool *p, u32 *idx);
+void ordo_pool_value_chunk_to_nodes(struct ordo_pool *p, u32 idx);
+void ordo_pool_set_reclaim(struct ordo_pool *p, int (*reclaim)(void *ctx),
+			   void *ctx);
 
 /**
  * ordo_pool_node() - translate a node number
@@ -117,7 +136,8 @@ static inline struct ordo_node_hdr *ordo_pool_node(struct ordo_pool *p, u32 n)
  */
 static inline bool ordo_pool_is_node(const struct ordo_pool *p, u32 n)
 {
-	return !READ_ONCE(p->value_chunk[n / p->nodes_per_chunk]);
+	return READ_ONCE(p->value_chunk[n / p->nodes_per_chunk]) !=
+	       ORDO_CHUNK_VALUES;
 }
 
 /**

@@ -1720,6 +1720,14 @@ void ordo_tree_default_params(struct ordo_tree_params *params)
 	params->max_bytes = 1ULL << 30;
 }
 
+/* The pool is full and the tree needs nodes: take an empty value chunk. */
+static int tree_reclaim(void *ctx)
+{
+	struct ordo_tree *t = ctx;
+
+	return ordo_extents_release_chunk(&t->extents);
+}
+
 /**
  * ordo_tree_init() - create an empty tree: one empty leaf as the root
  * @t: tree to initialise
@@ -1743,7 +1751,12 @@ int ordo_tree_init(struct ordo_tree *t, const struct ordo_tree_params *params)
 			     params->max_bytes, params->ops, params->ops_ctx);
 	if (err)
 		return err;
-	ordo_extents_init(&t->extents, &t->pool, params->stamp_seed);
+	err = ordo_extents_init(&t->extents, &t->pool, params->stamp_seed);
+	if (err) {
+		ordo_pool_destroy(&t->pool);
+		return err;
+	}
+	ordo_pool_set_reclaim(&t->pool, tree_reclaim, t);
 	err = ordo_pool_reserve(&t->pool, 1);
 	if (err) {
 		ordo_extents_destroy(&t->extents);

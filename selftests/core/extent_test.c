@@ -202,6 +202,63 @@ static int t_memory_bound(void)
 	return 0;
 }
 
+/*
+ * Chunks freed of their values serve again: a pool filled with 1 MiB
+ * values and emptied takes values of another class in the same chunks,
+ * and then, emptied again, nodes in every one of them.
+ */
+static int t_chunks_come_back(void)
+{
+	u8 *v = malloc(MIB);
+	struct ordo_tree_stats st;
+	struct ordo_tree t;
+	u32 i, big = 0, mid = 0, keys = 0;
+	u64 k;
+	int err = 0;
+
+	CHECK(v);
+	memset(v, 0x5a, MIB);
+	CHECK(!tree_new(&t, 8, 2 * MIB, 16 * MIB));
+	/* Chunk 0 holds the nodes; one 1 MiB value fills each other one. */
+	for (i = 0; !err; i++) {
+		err = put(&t, i, v, MIB);
+		big += !err;
+	}
+	CHECK_EQ(err, -ENOMEM);
+	CHECK_EQ(big, 7);
+	for (i = 0; i < big; i++)
+		CHECK(!ordo_tree_delete(&t, i));
+	/*
+	 * 700 KB values: two in each chunk the 1 MiB ones left, but the last
+	 * (one in its tail: its freed 1 MiB extent is not split).
+	 */
+	for (i = 0, err = 0; !err; i++) {
+		err = put(&t, i, v, 700000);
+		mid += !err;
+	}
+	CHECK_EQ(err, -ENOMEM);
+	CHECK_EQ(mid, 13);
+	for (i = 0; i < mid; i++)
+		CHECK(!ordo_tree_delete(&t, i));
+	ordo_tree_get_stats(&t, &st);
+	CHECK_EQ(st.extent_bytes, 0);
+	/* Small values: the tree's nodes take the emptied value chunks. */
+	for (k = 1000, err = 0; !err; k++) {
+		err = ordo_tree_put(&t, k * 7919, &k);
+		keys += !err;
+	}
+	CHECK_EQ(err, -ENOMEM);
+	ordo_tree_get_stats(&t, &st);
+	printf("# 1 MiB values %u, 700 KB values %u, then %u keys in %llu"
+	       " bytes of nodes\n", big, mid, keys,
+	       (unsigned long long)st.pool_bytes_used);
+	CHECK(st.pool_bytes_used > 7 * 2 * MIB);
+	CHECK_EQ(st.keys, keys);
+	ordo_tree_destroy(&t);
+	free(v);
+	return 0;
+}
+
 /* The reader's extent check refuses every kind of wrong copy. */
 static int t_validate_hostile(void)
 {
@@ -503,6 +560,8 @@ int main(void)
 	run("extents are reused; bytes used follow the values",
 	    t_reuse_and_accounting);
 	run("the memory bound fails long writes whole", t_memory_bound);
+	run("emptied value chunks serve other classes, then nodes",
+	    t_chunks_come_back);
 	run("hostile and stale extent copies are refused", t_validate_hostile);
 	run("no torn copy is accepted", t_torn_copies);
 	run("a GET racing long/short rewrites fills what it returns",

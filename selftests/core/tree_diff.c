@@ -931,7 +931,7 @@ static int mt_raw_copy(struct mt *m, u64 *rs, u8 *buf, u8 *ext, u64 *torn)
 	int err;
 
 	/* Numbers in value chunks name no node. */
-	if (READ_ONCE(t->pool.value_chunk[n / t->pool.nodes_per_chunk]))
+	if (!ordo_pool_is_node(&t->pool, n))
 		return 0;
 	err = ordo_node_copy_validate(buf, ordo_pool_node(&t->pool, n), g);
 	if (err == -EAGAIN)
