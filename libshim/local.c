@@ -136,7 +136,7 @@ static int local_call(struct ordo *o, struct shim_op *op)
 	case SHIM_CALL_LOOKUP:
 	case ORDO_OP_GET:
 		kv.value = (uintptr_t)c->out_val;
-		kv.value_len = o->geo.value_size;
+		kv.value_len = c->out_cap;
 		ret = xioctl(o, ORDO_IOC_GET, &kv);
 		c->out_len = kv.value_len;
 		break;

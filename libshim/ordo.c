@@ -186,6 +186,7 @@ void ordo_close(struct ordo *o)
 		return;
 	shim_cache_put(o);
 	shim_walk_cache_free(o->walk);
+	shim_xbufs_free(o);
 	o->be->close(o);
 	free(o->ops);
 	free((void *)o->uri);
@@ -200,6 +201,11 @@ int ordo_info(struct ordo *o, struct ordo_info *info)
 size_t ordo_value_size(const struct ordo *o)
 {
 	return o->geo.value_size;
+}
+
+size_t ordo_value_max(const struct ordo *o)
+{
+	return shim_value_max(o);
 }
 
 int ordo_fd(const struct ordo *o)
@@ -268,7 +274,7 @@ static int req_check(const struct ordo *o, const struct ordo_req *r)
 	case ORDO_OP_PUT:
 	case ORDO_OP_INSERT:
 	case ORDO_OP_UPDATE:
-		if (r->len > o->geo.value_size)
+		if (r->len > shim_value_max(o))
 			return -EMSGSIZE;
 		return r->val || !r->len ? 0 : -EFAULT;
 	case ORDO_OP_DELETE:
@@ -420,7 +426,7 @@ int ordo_get_len(struct ordo *o, uint64_t key, void *val, size_t cap,
 	};
 	int ret = sync_req(o, &r);
 
-	if (!ret)
+	if (!ret || ret == -ENOBUFS)
 		*len = r.val_len;
 	return ret;
 }
@@ -430,7 +436,7 @@ int ordo_get(struct ordo *o, uint64_t key, void *val, size_t len)
 	size_t got;
 	int ret = ordo_get_len(o, key, val, len, &got);
 
-	if (!ret)
+	if (!ret && got < o->geo.value_size)
 		memset((uint8_t *)val + got, 0, o->geo.value_size - got);
 	return ret;
 }

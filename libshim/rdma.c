@@ -288,6 +288,61 @@ static bool table_fresh(struct ordo *o)
 	return age < r->lease_ms;
 }
 
+/*
+ * A long value's extent READ (read.c's only read into op->xbuf): the
+ * slot's extent buffer is registered on its first use on a connection.
+ */
+static int xbuf_post(struct ordo *o, struct shim_op *op, uint32_t rkey)
+{
+	struct rdma_be *r = rbe(o);
+	struct ibv_mr *mr = op->xreg;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr, *bad;
+
+	if (!mr) {
+		mr = ibv_reg_mr(r->pd, op->xbuf, op->xbuf_len,
+				IBV_ACCESS_LOCAL_WRITE);
+		if (!mr)
+			return -ENOMEM;
+		op->xreg = mr;
+	}
+	sge = (struct ibv_sge){
+		.addr = (uintptr_t)op->io[0].dst,
+		.length = op->io[0].len,
+		.lkey = mr->lkey,
+	};
+	wr = (struct ibv_send_wr){
+		.wr_id = WR_READ | op->slot,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_READ,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	wr.wr.rdma.remote_addr = op->io[0].off;
+	wr.wr.rdma.rkey = rkey;
+	o->cnt.reads++;
+	o->cnt.bytes_read += op->io[0].len;
+	o->cnt.round_trips++;
+	return ibv_post_send(r->qp, &wr, &bad) ? -EIO : 0;
+}
+
+static void rdma_xbuf_drop(struct ordo *o, struct shim_op *op)
+{
+	(void)o;
+	if (op->xreg)
+		ibv_dereg_mr(op->xreg);
+	op->xreg = NULL;
+}
+
+/* Before the protection domain goes: the extent buffers' registrations. */
+static void xbufs_unreg(struct ordo *o)
+{
+	uint32_t i;
+
+	for (i = 0; o->ops && i < o->qd; i++)
+		rdma_xbuf_drop(o, &o->ops[i]);
+}
+
 static int rdma_read(struct ordo *o, struct shim_op *op)
 {
 	struct rdma_be *r = rbe(o);
@@ -310,6 +365,19 @@ static int rdma_read(struct ordo *o, struct shim_op *op)
 		rkeys[i] = e->rkey;
 	}
 	op->reading = true;
+	if (op->nio == 1 && op->xbuf && op->io[0].dst == op->xbuf) {
+		int ret = xbuf_post(o, op, rkeys[0]);
+
+		if (ret == -ENOMEM) {
+			op->reading = false;
+			return ret;
+		}
+		if (!ret)
+			return 0;
+		op->reading = false;
+		r->dead = true;
+		return -ECONNRESET;
+	}
 	if (rconn_post_reads(o, op, rkeys)) {
 		op->reading = false;
 		r->dead = true;
@@ -589,6 +657,7 @@ static int rdma_wait(struct ordo *o, int ms)
 	if (ret < 0) {
 		rdma_fail_all(o, ret);
 		/* Let go of the device now (its removal waits for us). */
+		xbufs_unreg(o);
 		rconn_close(r);
 		return ret;
 	}
@@ -757,6 +826,7 @@ static void rdma_close(struct ordo *o)
 
 	if (!r)
 		return;
+	xbufs_unreg(o);
 	rconn_close(r);
 	rdma_raw_free(r);
 	free(r->pool.ent);
@@ -784,7 +854,10 @@ static int rdma_connect_all(struct ordo *o)
 {
 	struct rdma_be *r = rbe(o);
 	uint64_t sid;
-	int ret = rconn_connect(o);
+	int ret;
+
+	xbufs_unreg(o);
+	ret = rconn_connect(o);
 
 	if (ret)
 		return ret;
@@ -834,6 +907,7 @@ static int rdma_prepare(struct ordo *o)
 
 	if (!r->dead)
 		return 0;
+	xbufs_unreg(o);
 	rconn_close(r);
 	ret = rdma_connect_all(o);
 	if (!ret)
@@ -843,6 +917,7 @@ static int rdma_prepare(struct ordo *o)
 
 static const struct shim_backend rdma_backend = {
 	.read = rdma_read,
+	.xbuf_drop = rdma_xbuf_drop,
 	.call = rdma_call,
 	.wait = rdma_wait,
 	.bulk = rdma_bulk,

@@ -220,6 +220,7 @@ static int walk_start(struct ordo *o, struct shim_op *op,
 		      int (*fail)(struct ordo *o, struct shim_op *op));
 static int get_leaf_read(struct ordo *o, struct shim_op *op);
 static int get_start(struct ordo *o, struct shim_op *op);
+static int get_again(struct ordo *o, struct shim_op *op);
 
 /*
  * The value arrived in its place in the leaf copy: it answers if it is
@@ -240,6 +241,12 @@ static int get_value_read(struct ordo *o, struct shim_op *op)
 		op->req->val_len = op->io[0].len;
 		return finish(op, 0);
 	}
+	return get_again(o, op);
+}
+
+/* Validation failed: the GET starts again, a bounded number of times. */
+static int get_again(struct ordo *o, struct shim_op *op)
+{
 	o->cnt.retries++;
 	if (op->tries++ >= SHIM_TRIES)
 		return get_fallback(o, op);
@@ -248,8 +255,67 @@ static int get_value_read(struct ordo *o, struct shim_op *op)
 }
 
 /*
- * The key's leaf, validated: answer from the whole copy, or read the
- * key's value by itself into its place after the key block.
+ * A long value's extent arrived: it answers if it is the extent the key
+ * block named, whole (ordo_extent_validate()); a torn or stale copy (the
+ * value was rewritten and its extent freed and reused since) starts the
+ * GET again.  A caller's buffer too small for the value gets -ENOBUFS and
+ * the length needed.
+ */
+static int get_extent_read(struct ordo *o, struct shim_op *op)
+{
+	struct ordo_req *r = op->req;
+	uint32_t len;
+
+	if (io_regions_refreshed(o, op))
+		return io_start(o, op, get_extent_read);
+	if (op->io_res)
+		return io_failed(o, op, get_fallback);
+	if (ordo_extent_validate(op->xbuf, op->io[0].len, r->key, op->st.xref,
+				 op->st.xunits, o->geo.value_size,
+				 o->sup.chunk_size, &len))
+		return get_again(o, op);
+	r->val_len = len;
+	if (len > r->len)
+		return finish(op, -ENOBUFS);
+	memcpy(r->val, op->xbuf + ORDO_EXTENT_HDR_SIZE, len);
+	return finish(op, 0);
+}
+
+/*
+ * Slot @slot of the validated leaf holds a long value: read its extent,
+ * whole, with one READ into the slot's extent buffer.  A reference that
+ * cannot name an extent of this store starts the GET again (then falls
+ * back): the key block passed its checksum, so the server published it.
+ */
+static int get_extent(struct ordo *o, struct shim_op *op, const void *leaf,
+		      uint32_t slot)
+{
+	struct shim_io *io = &op->io[0];
+	uint16_t lens = le16toh(ordo_leaf_clens(leaf, &o->geo)[slot]);
+	uint64_t ref = le64toh(ordo_leaf_cchecks(leaf, &o->geo)[slot]);
+	uint32_t bytes;
+	uint64_t off;
+	int ret;
+
+	if (shim_extent_locate(&o->geo, o->sup.chunk_size, o->sup.max_chunks,
+			       lens, ref, &off, &bytes))
+		return get_again(o, op);
+	ret = shim_xbuf_get(o, op, bytes);
+	if (ret)
+		return finish(op, ret);
+	op->st.xref = ref;
+	op->st.xunits = lens & ORDO_LEN_UNITS_MASK;
+	op->nio = 1;
+	io->kind = SHIM_POOL;
+	io->off = off;
+	io->len = bytes;
+	io->dst = op->xbuf;
+	return io_start(o, op, get_extent_read);
+}
+
+/*
+ * The key's leaf, validated: answer from the whole copy, read the key's
+ * value by itself into its place after the key block, or read its extent.
  */
 static int get_done(struct ordo *o, struct shim_op *op, const void *leaf)
 {
@@ -258,13 +324,16 @@ static int get_done(struct ordo *o, struct shim_op *op, const void *leaf)
 	uint32_t slot, off, len;
 	int ret;
 
+	ret = shim_leaf_find(&o->geo, leaf, op->req->key, &slot);
+	if (!ret && (le16toh(ordo_leaf_clens(leaf, &o->geo)[slot]) &
+		     ORDO_LEN_EXTENT))
+		return get_extent(o, op, leaf, slot);
 	if (op->st.leaf_len >= o->geo.node_size) {
 		ret = shim_leaf_get(&o->geo, leaf, op->req->key, op->req->val,
 				    &len);
 		op->req->val_len = ret ? 0 : len;
 		return finish(op, ret);
 	}
-	ret = shim_leaf_find(&o->geo, leaf, op->req->key, &slot);
 	if (ret)
 		return finish(op, ret);
 	/* Only the value's own bytes: the key block gave its length. */
@@ -310,10 +379,21 @@ static int get_cand_done(struct ordo *o, struct shim_op *op, uint32_t at)
 	return get_done(o, op, (const void *)slot_node(o, op, at));
 }
 
+/* -ENOBUFS too tells the length: the one the value needs. */
 static int get_fallback_done(struct ordo *o, struct shim_op *op)
 {
-	op->req->val_len = op->call.status ? 0 : op->call.out_len;
-	return finish(op, op->call.status);
+	int st = op->call.status;
+
+	op->req->val_len = !st || st == -ENOBUFS ? op->call.out_len : 0;
+	return finish(op, st);
+}
+
+/* The caller's buffer, as a call's destination. */
+static void call_out(struct shim_op *op)
+{
+	op->call.out_val = op->req->val;
+	op->call.out_cap = op->req->len > UINT32_MAX ? UINT32_MAX :
+			   (uint32_t)op->req->len;
 }
 
 static int get_fallback(struct ordo *o, struct shim_op *op)
@@ -322,7 +402,7 @@ static int get_fallback(struct ordo *o, struct shim_op *op)
 	memset(&op->call, 0, sizeof(op->call));
 	op->call.op = SHIM_CALL_LOOKUP;
 	op->call.key = op->req->key;
-	op->call.out_val = op->req->val;
+	call_out(op);
 	return call_start(o, op, get_fallback_done);
 }
 
@@ -590,10 +670,35 @@ static int walk_start(struct ordo *o, struct shim_op *op,
 static int scan_rpc(struct ordo *o, struct shim_op *op);
 
 /*
+ * Pairs of a validated leaf the scan may take from the fence before the
+ * first long value (of at most @want), or UINT32_MAX if none comes.  The
+ * leaf holds a long value's size in units, not its length, so a scan
+ * that returns lengths or values takes the pairs before it and leaves
+ * the rest to SCAN calls (the server reports the length).
+ */
+static uint32_t scan_inline_run(struct ordo *o, const void *leaf,
+				uint64_t fence, uint32_t want)
+{
+	const struct ordo_node_hdr *h = leaf;
+	const __le16 *lens = ordo_leaf_clens(h, &o->geo);
+	uint32_t cnt = le16toh(h->count), i, n;
+
+	if (cnt > o->geo.leaf_slots)
+		cnt = o->geo.leaf_slots;
+	i = ordo_leaf_lower_bound(h, &o->geo, cnt, fence);
+	for (n = 0; i < cnt && n < want; i++, n++)
+		if (le16toh(lens[ordo_leaf_slot(h, &o->geo, i)]) &
+		    ORDO_LEN_EXTENT)
+			return n;
+	return UINT32_MAX;
+}
+
+/*
  * Take the keys of a validated leaf from the fence on.  Returns 1 when
  * the scan is complete (count reached or rightmost leaf), 0 to go on to
  * the right sibling, -EIO for a leaf whose keys are out of order or
- * outside its fences (continue by SCAN calls).
+ * outside its fences, or that holds a long value to return (continue by
+ * SCAN calls from the fence).
  */
 static int scan_take(struct ordo *o, struct shim_op *op, const void *leaf)
 {
@@ -609,13 +714,26 @@ static int scan_take(struct ordo *o, struct shim_op *op, const void *leaf)
 		.more = r->more,
 		.next = r->next,
 	};
-	int done = shim_scan_take(&o->geo, &s, leaf);
+	uint32_t run = UINT32_MAX;
+	int done;
 
+	if (r->val || r->lens)
+		run = scan_inline_run(o, leaf, s.fence, s.count - s.have);
+	if (!run)
+		return -EIO;
+	if (run != UINT32_MAX)
+		s.count = s.have + run;
+	done = shim_scan_take(&o->geo, &s, leaf);
 	op->st.have = s.have;
 	op->st.fence = s.fence;
 	op->st.right = s.right;
 	r->more = s.more;
 	r->next = s.next;
+	if (run != UINT32_MAX && done > 0) {
+		/* The pairs before the long value: the calls go on after. */
+		op->st.fence = s.next;
+		return -EIO;
+	}
 	return done;
 }
 
@@ -827,7 +945,7 @@ static int get_rpc_start(struct ordo *o, struct shim_op *op)
 	memset(&op->call, 0, sizeof(op->call));
 	op->call.op = ORDO_OP_GET;
 	op->call.key = op->req->key;
-	op->call.out_val = op->req->val;
+	call_out(op);
 	return call_start(o, op, get_fallback_done);
 }
 

@@ -64,8 +64,10 @@ struct shim_io {
  * @len: bytes at @val.
  * @hint_leaf: UPDATE: the leaf the cache names (0: no hint).
  * @count: SCAN: pairs wanted.
- * @out_val: GET/LOOKUP: value_size bytes of destination, or NULL.
- * @out_len: GET/LOOKUP: the value's length.
+ * @out_val: GET/LOOKUP: @out_cap bytes of destination, or NULL.
+ * @out_cap: GET/LOOKUP: bytes at @out_val (at least value_size).
+ * @out_len: GET/LOOKUP: the value's length (-ENOBUFS: the length
+ *	needed, nothing copied).
  * @out_keys: SCAN: room for @count keys.
  * @out_vals: SCAN: room for @count values, or NULL.
  * @out_lens: SCAN: room for @count value lengths, or NULL.
@@ -82,6 +84,7 @@ struct shim_call {
 	size_t len;
 	uint32_t hint_leaf;
 	void *out_val;
+	uint32_t out_cap;
 	uint32_t out_len;
 	uint64_t *out_keys;
 	void *out_vals;
@@ -111,6 +114,9 @@ typedef int (*shim_step_t)(struct ordo *o, struct shim_op *op);
  * @call: the current server call.
  * @buf: the slot's read buffer (registered memory for RDMA).
  * @buf_len: its bytes.
+ * @xbuf: the slot's extent buffer (a long value's GET reads its extent
+ *	there), grown on demand, or NULL; @xbuf_len its bytes; @xreg the
+ *	backend's registration of it (RDMA: its MR), or NULL.
  * @tries: validation failures so far.
  * @t_start: when the operation was submitted (ms), for its time bound.
  * @call_id: RDMA: id of the request in flight (0: none).
@@ -147,6 +153,9 @@ struct shim_op {
 	struct shim_call call;
 	uint8_t *buf;
 	size_t buf_len;
+	uint8_t *xbuf;
+	size_t xbuf_len;
+	void *xreg;
 	uint32_t tries;
 	long long t_start;
 	uint64_t call_id;
@@ -164,6 +173,8 @@ struct shim_op {
 		/* Bytes of a leaf a GET reads: all, or the key block (large). */
 		uint32_t leaf_len;
 		uint32_t leaf_at, vslot;	/* a value read by itself */
+		uint64_t xref;		/* a long value: its extent ref */
+		uint32_t xunits;	/* and its size in units */
 		uint32_t pend_nodes[SHIM_BATCH_MAX];
 		struct shim_window win;
 		int (*leaf_done)(struct ordo *o, struct shim_op *op,
@@ -182,6 +193,9 @@ struct shim_op {
  *	number of completions handled or a negative errno.
  * @bulk: synchronous read of any length (cache loads); 0 or -errno.
  * @info, @model_info, @retrain, @batch: synchronous calls.
+ * @xbuf_drop: before the engine frees or grows a slot's extent buffer
+ *	(op->xbuf): forget what the backend keeps of it (a registration);
+ *	may be NULL.
  * @prepare: before an operation starts with none in flight (reconnect a
  *	lost connection); may be NULL.
  * @refresh: make sure the super/region view is current (e.g. after a
@@ -200,6 +214,7 @@ struct shim_backend {
 	int (*batch)(struct ordo *o, struct ordo_batch_op *ops, uint32_t n);
 	int (*refresh)(struct ordo *o);
 	int (*prepare)(struct ordo *o);
+	void (*xbuf_drop)(struct ordo *o, struct shim_op *op);
 	void (*close)(struct ordo *o);
 };
 
@@ -257,6 +272,17 @@ long long shim_now_ms(void);
 int shim_slots_init(struct ordo *o, uint8_t *mem, size_t per_slot);
 size_t shim_slot_bytes(const struct ordo_geo *geo);
 void shim_run(struct ordo *o, struct shim_op *op);
+
+/* extent.c: long values' extents */
+uint32_t shim_value_max(const struct ordo *o);
+int shim_extent_locate(const struct ordo_geo *geo, uint64_t chunk_size,
+		       uint32_t max_chunks, uint16_t lens, uint64_t ref,
+		       uint64_t *off, uint32_t *bytes);
+int shim_xbuf_get(struct ordo *o, struct shim_op *op, size_t len);
+void shim_xbufs_free(struct ordo *o);
+/* TEMPORARY: kmod/core/node.h declares it once the core lands. */
+int ordo_extent_validate(const void *buf, u32 bytes, u64 key, u64 ref,
+			 u32 units, u32 value_size, u64 chunk_size, u32 *len);
 
 /* read.c: the state machines */
 int shim_op_claim(struct ordo *o, struct ordo_req *r, struct shim_op **opp);
