@@ -251,6 +251,8 @@ int ordo_local_open(struct ordo *o, const char *path)
 		ret = -EPROTO;
 	if (!ret)
 		ret = ordo_geo_init(&o->geo, info.leaf_slots, info.value_size);
+	/* Bounds the values (shim_value_max()) in rpc mode too. */
+	o->sup.chunk_size = info.chunk_size;
 	if (!ret && o->mode != ORDO_MODE_RPC)
 		ret = local_map(o, &info);
 	if (!ret) {
