@@ -97,23 +97,30 @@ const char *ordo_mode_name(enum ordo_mode mode);
 
 /* Module version and geometry. */
 int ordo_info(struct ordo *o, struct ordo_info *info);
-/* The longest value this store holds (a value is 0..value_size bytes). */
+/*
+ * The store's inline threshold: values of 0..value_size bytes sit in their
+ * leaf; longer ones, up to ordo_value_max(), are out of line (extents).
+ */
 size_t ordo_value_size(const struct ordo *o);
+/* The longest value this store holds: min(1 MiB, chunk_size - 24). */
+size_t ordo_value_max(const struct ordo *o);
 
 /*
- * GET copies value_size bytes to @val: the value, then zeros; @len must be
- * >= value_size.  0 or a negative errno.
+ * GET copies the value to @val, then zeros up to value_size; @len must be
+ * >= value_size.  A value longer than @len: -ENOBUFS, nothing copied
+ * (ordo_get_len() tells the length).  0 or a negative errno.
  */
 int ordo_get(struct ordo *o, uint64_t key, void *val, size_t len);
 /*
  * GET that tells the value's length: copies exactly its bytes to @val
- * (@cap >= value_size) and stores the length in *@len.
+ * (@cap >= value_size) and stores the length in *@len.  A value longer
+ * than @cap: -ENOBUFS, nothing copied, *@len the length needed.
  */
 int ordo_get_len(struct ordo *o, uint64_t key, void *val, size_t cap,
 		 size_t *len);
 /*
- * Writes take 0..value_size bytes (@val may be NULL for 0); the value is
- * stored with its length.
+ * Writes take 0..ordo_value_max() bytes (@val may be NULL for 0; longer:
+ * -EMSGSIZE); the value is stored with its length.
  */
 int ordo_put(struct ordo *o, uint64_t key, const void *val, size_t len);
 int ordo_insert(struct ordo *o, uint64_t key, const void *val, size_t len);
@@ -122,14 +129,18 @@ int ordo_delete(struct ordo *o, uint64_t key);
 
 /*
  * SCAN: up to @n (1..ORDO_SCAN_MAX) pairs with key >= @start, in order, into
- * @keys and (unless NULL) @vals (n * value_size bytes).  Returns the number
- * of pairs written.  *@more (if not NULL) is set to 1 when keys past the last
+ * @keys and (unless NULL) @vals (n * value_size bytes; a value longer than
+ * value_size comes back as value_size zero bytes: GET fetches it).
+ * Returns the number of pairs written.  *@more (if not NULL) is set to 1 when keys past the last
  * one returned may exist; *@next (if not NULL) then holds the key at which
  * the following call should start.
  */
 int ordo_scan(struct ordo *o, uint64_t start, uint32_t n, uint64_t *keys,
 	      void *vals, int *more, uint64_t *next);
-/* ordo_scan() that also stores each value's length in @lens (n entries). */
+/*
+ * ordo_scan() that also stores each value's length in @lens (n entries):
+ * more than value_size for a long value, whose bytes SCAN does not return.
+ */
 int ordo_scan_len(struct ordo *o, uint64_t start, uint32_t n, uint64_t *keys,
 		  void *vals, uint32_t *lens, int *more, uint64_t *next);
 
@@ -164,7 +175,8 @@ int ordo_fd(const struct ordo *o);
  * @writes: PUT, INSERT, UPDATE and DELETE completed.
  * @round_trips: times the handle waited on the network: one doorbell
  *	batch of READs is one, one RPC is one.  Local reads count none.
- * @reads: one-sided READs (or, locally, node and model copies).
+ * @reads: one-sided READs (or, locally, node and model copies); a GET
+ *	of a long value makes one more, of its whole extent.
  * @bytes_read: bytes those reads moved.
  * @rpcs: RPCs sent (or, locally, ioctls).
  * @fallbacks: GETs and SCANs that one-sided reads could not finish.
@@ -211,9 +223,10 @@ typedef void (*ordo_cb_t)(struct ordo_req *req);
  * @op: enum ordo_op (GET..DELETE) or %ORDO_REQ_SCAN.
  * @key: the key; SCAN: the first key of interest.
  * @val: GET: buffer of @len >= value_size bytes, of which the value's
- *	@val_len are written; writes: the value (0..value_size bytes, NULL
- *	for 0); SCAN: @count * value_size bytes or NULL, each value zero
- *	past its length.
+ *	@val_len are written (a longer value: -ENOBUFS, nothing written);
+ *	writes: the value (0..ordo_value_max() bytes, NULL for 0); SCAN:
+ *	@count * value_size bytes or NULL, each value zero past its length
+ *	(all zero for a value longer than value_size).
  * @len: bytes at @val.
  * @keys: SCAN: room for @count keys.
  * @lens: SCAN: room for @count value lengths, or NULL.
@@ -223,7 +236,7 @@ typedef void (*ordo_cb_t)(struct ordo_req *req);
  * @result: out: 0, a SCAN's pair count, or a negative errno.
  * @more: out: SCAN: keys past the last one may exist.
  * @next: out: SCAN with @more: where to continue.
- * @val_len: out: GET: the value's length.
+ * @val_len: out: GET: the value's length (also with -ENOBUFS).
  */
 struct ordo_req {
 	uint32_t op;
