@@ -11,7 +11,7 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARN) -Wno-unused-parameter \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -Ikmod/core -Iuapi -Ilibshim -Iselftests/fuzz
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS := ioctl rpc reply node model read table
+FUZZ_TARGETS := ioctl rpc reply node model read table extent
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_DEPS := selftests/fuzz/fuzz.h selftests/fuzz/fuzz_seal.h $(wildcard kmod/core/*.h libshim/decode.h \
 	libshim/core_user.h uapi/linux/*.h)
@@ -25,6 +25,7 @@ FUZZ_SRCS_node := $(FUZZ_SRCS_reply)
 FUZZ_SRCS_model := $(FUZZ_SRCS_reply)
 FUZZ_SRCS_read := $(FUZZ_SRCS_reply)
 FUZZ_SRCS_table := $(FUZZ_SRCS_reply)
+FUZZ_SRCS_extent := libshim/extent.c kmod/core/node.c
 
 .PHONY: fuzzers fuzz fuzz-seeds
 fuzzers: $(FUZZ_BINS)

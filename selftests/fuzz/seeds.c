@@ -559,6 +559,41 @@ static void table_seeds(void)
 	table_seed("full", 6, 4, 2, 1000);
 }
 
+/* ---- fuzz_extent: good extents of long values, and a short READ ---- */
+
+static void extent_seed(const char *name, u32 len, u8 fix)
+{
+	u32 units = ordo_extent_units(len), i;
+	u64 key = 0x1234567 + len, off = 3 * 4096 + (2ULL << 20);
+	u64 ref = off / ORDO_EXTENT_UNIT | (u64)(len + 7) << ORDO_EXTENT_OFF_BITS;
+	u8 *x = calloc(1, units * ORDO_EXTENT_UNIT);
+	struct ordo_extent_hdr *h = (void *)x;
+
+	if (!x)
+		abort();
+	h->key = htole64(key);
+	h->len = htole32(len);
+	h->stamp = htole32(len + 7);
+	for (i = 0; i < len; i++)
+		x[ORDO_EXTENT_HDR_SIZE + i] = (u8)(i * 7 + len);
+	h->check = htole64(ordo_xxh64(x + 8, 16 + len, 0));
+	/* vs byte 0: value_size 8; chunk byte 5: 2 MiB; 4 chunks */
+	put_u8(0); put_u8(5); put_u16(3);
+	put_u16(ORDO_LEN_EXTENT | units); put_u64(ref); put_u64(key);
+	put_u8(fix); put_u32(len);
+	put(x, units * ORDO_EXTENT_UNIT);
+	free(x);
+	emit("extent", name);
+}
+
+static void extent_seeds(void)
+{
+	extent_seed("9", 9, 0);
+	extent_seed("4096", 4096, 0);
+	extent_seed("65536-sealed", 65536, 1);
+	extent_seed("1000-short", 1000, 2);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -573,5 +608,6 @@ int main(int argc, char **argv)
 	reply_seeds();
 	ioctl_seeds();
 	table_seeds();
+	extent_seeds();
 	return chunks_live ? 1 : 0;
 }
