@@ -118,27 +118,3 @@ void shim_xbufs_free(struct ordo *o)
 		xbuf_free(o, &o->ops[i]);
 }
 
-/*
- * TEMPORARY, until the core's ordo_extent_validate() (kmod/core/node.c)
- * lands on main: the spec's checks, overridden by the core's definition.
- */
-__attribute__((weak))
-int ordo_extent_validate(const void *buf, u32 bytes, u64 key, u64 ref,
-			 u32 units, u32 value_size, u64 chunk_size, u32 *len)
-{
-	const struct ordo_extent_hdr *h = buf;
-	u32 l;
-
-	if (bytes < ORDO_EXTENT_HDR_SIZE || bytes < units * ORDO_EXTENT_UNIT)
-		return -EIO;
-	l = le32toh(h->len);
-	if (le64toh(h->key) != key ||
-	    le32toh(h->stamp) != ordo_extent_ref_stamp(ref) ||
-	    l <= value_size || l > ordo_value_len_max(chunk_size) ||
-	    ordo_extent_units(l) != units)
-		return -EAGAIN;
-	if (ordo_xxh64((const u8 *)buf + 8, 16 + l, 0) != le64toh(h->check))
-		return -EAGAIN;
-	*len = l;
-	return 0;
-}

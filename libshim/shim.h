@@ -280,9 +280,6 @@ int shim_extent_locate(const struct ordo_geo *geo, uint64_t chunk_size,
 		       uint64_t *off, uint32_t *bytes);
 int shim_xbuf_get(struct ordo *o, struct shim_op *op, size_t len);
 void shim_xbufs_free(struct ordo *o);
-/* TEMPORARY: kmod/core/node.h declares it once the core lands. */
-int ordo_extent_validate(const void *buf, u32 bytes, u64 key, u64 ref,
-			 u32 units, u32 value_size, u64 chunk_size, u32 *len);
 
 /* read.c: the state machines */
 int shim_op_claim(struct ordo *o, struct ordo_req *r, struct shim_op **opp);
