@@ -108,10 +108,10 @@ static int write_value(const char *path, const void *buf, size_t n)
 }
 
 /*
- * Read a value from @path ("-": stdin): 0..@vsize bytes, more is an error.
- * @buf has room for @vsize + 1 bytes.
+ * Read a value from @path ("-": stdin): 0..@vmax bytes, more is an error.
+ * @buf has room for @vmax + 1 bytes.
  */
-static int read_value(const char *path, void *buf, size_t vsize,
+static int read_value(const char *path, void *buf, size_t vmax,
 		      size_t *len)
 {
 	int std = !strcmp(path, "-");
@@ -122,7 +122,7 @@ static int read_value(const char *path, void *buf, size_t vsize,
 		fprintf(stderr, "ordoctl: %s: %s\n", path, strerror(errno));
 		return CTL_EXIT_USAGE;
 	}
-	*len = fread(buf, 1, vsize + 1, f);
+	*len = fread(buf, 1, vmax + 1, f);
 	err = ferror(f);
 	if (!std)
 		fclose(f);
@@ -130,26 +130,50 @@ static int read_value(const char *path, void *buf, size_t vsize,
 		fprintf(stderr, "ordoctl: %s: read error\n", path);
 		return CTL_EXIT_USAGE;
 	}
-	if (*len > vsize) {
+	if (*len > vmax) {
 		fprintf(stderr,
-			"ordoctl: %s: longer than value_size (%zu bytes)\n",
-			path, vsize);
+			"ordoctl: %s: longer than the store's longest value "
+			"(%zu bytes)\n", path, vmax);
 		return CTL_EXIT_USAGE;
 	}
 	return 0;
 }
 
+/*
+ * GET into a buffer of the value's size: value_size bytes first, and
+ * again with the length -ENOBUFS tells (a value may change in between).
+ * *@val is the caller's to free.
+ */
+static int get_alloc(struct ordo *o, uint64_t key, unsigned char **val,
+		     size_t *len)
+{
+	size_t cap = ordo_value_size(o);
+	int ret, tries;
+
+	*val = NULL;
+	for (tries = 0; tries < 8; tries++) {
+		unsigned char *b = realloc(*val, cap);
+
+		if (!b)
+			return -ENOMEM;
+		*val = b;
+		ret = ordo_get_len(o, key, b, cap, len);
+		if (ret != -ENOBUFS)
+			return ret;
+		if (*len > cap)
+			cap = *len;
+	}
+	return ret;
+}
+
 /* get KEY: the value as text; get KEY --file F: its bytes, raw. */
 int ctl_get(struct ordo *o, struct ctl_args *a)
 {
-	size_t vsize = ordo_value_size(o), len;
 	unsigned char *val;
+	size_t len;
 	int ret;
 
-	val = malloc(vsize);
-	if (!val)
-		return ctl_fail(-ENOMEM, "get");
-	ret = ordo_get_len(o, a->key, val, vsize, &len);
+	ret = get_alloc(o, a->key, &val, &len);
 	if (ret) {
 		ret = ctl_fail(ret, "get");
 	} else if (a->file) {
@@ -166,25 +190,25 @@ int ctl_get(struct ordo *o, struct ctl_args *a)
 static int kv_write(struct ordo *o, struct ctl_args *a,
 		    int (*op)(struct ordo *, uint64_t, const void *, size_t))
 {
-	size_t vsize = ordo_value_size(o), len;
+	size_t vmax = ordo_value_max(o), len;
 	unsigned char *buf = NULL;
 	const void *val;
 	int ret;
 
 	if (a->file) {
-		buf = malloc(vsize + 1);
+		buf = malloc(vmax + 1);
 		if (!buf)
 			return ctl_fail(-ENOMEM, a->cmd->name);
-		ret = read_value(a->file, buf, vsize, &len);
+		ret = read_value(a->file, buf, vmax, &len);
 		if (ret)
 			goto out;
 		val = buf;
 	} else {
 		val = a->pos[2];
 		len = strlen(a->pos[2]);
-		if (len > vsize) {
+		if (len > vmax) {
 			fprintf(stderr, "ordoctl: value must be 0..%zu bytes\n",
-				vsize);
+				vmax);
 			return CTL_EXIT_USAGE;
 		}
 	}
@@ -218,6 +242,33 @@ int ctl_del(struct ordo *o, struct ctl_args *a)
 	return ret ? ctl_fail(ret, "del") : 0;
 }
 
+/*
+ * A pair of a SCAN: a value longer than value_size comes by length only,
+ * so its bytes are a GET's (a key deleted since is left out).
+ */
+static int print_pair(struct ordo *o, uint64_t key, const unsigned char *v,
+		      uint32_t len)
+{
+	unsigned char *big;
+	size_t blen;
+	int ret;
+
+	if (len <= ordo_value_size(o)) {
+		printf("%" PRIu64 " ", key);
+		print_value(v, len);
+		putchar('\n');
+		return 0;
+	}
+	ret = get_alloc(o, key, &big, &blen);
+	if (!ret) {
+		printf("%" PRIu64 " ", key);
+		print_value(big, blen);
+		putchar('\n');
+	}
+	free(big);
+	return ret == -ENOENT ? 0 : ret;
+}
+
 /* Prints "KEY VALUE" lines; COUNT may exceed one call's limit. */
 int ctl_scan(struct ordo *o, struct ctl_args *a)
 {
@@ -243,11 +294,14 @@ int ctl_scan(struct ordo *o, struct ctl_args *a)
 				    &next);
 		if (ret < 0)
 			goto out;
-		for (i = 0; i < ret; i++) {
-			printf("%" PRIu64 " ", keys[i]);
-			print_value(vals + (size_t)i * vsize, lens[i]);
-			putchar('\n');
+		n = (uint32_t)ret;
+		for (i = 0; i < (int)n; i++) {
+			ret = print_pair(o, keys[i],
+					 vals + (size_t)i * vsize, lens[i]);
+			if (ret)
+				goto out;
 		}
+		ret = (int)n;
 		count -= (uint64_t)ret;
 		start = next;
 		ret = 0;

@@ -49,7 +49,7 @@ static void print_help(void)
 		"                1 to 3600000 ms (default 5000)\n"
 		"commands:\n"
 		"  get KEY [--file F]   print the value of KEY, or write its\n"
-		"                       value_size raw bytes to F\n"
+		"                       raw bytes to F\n"
 		"  put KEY VALUE        insert or replace\n"
 		"  put KEY --file F     the same with the raw bytes of F\n"
 		"  insert KEY VALUE|--file F  insert; fails if KEY exists\n"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ctl.h"
+#include <linux/ordo_node.h>
 
 #define ORDO_SYSFS "/sys/class/misc/ordo"
 
@@ -121,6 +122,9 @@ int ctl_stats(struct ordo *o, struct ctl_args *a)
 	printf("leaf_slots               %u\n", info.leaf_slots);
 	printf("inner_fanout             %u\n", info.inner_fanout);
 	printf("value_size               %u\n", info.value_size);
+	/* 0 from a server that does not say: the chunk size's bound. */
+	printf("value_max                %u\n", info.value_max ?
+	       info.value_max : ordo_value_len_max(info.chunk_size));
 	printf("chunk_size               %u\n", info.chunk_size);
 	printf("max_chunks               %u\n", info.max_chunks);
 	printf("keys                     %" PRIu64 "\n", (uint64_t)info.keys);
