@@ -107,6 +107,7 @@ struct cfg {
 	bool fresh, stale;
 	int selftest;			/* 0 skip, 1 with the cases, 2 only */
 	unsigned int inject;		/* fault every N reads in the cases */
+	bool long_values;		/* local: values longer than vs too */
 };
 
 /*
@@ -127,7 +128,7 @@ struct universe {
 
 struct rstats {
 	uint64_t gets, found, absent, foreign, scans, pairs, gap_checked,
-		 partial, unwindowed;
+		 partial, unwindowed, long_gets, long_pairs;
 };
 
 struct wstats {
@@ -142,6 +143,7 @@ struct lcase {
 	uint64_t target;		/* reads */
 	unsigned int inject;
 	size_t vs;
+	size_t vbuf;		/* GET and write buffers: vs or long_max */
 	struct universe u;
 	uint64_t seed;
 	uint64_t deadline;		/* ns, CLOCK_MONOTONIC */
@@ -219,17 +221,40 @@ static uint64_t tag24(uint64_t key)
 }
 
 /*
+ * Long values (longer than value_size, out of line): the longest a case
+ * writes, 0 for none.  Set per case (local backend: writes of long values
+ * over RDMA need the wire's staged upload).
+ */
+static size_t long_max;
+
+/*
  * A value's length, a function of its key and version: every write of a
  * key changes it, 16..vs bytes (7 or 8 with 8-byte values), so a reader
- * that pairs one write's length with another's bytes is caught.
+ * that pairs one write's length with another's bytes is caught.  With
+ * long values, one write in 8 after the insert is longer than vs:
+ * vs + 1, 4096 or 65536 bytes, and one in 512 the store's longest.
  */
 static size_t val_len(size_t vs, uint64_t key, uint64_t ver)
 {
 	uint64_t h = (key ^ (ver * 0x9e3779b97f4a7c15ULL)) *
 		     0xff51afd7ed558ccdULL;
+	static const size_t longs[] = { 0, 4096, 65536 };
+	size_t l;
 
+	/* The high bits: the low ones of a key ending in zeros are ver's. */
+	if (long_max > vs && ver > 1 && (h >> 61) == 0) {
+		l = (h >> 52) % 64 == 0 ? long_max : longs[(h >> 40) % 3];
+		l = l > vs ? l : vs + 1;
+		return l < long_max ? l : long_max;
+	}
 	h >>= 32;
 	return vs >= 16 ? 16 + h % (vs - 15) : 7 + h % 2;
+}
+
+/* Byte @i of a long value: all of it depends on the key and version. */
+static uint8_t long_byte(uint64_t key, uint64_t ver, size_t i)
+{
+	return (uint8_t)(key * 131 + ver * 29 + i * 7 + (i >> 8));
 }
 
 /*
@@ -243,6 +268,8 @@ static size_t val_encode(void *val, size_t vs, uint64_t key, uint64_t ver)
 	uint8_t *b = val;
 	size_t len = val_len(vs, key, ver);
 
+	size_t i, hdr = vs >= 16 ? 16 : 8;
+
 	memset(val, 0, vs);
 	if (vs >= 16) {
 		memcpy(b, &key, 8);
@@ -250,9 +277,40 @@ static size_t val_encode(void *val, size_t vs, uint64_t key, uint64_t ver)
 	} else {
 		uint64_t w = (ver & VER8) | (tag24(key) << 40);
 
-		memcpy(b, &w, len);
+		memcpy(b, &w, len < 8 ? len : 8);
 	}
+	/* A long value: a header as above, then bytes of this write. */
+	for (i = hdr; len > vs && i < len; i++)
+		b[i] = long_byte(key, ver, i);
 	return len;
+}
+
+/* val_decode() of a value longer than vs: header, then every byte. */
+static int long_decode(const uint8_t *b, size_t len, size_t vs, uint64_t key,
+		       uint64_t *ver)
+{
+	uint64_t k, v;
+	size_t i, hdr = vs >= 16 ? 16 : 8;
+
+	if (len > long_max)
+		return V_JUNK;
+	memcpy(&k, b, 8);
+	if (vs >= 16) {
+		memcpy(&v, b + 8, 8);
+		if (k != key)
+			return V_KEY;
+	} else {
+		if ((k >> 40) != tag24(key))
+			return V_KEY;
+		v = k & VER8;
+	}
+	for (i = hdr; i < len; i++)
+		if (b[i] != long_byte(key, v, i))
+			return V_JUNK;
+	if (len != val_len(vs, key, v) || !v || v > VER)
+		return V_JUNK;
+	*ver = v;
+	return V_OK;
 }
 
 /*
@@ -267,6 +325,8 @@ static int val_decode(const void *val, size_t len, size_t vs, uint64_t key,
 	uint64_t k = 0, v, mask;
 	size_t i;
 
+	if (len > vs)
+		return long_decode(val, len, vs, key, ver);
 	if (vs >= 16) {
 		if (len < 16 || len > vs)
 			return V_JUNK;
@@ -292,6 +352,22 @@ static int val_decode(const void *val, size_t len, size_t vs, uint64_t key,
 		return V_JUNK;
 	*ver = v;
 	return V_OK;
+}
+
+/*
+ * A SCAN pair with a long value: its length only (a long length the
+ * case writes) and value_size zero bytes; a GET checks its bytes.
+ */
+static bool long_scan_ok(const uint8_t *b, size_t len, size_t vs)
+{
+	size_t i;
+
+	if (len > long_max)
+		return false;
+	for (i = 0; i < vs; i++)
+		if (b[i])
+			return false;
+	return true;
 }
 
 /* ---- the checks (pure) ----------------------------------------------- */
@@ -559,7 +635,7 @@ static void do_get(struct worker *w)
 	}
 	atomic_thread_fence(memory_order_seq_cst);
 	atomic_store_explicit(&w->doing, "ordo_get", memory_order_relaxed);
-	ret = ordo_get_len(w->h, key, w->val, c->vs, &vlen);
+	ret = ordo_get_len(w->h, key, w->val, c->vbuf, &vlen);
 	atomic_thread_fence(memory_order_seq_cst);
 	if (p >= 0)
 		s1 = atomic_load(&u->started[p]);
@@ -581,6 +657,7 @@ static void do_get(struct worker *w)
 
 	if (ret == 0) {
 		w->rs.found++;
+		w->rs.long_gets += vlen > c->vs;
 		k = val_decode(w->val, vlen, c->vs, key, &ver);
 		if (k)
 			violation(c, k, "GET key %#" PRIx64 " returned a value not written for it",
@@ -694,6 +771,21 @@ static unsigned int check_scan(struct lcase *c, const struct scan_obs *o,
 				  i ? o->keys[i - 1] : o->start);
 			ordered = false;
 			bad++;
+			continue;
+		}
+		if (o->lens[i] > c->vs) {
+			/* Long: by length only, zero bytes; any version. */
+			rs->long_pairs++;
+			if (!long_scan_ok(o->vals + (size_t)i * c->vs,
+					  o->lens[i], c->vs)) {
+				violation(c, V_JUNK, "SCAN pair %u key %#" PRIx64 " long value of %u bytes malformed",
+					  i, key, o->lens[i]);
+				bad++;
+			} else if (upos(u, key) < 0) {
+				violation(c, V_PHANTOM, "SCAN pair %u key %#" PRIx64 " (never written)",
+					  i, key);
+				bad++;
+			}
 			continue;
 		}
 		k = val_decode(o->vals + (size_t)i * c->vs, o->lens[i], c->vs,
@@ -1353,6 +1445,10 @@ static bool run_case(const struct cfg *cfg, const char *uri,
 		violation(c, V_SETUP, "value size %zu", c->vs);
 		goto out;
 	}
+	/* Long values on the local backend (RDMA: once the wire has them). */
+	long_max = cfg->long_values && !strcmp(uri, LOCAL_URI) ?
+		   ordo_value_max(ctl) : 0;
+	c->vbuf = long_max > c->vs ? long_max : c->vs;
 	/* Fresh keys for the inserts: about a quarter of the writes. */
 	fresh = target * cfg->write_ratio * 0.3 + 1024;
 	grp = 2 + (uint32_t)(fresh / cfg->keys);
@@ -1440,7 +1536,7 @@ static bool run_case(const struct cfg *cfg, const char *uri,
 				  ordo_mode_name(ordo_mode(rd[i].h)));
 			goto out;
 		}
-		rd[i].val = calloc(1, c->vs);
+		rd[i].val = calloc(1, c->vbuf);
 		rd[i].svals = calloc(SCAN_MAX, c->vs);
 		rd[i].skeys = calloc(SCAN_MAX, sizeof(uint64_t));
 		rd[i].slens = calloc(SCAN_MAX, sizeof(uint32_t));
@@ -1464,7 +1560,7 @@ static bool run_case(const struct cfg *cfg, const char *uri,
 				  strerror(errno));
 			goto out;
 		}
-		w->val = calloc(1, c->vs);
+		w->val = calloc(1, c->vbuf);
 		w->live = calloc(c->u.nslots, sizeof(uint32_t));
 		w->fresh = calloc(c->u.nslots, sizeof(uint32_t));
 		if (!w->val || !w->live || !w->fresh)
@@ -1524,6 +1620,8 @@ static bool run_case(const struct cfg *cfg, const char *uri,
 		c->rs.gap_checked += s->gap_checked;
 		c->rs.partial += s->partial;
 		c->rs.unwindowed += s->unwindowed;
+		c->rs.long_gets += s->long_gets;
+		c->rs.long_pairs += s->long_pairs;
 		if (hung || ordo_counters(rd[i].h, &x))
 			continue;
 		counters_add(&c->ctr, &x);
@@ -1595,6 +1693,10 @@ out:
 	printf("#   writes: %" PRIu64 " put, %" PRIu64 " update, %" PRIu64 " insert, %" PRIu64
 	       " delete; %u cluster keys\n", c->ws.puts,
 	       c->ws.updates, c->ws.inserts, c->ws.deletes, pl.cluster);
+	if (long_max)
+		printf("#   long values (up to %zu bytes): %" PRIu64 " found by GET, %" PRIu64
+		       " SCAN pairs by length\n", long_max, c->rs.long_gets,
+		       c->rs.long_pairs);
 	if (phases)
 		printf("#   model (via %s): epoch %" PRIu64 " -> retrain %" PRIu64 " -> %" PRIu64
 		       ", expansions %" PRIu64 " -> %" PRIu64 " (%.1f s), sub-models %u -> %u -> %u, eps %u -> %u, full trains +%" PRIu64
@@ -1685,6 +1787,32 @@ static bool selftest_checks(void)
 	val_encode(vals, 24, 77, 5);
 	vals[16] = 1;
 	EXPECT(val_decode(vals, 17, 24, 77, &v) == V_JUNK);
+
+	/* Long values: every byte checked; by length only in a SCAN. */
+	long_max = 8192;
+	for (vs = 8; vs <= 16; vs += 8) {
+		uint8_t *lv = calloc(1, long_max);
+		uint64_t ver = 2;
+		size_t l;
+
+		while (val_len(vs, 77, ver) <= vs)
+			ver++;
+		l = val_encode(lv, vs, 77, ver);
+		EXPECT(l > vs && val_decode(lv, l, vs, 77, &v) == V_OK &&
+		       v == ver);
+		EXPECT(val_decode(lv, l, vs, 78, &v) == V_KEY);
+		lv[l - 1] ^= 1;
+		EXPECT(val_decode(lv, l, vs, 77, &v) == V_JUNK);
+		lv[l - 1] ^= 1;
+		EXPECT(val_decode(lv, l - 1, vs, 77, &v) == V_JUNK);
+		memset(lv, 0, vs);
+		EXPECT(long_scan_ok(lv, l, vs));
+		EXPECT(!long_scan_ok(lv, long_max + 1, vs));
+		lv[0] = 1;
+		EXPECT(!long_scan_ok(lv, l, vs));
+		free(lv);
+	}
+	long_max = 0;
 
 	/* GET windows: the bounds themselves are legal. */
 	EXPECT(check_present(4, 4, 0, 6) == V_OK);
@@ -1829,7 +1957,9 @@ static void usage(FILE *f)
 		"  --seed S        (default 1)\n"
 		"  --self-test     only the checker's self-tests\n"
 		"  --no-self-test  skip them\n"
-		"  --inject N      fabricate a fault every N reads in every case\n");
+		"  --inject N      fabricate a fault every N reads in every case\n"
+		"  --no-long-values  only values up to value_size (default: on\n"
+		"                  /dev/ordo one write in 8 is longer)\n");
 }
 
 static int split(char *s, const char **out, unsigned int max)
@@ -1855,7 +1985,7 @@ int main(int argc, char **argv)
 		{ "caches", 1, NULL, 'C' }, { "seed", 1, NULL, 'S' },
 		{ "self-test", 0, NULL, 't' }, { "no-self-test", 0, NULL, 'T' },
 		{ "inject", 1, NULL, 'i' }, { "write-ratio", 1, NULL, 'w' },
-		{ "help", 0, NULL, 'h' },
+		{ "help", 0, NULL, 'h' }, { "no-long-values", 0, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cfg cfg = {
@@ -1867,6 +1997,7 @@ int main(int argc, char **argv)
 		.nmodes = 3,
 		.backends = { LOCAL_URI, "rdma://192.0.2.1" }, .nbackends = 2,
 		.fresh = true, .stale = true, .selftest = 1,
+		.long_values = true,
 	};
 	const char *env = getenv("ORDO_LINCHECK_READS");
 
@@ -1892,6 +2023,7 @@ int main(int argc, char **argv)
 		case 'T': cfg.selftest = 0; break;
 		case 'i': cfg.inject = atoi(optarg); break;
 		case 'w': cfg.write_ratio = atof(optarg); break;
+		case 'L': cfg.long_values = false; break;
 		case 'm':
 			n = split(optarg, list, 4);
 			if (n <= 0)
