@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Runs in the vmrun guest, ordo.ko loaded with value_size=1024 (make
-# bench/results/value_1k.json): YCSB C over values of BYTES bytes (1 KiB
-# by default; fewer than the slot holds in value_1k_100b.json), learned,
-# walk and RPC, for the bytes and round trips a GET costs when a leaf is
-# read in parts (Documentation/client.rst).  Prints the tables, then the
-# JSON report between marker lines.
+# Runs in the vmrun guest (make bench/results/value_1k.json: ordo.ko
+# loaded with value_size=1024): YCSB C over values of BYTES bytes (1 KiB
+# by default; fewer than the slot holds in value_1k_100b.json; more, out
+# of line, in value_4k.json and value_64k.json on the default geometry),
+# learned, walk and RPC, for the bytes and round trips a GET costs when a
+# leaf is read in parts or a value out of line (Documentation/client.rst).
+# Prints the tables, then the JSON report between marker lines.
 # Usage: bench/value_size.sh [KEYS [SECONDS [BYTES]]]
 cd "$(dirname "$0")/.." || exit 1
 keys=${1:-200000}

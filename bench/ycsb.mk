@@ -36,10 +36,13 @@ bench-ycsb: bench/results/ycsb.json bench/results/ycsb_throughput.png
 
 # Issue #12's figures: GETs of 1 KiB values (a leaf read in parts), and of
 # 100-byte values in the same 1 KiB slots (a GET reads the value's length,
-# not the slot), on a store loaded with value_size=1024.  Not part of `make
-# bench`'s default set; `make bench/results/value_1k.json`.
-VALUE_RUN = tools/vmrun --mem 3G --timeout 3000 --module-params value_size=1024 \
-	-- bench/value_size.sh 200000 5 $(1) | tee $(BUILD)/bench/$(2).log && \
+# not the slot), on a store loaded with value_size=1024; and of values out
+# of line (4 KiB and 64 KiB on the default geometry: the key block, then
+# the extent).  Not part of `make bench`'s default set; `make
+# bench/results/value_1k.json` and so on.
+# $(1) bytes, $(2) name, $(3) module parameters, $(4) keys.
+VALUE_RUN = tools/vmrun --mem 3G --timeout 3000 $(3) \
+	-- bench/value_size.sh $(4) 5 $(1) | tee $(BUILD)/bench/$(2).log && \
 	sed -n '/^--- value_size.json begin/,/^--- value_size.json end/p' \
 		$(BUILD)/bench/$(2).log | sed '1d;$$d' > $@.tmp && \
 	sed '/^--- value_size.json begin/,$$d' $(BUILD)/bench/$(2).log \
@@ -48,8 +51,16 @@ VALUE_RUN = tools/vmrun --mem 3G --timeout 3000 --module-params value_size=1024 
 
 bench/results/value_1k.json: $(YCSB_BIN) bench/value_size.sh module
 	@mkdir -p $(dir $@) $(BUILD)/bench
-	$(call VALUE_RUN,1024,value_1k)
+	$(call VALUE_RUN,1024,value_1k,--module-params value_size=1024,200000)
 
 bench/results/value_1k_100b.json: $(YCSB_BIN) bench/value_size.sh module
 	@mkdir -p $(dir $@) $(BUILD)/bench
-	$(call VALUE_RUN,100,value_1k_100b)
+	$(call VALUE_RUN,100,value_1k_100b,--module-params value_size=1024,200000)
+
+bench/results/value_4k.json: $(YCSB_BIN) bench/value_size.sh module
+	@mkdir -p $(dir $@) $(BUILD)/bench
+	$(call VALUE_RUN,4096,value_4k,,20000)
+
+bench/results/value_64k.json: $(YCSB_BIN) bench/value_size.sh module
+	@mkdir -p $(dir $@) $(BUILD)/bench
+	$(call VALUE_RUN,65536,value_64k,,2000)

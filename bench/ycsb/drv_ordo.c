@@ -49,6 +49,13 @@ static int ordo_drv_open(struct worker *w)
 	return 0;
 }
 
+/* A GET's buffer: a slot, or the value when it is longer (out of line). */
+static size_t get_room(const struct bench_cfg *cfg)
+{
+	return cfg->value_size > cfg->store_vsize ? cfg->value_size :
+	       cfg->store_vsize;
+}
+
 static int ordo_drv_start(struct worker *w, struct bop *op)
 {
 	struct ordo_req *q = &op->req;
@@ -67,12 +74,12 @@ static int ordo_drv_start(struct worker *w, struct bop *op)
 	switch (op->kind) {
 	case OP_READ:
 		q->op = ORDO_OP_GET;
-		q->len = w->run->cfg->store_vsize;
+		q->len = get_room(w->run->cfg);
 		break;
 	case OP_RMW:
 		q->op = op->second ? ORDO_OP_UPDATE : ORDO_OP_GET;
 		if (!op->second)
-			q->len = w->run->cfg->store_vsize;
+			q->len = get_room(w->run->cfg);
 		else
 			fill_value(op->val, vs, op->key ^ now_ns());
 		break;
