@@ -48,14 +48,51 @@ uint32_t shim_enc_req(uint8_t *body, const struct shim_req *q)
 		kv->key = htole64(q->key);
 		kv->value_len = htole16(q->len);
 		kv->op = q->op;
+		kv->flags = q->kv_flags;
+		kv->arg = htole32(q->arg);
 		if (q->hint_leaf) {
-			kv->flags = ORDO_WIRE_KV_HINT;
+			kv->flags |= ORDO_WIRE_KV_HINT;
 			kv->hint_leaf = htole32(q->hint_leaf);
 		}
 		if (q->len)
 			memcpy(kv + 1, q->val, q->len);
 		return sizeof(*kv) + ordo_wire_pad8(q->len);
 	}
+}
+
+/**
+ * shim_stage_part_max() - value bytes one STAGE request carries at most
+ * @max_msg: the server's message bound, at least %ORDO_WIRE_MSG_MIN
+ *
+ * Return: a multiple of 8.
+ */
+uint32_t shim_stage_part_max(uint32_t max_msg)
+{
+	return (max_msg - HDR - sizeof(struct ordo_wire_stage)) & ~7U;
+}
+
+/**
+ * shim_enc_stage() - encode the body of a STAGE request
+ * @body: where the body goes, behind the request's header; room for
+ *	sizeof(struct ordo_wire_stage) + ordo_wire_pad8(@len) bytes
+ * @total: the whole value's length
+ * @offset: where this part goes (0: a new value)
+ * @part: @len bytes of value
+ * @len: bytes of this part
+ *
+ * Return: bytes of the body.
+ */
+uint32_t shim_enc_stage(uint8_t *body, uint32_t total, uint32_t offset,
+			const void *part, uint32_t len)
+{
+	struct ordo_wire_stage *st = (void *)body;
+
+	memset(st, 0, sizeof(*st) + ordo_wire_pad8(len));
+	st->total = htole32(total);
+	st->offset = htole32(offset);
+	st->len = htole32(len);
+	memcpy(st + 1, part, len);
+	return sizeof(*st) + ordo_wire_pad8(len);
 }
 
 /**
@@ -76,36 +113,123 @@ int shim_dec_reply_hdr(const void *msg, uint32_t len)
 }
 
 /**
+ * shim_dec_part() - decode a struct ordo_wire_part and its bytes
+ * @b: the part, @blen bytes: the struct and exactly its returned bytes
+ * @blen: bytes at @b
+ * @value_size: the store's value size
+ * @value_max: the longest value the store holds
+ * @offset: the offset asked for
+ * @p: out: the part; @p->bytes lies inside @b
+ *
+ * A part that starts inside the value carries at least one byte, so a
+ * client assembling a value always progresses.
+ *
+ * Return: 0 or -EPROTO.
+ */
+int shim_dec_part(const uint8_t *b, uint32_t blen, uint32_t value_size,
+		  uint32_t value_max, uint32_t offset, struct shim_part *p)
+{
+	const struct ordo_wire_part *w = (const void *)b;
+	uint32_t len, ret, units, left;
+	uint64_t ref;
+
+	if (blen < sizeof(*w))
+		return -EPROTO;
+	ref = le64toh(w->ref);
+	len = le32toh(w->len);
+	ret = le32toh(w->returned);
+	units = le32toh(w->units);
+	left = offset < len ? len - offset : 0;
+	if (le32toh(w->offset) != offset || len > value_max ||
+	    blen - sizeof(*w) != ret || ret > left || (left && !ret))
+		return -EPROTO;
+	/* An extent holds a long value; a value in its slot has no ref. */
+	if (ref ? len <= value_size || units != ordo_extent_units(len) :
+	    len > value_size || units)
+		return -EPROTO;
+	p->ref = ref;
+	p->len = len;
+	p->offset = offset;
+	p->returned = ret;
+	p->units = units;
+	p->bytes = (const uint8_t *)(w + 1);
+	return 0;
+}
+
+/**
+ * shim_dec_get() - decode a GET reply body
+ * @b: the body, @blen bytes
+ * @blen: bytes of the body
+ * @hflags: the reply header's flags
+ * @value_size: the store's value size
+ * @value_max: the longest value the store holds
+ * @offset: the offset asked for with %ORDO_WIRE_KV_PART, else 0
+ * @p: out: what the reply carries, as a part; @p->bytes lies inside @b
+ *
+ * Without %ORDO_WIRE_F_PART the body is a whole value of at most
+ * @value_size bytes (only an answer to a GET from offset 0).
+ *
+ * Return: 0 or -EPROTO.
+ */
+int shim_dec_get(const uint8_t *b, uint32_t blen, uint16_t hflags,
+		 uint32_t value_size, uint32_t value_max, uint32_t offset,
+		 struct shim_part *p)
+{
+	if (hflags & ORDO_WIRE_F_PART)
+		return shim_dec_part(b, blen, value_size, value_max, offset, p);
+	if (offset || blen > value_size)
+		return -EPROTO;
+	memset(p, 0, sizeof(*p));
+	p->len = blen;
+	p->returned = blen;
+	p->bytes = b;
+	return 0;
+}
+
+/**
  * shim_dec_lookup() - decode a LOOKUP reply body
  * @b: the body, @blen bytes
  * @blen: bytes of the body
+ * @hflags: the reply header's flags (%ORDO_WIRE_F_PART: the value is
+ *	described by a struct ordo_wire_part)
  * @value_size: the store's value size
+ * @value_max: the longest value the store holds
  * @l: out: the reply; its pointers lie inside @b
  *
  * Return: 0 or -EPROTO.
  */
-int shim_dec_lookup(const uint8_t *b, uint32_t blen, uint32_t value_size,
+int shim_dec_lookup(const uint8_t *b, uint32_t blen, uint16_t hflags,
+		    uint32_t value_size, uint32_t value_max,
 		    struct shim_lookup_rep *l)
 {
 	const struct ordo_wire_lookup_rep *w = (const void *)b;
+	bool part = hflags & ORDO_WIRE_F_PART;
 	uint32_t vlen, mlen, mtot, vpad;
+	struct shim_part p = { 0 };
 
 	if (blen < sizeof(*w))
 		return -EPROTO;
 	vlen = le32toh(w->value_len);
 	mlen = le32toh(w->model_len);
 	mtot = le32toh(w->model_total);
-	if (w->found > htole32(1) || vlen > value_size ||
-	    (!w->found && vlen) || mlen > mtot)
+	if (w->found > htole32(1) || (!part && vlen > value_size) ||
+	    (!w->found && (vlen || part)) || mlen > mtot || vlen > blen ||
+	    w->reserved)
 		return -EPROTO;
 	vpad = ordo_wire_pad8(vlen);
 	if ((uint64_t)sizeof(*w) + vpad + mlen != blen)
 		return -EPROTO;
+	if (part && shim_dec_part(b + sizeof(*w), vlen, value_size, value_max,
+				  0, &p))
+		return -EPROTO;
 	l->epoch = le64toh(w->epoch);
 	l->sub = le32toh(w->sub);
 	l->found = w->found != 0;
-	l->val = (const uint8_t *)(w + 1);
-	l->val_len = vlen;
+	l->val = part ? p.bytes : (const uint8_t *)(w + 1);
+	l->val_len = part ? p.returned : vlen;
+	l->total = part ? p.len : vlen;
+	l->ref = p.ref;
+	l->units = p.units;
 	l->model = l->val + vpad;
 	l->model_len = mlen;
 	l->model_total = mtot;
@@ -117,6 +241,7 @@ int shim_dec_lookup(const uint8_t *b, uint32_t blen, uint32_t value_size,
  * @b: the body, @blen bytes
  * @blen: bytes of the body
  * @value_size: the store's value size (the client always asks for values)
+ * @value_max: the longest value the store holds
  * @start: the request's start key
  * @count: the request's count
  * @keys: out: @count keys at most (written even if the reply is refused)
@@ -125,8 +250,8 @@ int shim_dec_lookup(const uint8_t *b, uint32_t blen, uint32_t value_size,
  * Return: 0 or -EPROTO.
  */
 int shim_dec_scan(const uint8_t *b, uint32_t blen, uint32_t value_size,
-		  uint64_t start, uint32_t count, uint64_t *keys,
-		  struct shim_scan_rep *s)
+		  uint32_t value_max, uint64_t start, uint32_t count,
+		  uint64_t *keys, struct shim_scan_rep *s)
 {
 	const struct ordo_wire_scan_rep *w = (const void *)b;
 	const uint8_t *p = b + sizeof(*w);
@@ -150,7 +275,7 @@ int shim_dec_scan(const uint8_t *b, uint32_t blen, uint32_t value_size,
 	}
 	s->lens = (const __le32 *)(p + 8 * (size_t)n);
 	for (i = 0; i < n; i++)
-		if (le32toh(s->lens[i]) > value_size)
+		if (le32toh(s->lens[i]) > value_max)
 			return -EPROTO;
 	s->n = n;
 	s->more = le32toh(w->more);
@@ -164,15 +289,17 @@ int shim_dec_scan(const uint8_t *b, uint32_t blen, uint32_t value_size,
  * @b: the body, @blen bytes
  * @blen: bytes of the body
  * @value_size: the store's value size
+ * @value_max: the longest value the store holds
  * @ops: the @n entries the request carried; each gets its result, and a
- *	GET that found its key its value and length in kv.value_len (-ENOBUFS
- *	if kv.value_len is short)
+ *	GET that found its key its value and length in kv.value_len
+ *	(-ENOBUFS if kv.value_len is short, and for a value longer than
+ *	@value_size, whose length alone the reply carries)
  * @n: entries
  *
  * Return: 0, or -EPROTO (results already set may be partial).
  */
 int shim_dec_batch(const uint8_t *b, uint32_t blen, uint32_t value_size,
-		   struct ordo_batch_op *ops, uint32_t n)
+		   uint32_t value_max, struct ordo_batch_op *ops, uint32_t n)
 {
 	const struct ordo_wire_batch_rep *rep = (const void *)b;
 	const struct ordo_wire_batch_res *res = (const void *)(rep + 1);
@@ -183,23 +310,29 @@ int shim_dec_batch(const uint8_t *b, uint32_t blen, uint32_t value_size,
 	    le32toh(rep->count) != n)
 		return -EPROTO;
 	for (i = 0; i < n; i++) {
-		uint32_t vl = le16toh(res[i].value_len);
+		uint32_t vl = le32toh(res[i].value_len);
 		int st = ordo_wire_errno(le32toh(res[i].status));
+		bool get = ops[i].op == ORDO_OP_GET && !st;
+		/* Bytes follow for values of at most value_size. */
+		uint32_t bytes = get && vl <= value_size ? vl : 0;
 
-		/* A GET that found its key carries its value; nothing else. */
-		if (ops[i].op == ORDO_OP_GET && !st ? vl > value_size : vl != 0)
+		/* A GET that found its key carries its length; nothing else. */
+		if (get ? vl > value_max : vl != 0)
 			return -EPROTO;
-		if (vl > (size_t)(end - vals))
+		if (res[i].reserved[0] || res[i].reserved[1] ||
+		    res[i].reserved[2] || bytes > (size_t)(end - vals))
 			return -EPROTO;
 		ops[i].result = st;
-		if (ops[i].op == ORDO_OP_GET && !st &&
-		    ops[i].kv.value_len < value_size)
+		if (get && (ops[i].kv.value_len < value_size ||
+			    vl > value_size)) {
 			ops[i].result = -ENOBUFS;
-		else if (ops[i].op == ORDO_OP_GET && !st) {
+			if (vl > value_size)
+				ops[i].kv.value_len = vl;
+		} else if (get) {
 			memcpy((void *)(uintptr_t)ops[i].kv.value, vals, vl);
 			ops[i].kv.value_len = vl;
 		}
-		vals += vl;
+		vals += bytes;
 	}
 	return 0;
 }

@@ -73,9 +73,14 @@ struct shim_table {
  * struct shim_lookup_rep - a decoded LOOKUP reply
  * @epoch: epoch of the attached model bytes.
  * @sub: their sub-model.
- * @found: the key is present; @val then holds its @val_len bytes.
- * @val: the value, inside the reply.
- * @val_len: its length, at most value_size.
+ * @found: the key is present; @val then holds @val_len bytes of it.
+ * @val: the value (its first bytes when @total > @val_len), inside the
+ *	reply.
+ * @val_len: bytes at @val, at most @total.
+ * @total: the value's length, at most value_max; more than value_size
+ *	only with %ORDO_WIRE_F_PART (then @ref and @units describe it).
+ * @ref: the value's extent reference, or 0.
+ * @units: its extent's size in 64-byte units, or 0.
  * @model: @model_len bytes of descriptor (and slice), inside the reply.
  * @model_len: bytes at @model, at most @model_total.
  * @model_total: bytes of the descriptor and its whole slice.
@@ -86,6 +91,9 @@ struct shim_lookup_rep {
 	bool found;
 	const uint8_t *val;
 	uint32_t val_len;
+	uint32_t total;
+	uint64_t ref;
+	uint32_t units;
 	const uint8_t *model;
 	uint32_t model_len;
 	uint32_t model_total;
@@ -98,8 +106,8 @@ struct shim_lookup_rep {
  * @next: the key to continue at when @more.
  * @vals: @n values value_size bytes apart, each zero past its length,
  *	inside the reply.
- * @lens: @n little-endian lengths, each at most value_size, inside the
- *	reply.
+ * @lens: @n little-endian lengths, each at most value_max, inside the
+ *	reply (a value longer than value_size has zeros in @vals).
  */
 struct shim_scan_rep {
 	uint32_t n;
@@ -107,6 +115,26 @@ struct shim_scan_rep {
 	uint64_t next;
 	const uint8_t *vals;
 	const __le32 *lens;
+};
+
+/**
+ * struct shim_part - a decoded struct ordo_wire_part (or a plain GET
+ *	reply, as a part of an inline value from offset 0)
+ * @ref: the value's extent reference, 0 for a value of at most
+ *	value_size bytes.
+ * @len: the value's length, at most value_max.
+ * @offset: the first byte at @bytes, the offset asked for.
+ * @returned: bytes at @bytes, at most @len - @offset.
+ * @units: ordo_extent_units(@len) for an extent, else 0.
+ * @bytes: inside the reply.
+ */
+struct shim_part {
+	uint64_t ref;
+	uint32_t len;
+	uint32_t offset;
+	uint32_t returned;
+	uint32_t units;
+	const uint8_t *bytes;
 };
 
 /**
@@ -119,9 +147,15 @@ struct shim_scan_rep {
  * @count: SCAN: pairs wanted.
  * @epoch: LOOKUP: the cached model's epoch.
  * @flags: LOOKUP: ORDO_WIRE_LOOKUP_* bits.
+ * @kv_flags: GET ... DELETE: %ORDO_WIRE_KV_PART (GET from offset @arg)
+ *	or %ORDO_WIRE_KV_STAGED (store the staged value of @arg bytes;
+ *	@len 0).
+ * @arg: see @kv_flags.
  */
 struct shim_req {
 	uint8_t op;
+	uint8_t kv_flags;
+	uint32_t arg;
 	uint64_t key;
 	const void *val;
 	uint32_t len;
@@ -208,14 +242,23 @@ struct shim_scan {
 };
 
 uint32_t shim_enc_req(uint8_t *body, const struct shim_req *q);
+uint32_t shim_stage_part_max(uint32_t max_msg);
+uint32_t shim_enc_stage(uint8_t *body, uint32_t total, uint32_t offset,
+			const void *part, uint32_t len);
 int shim_dec_reply_hdr(const void *msg, uint32_t len);
-int shim_dec_lookup(const uint8_t *b, uint32_t blen, uint32_t value_size,
+int shim_dec_part(const uint8_t *b, uint32_t blen, uint32_t value_size,
+		  uint32_t value_max, uint32_t offset, struct shim_part *p);
+int shim_dec_get(const uint8_t *b, uint32_t blen, uint16_t hflags,
+		 uint32_t value_size, uint32_t value_max, uint32_t offset,
+		 struct shim_part *p);
+int shim_dec_lookup(const uint8_t *b, uint32_t blen, uint16_t hflags,
+		    uint32_t value_size, uint32_t value_max,
 		    struct shim_lookup_rep *l);
 int shim_dec_scan(const uint8_t *b, uint32_t blen, uint32_t value_size,
-		  uint64_t start, uint32_t count, uint64_t *keys,
-		  struct shim_scan_rep *s);
+		  uint32_t value_max, uint64_t start, uint32_t count,
+		  uint64_t *keys, struct shim_scan_rep *s);
 int shim_dec_batch(const uint8_t *b, uint32_t blen, uint32_t value_size,
-		   struct ordo_batch_op *ops, uint32_t n);
+		   uint32_t value_max, struct ordo_batch_op *ops, uint32_t n);
 int shim_dec_info(const uint8_t *b, uint32_t blen, struct ordo_info *info);
 int shim_dec_regions(struct shim_regions *acc, uint16_t kind,
 		     const uint8_t *b, uint32_t blen);

@@ -28,8 +28,9 @@
 
 /* ---- requests ---- */
 
-static uint8_t *req_begin(struct ordo *o, uint32_t slot, uint8_t op,
-			  uint64_t *id)
+/* Start a request of @op in @slot's send buffer; returns where its body goes. */
+uint8_t *rdma_req_begin(struct ordo *o, uint32_t slot, uint8_t op,
+			uint64_t *id)
 {
 	struct rdma_be *r = rbe(o);
 	struct ordo_wire_hdr *h = (void *)rconn_send_buf(r, slot);
@@ -65,10 +66,12 @@ static int encode_call(struct ordo *o, uint32_t slot, const struct shim_call *c,
 		q.epoch = shim_cache_epoch(o);
 		if (!o->cache || o->cache_frozen)
 			q.flags = ORDO_WIRE_LOOKUP_NO_MODEL;
-	} else if (c->op != SHIM_CALL_SCAN && c->len > o->geo.value_size) {
+	} else if (c->op != SHIM_CALL_SCAN && c->len > rlong_value_max(o)) {
 		return -EMSGSIZE;
+	} else if (c->len > o->geo.value_size) {
+		q.hint_leaf = 0;	/* the server ignores hints of long values */
 	}
-	b = req_begin(o, slot, q.op, id);
+	b = rdma_req_begin(o, slot, q.op, id);
 	blen = shim_enc_req(b, &q);
 	if (HDR + blen > r->max_msg)
 		return -EMSGSIZE;
@@ -86,6 +89,25 @@ static int send_now(struct ordo *o, uint32_t slot, uint32_t len)
 	return rconn_post_send(r, slot, len);
 }
 
+/* Send the request in the op's slot (op->call_len bytes), or queue it. */
+int rdma_send_op(struct ordo *o, struct shim_op *op)
+{
+	struct rdma_be *r = rbe(o);
+
+	if (r->dead)
+		return -ECONNRESET;
+	if (!r->avail) {
+		/* No credit: send when a reply returns one, in order. */
+		r->pend[r->npend++] = op->slot;
+		return 0;
+	}
+	if (send_now(o, op->slot, op->call_len)) {
+		r->dead = true;
+		return -ECONNRESET;
+	}
+	return 0;
+}
+
 static int rdma_call(struct ordo *o, struct shim_op *op)
 {
 	struct rdma_be *r = rbe(o);
@@ -93,36 +115,46 @@ static int rdma_call(struct ordo *o, struct shim_op *op)
 
 	if (r->dead)
 		return -ECONNRESET;
+	memset(&r->lv[op->slot], 0, sizeof(r->lv[op->slot]));
+	if (rlong_write_needed(o, &op->call))
+		return rlong_write_start(o, op);
 	len = encode_call(o, op->slot, &op->call, &op->call_id);
 	if (len < 0)
 		return len;
 	op->call_len = len;
-	if (!r->avail) {
-		/* No credit: send when a reply returns one, in order. */
-		r->pend[r->npend++] = op->slot;
-		return 0;
-	}
-	return send_now(o, op->slot, len) ? -ECONNRESET : 0;
+	return rdma_send_op(o, op);
 }
 
 /* ---- replies ---- */
 
-/* LOOKUP's reply: found/value, then maybe the key's sub-model. */
-static int decode_lookup(struct ordo *o, struct shim_call *c, const uint8_t *b,
+/*
+ * LOOKUP's reply: found/value, then maybe the key's sub-model.  A value
+ * the reply holds only a part of is completed by GETs of parts.
+ */
+static int decode_lookup(struct ordo *o, struct shim_op *op,
+			 const struct ordo_wire_hdr *h, const uint8_t *b,
 			 uint32_t blen)
 {
+	struct shim_call *c = &op->call;
 	struct shim_lookup_rep l;
+	struct shim_part p = { 0 };
 
-	if (shim_dec_lookup(b, blen, o->geo.value_size, &l))
+	if (shim_dec_lookup(b, blen, le16toh(h->flags), o->geo.value_size,
+			    rlong_value_max(o), &l))
 		return -EPROTO;
-	if (l.found && c->out_val)
-		memcpy(c->out_val, l.val, l.val_len);
-	c->out_len = l.val_len;
 	if (l.model_len && l.model_len == l.model_total)
 		shim_cache_load_sub(o, l.epoch, l.sub, l.model, l.model_len);
 	else if (l.model_len)
 		shim_cache_mark_stale(o, l.sub);
-	return l.found ? 0 : -ENOENT;
+	c->out_len = 0;
+	if (!l.found)
+		return -ENOENT;
+	p.ref = l.ref;
+	p.len = l.total;
+	p.returned = l.val_len;
+	p.units = l.units;
+	p.bytes = l.val;
+	return rlong_got(o, op, &p);
 }
 
 static int decode_scan(struct ordo *o, struct shim_call *c, const uint8_t *b,
@@ -131,8 +163,8 @@ static int decode_scan(struct ordo *o, struct shim_call *c, const uint8_t *b,
 	struct shim_scan_rep s;
 	uint32_t i;
 
-	if (shim_dec_scan(b, blen, o->geo.value_size, c->key, c->count,
-			  c->out_keys, &s))
+	if (shim_dec_scan(b, blen, o->geo.value_size, rlong_value_max(o),
+			  c->key, c->count, c->out_keys, &s))
 		return -EPROTO;
 	if (c->out_vals)
 		memcpy(c->out_vals, s.vals, (size_t)s.n * o->geo.value_size);
@@ -144,27 +176,30 @@ static int decode_scan(struct ordo *o, struct shim_call *c, const uint8_t *b,
 	return 0;
 }
 
-/* Decode a reply whose header matched op; the call's status. */
-static int decode_reply(struct ordo *o, struct shim_call *c,
+/*
+ * Decode a reply whose header matched op: the call's status, or
+ * %RLONG_MORE when the operation sent its next request.
+ */
+static int decode_reply(struct ordo *o, struct shim_op *op,
 			const struct ordo_wire_hdr *h, uint32_t len)
 {
 	const uint8_t *b = (const uint8_t *)(h + 1);
+	struct shim_call *c = &op->call;
 	uint32_t blen = len - HDR;
 	int st = ordo_wire_errno(le32toh(h->status));
+	struct shim_part p;
 
 	if (st)
 		return blen ? -EPROTO : st;
 	switch (c->op) {
 	case ORDO_OP_GET:
-		/* The body is the value: its length is the value's. */
-		if (blen > o->geo.value_size)
+		/* The value, or (F_PART) a part of it. */
+		if (shim_dec_get(b, blen, le16toh(h->flags), o->geo.value_size,
+				 rlong_value_max(o), 0, &p))
 			return -EPROTO;
-		if (c->out_val)
-			memcpy(c->out_val, b, blen);
-		c->out_len = blen;
-		return 0;
+		return rlong_got(o, op, &p);
 	case SHIM_CALL_LOOKUP:
-		return decode_lookup(o, c, b, blen);
+		return decode_lookup(o, op, h, b, blen);
 	case SHIM_CALL_SCAN:
 		return decode_scan(o, c, b, blen);
 	}
@@ -197,6 +232,7 @@ void rdma_on_reply(struct ordo *o, const uint8_t *msg, uint32_t len)
 	const struct ordo_wire_hdr *h = (const void *)msg;
 	struct shim_op *op;
 	uint32_t slot;
+	int ret;
 
 	if (shim_dec_reply_hdr(msg, len)) {
 		r->dead = true;	/* a server we cannot trust any more */
@@ -219,14 +255,19 @@ void rdma_on_reply(struct ordo *o, const uint8_t *msg, uint32_t len)
 	}
 	op = slot < o->qd ? &o->ops[slot] : NULL;
 	if (!op || !op->busy || op->call_id != le64toh(h->id) ||
-	    h->op != wire_op(&op->call)) {
+	    h->op != rlong_expect_op(o, op, wire_op(&op->call))) {
 		send_pending(o);
 		return;	/* a late reply of a request that timed out */
 	}
 	op->call_id = 0;
-	op->call.status = decode_reply(o, &op->call, h, len);
-	op->io_res = 0;
+	ret = rlong_reply(o, op, h, len);
+	if (ret == RLONG_DECODE)
+		ret = decode_reply(o, op, h, len);
 	send_pending(o);
+	if (ret == RLONG_MORE)
+		return;	/* its next request is on its way */
+	op->call.status = ret;
+	op->io_res = 0;
 	shim_run(o, op);
 }
 
@@ -254,6 +295,7 @@ void rdma_fail_all(struct ordo *o, int err)
 	uint32_t i;
 
 	rbe(o)->npend = 0;
+	rlong_reset(o);
 	for (i = 0; i < o->qd; i++) {
 		struct shim_op *op = &o->ops[i];
 
@@ -439,7 +481,7 @@ static int sync_call(struct ordo *o, uint8_t op, const void *body,
 			return ret ? ret : -ETIMEDOUT;
 		}
 	}
-	b = req_begin(o, o->qd, op, &id);
+	b = rdma_req_begin(o, o->qd, op, &id);
 	memcpy(b, body, blen);
 	((struct ordo_wire_hdr *)(b - HDR))->length = htole32(HDR + blen);
 	r->sync_done = false;
@@ -777,9 +819,57 @@ static int batch_send(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
 	if (ret)
 		return ret;
 	if (shim_dec_batch(r->sync + HDR, r->sync_len - HDR, o->geo.value_size,
-			   ops, n))
+			   rlong_value_max(o), ops, n))
 		return -EPROTO;
 	return 0;
+}
+
+/*
+ * GET a value of up to @cap bytes into @buf by parts, synchronously;
+ * *@len: its length (also on -ENOBUFS).  A value that changes between
+ * parts is read again from its start.
+ */
+static int get_sync(struct ordo *o, uint64_t key, void *buf, uint32_t cap,
+		    uint32_t *len)
+{
+	struct rdma_be *r = rbe(o);
+	uint8_t body[sizeof(struct ordo_wire_kv)];
+	uint32_t at = 0, tries = 0, have_len = 0;
+	uint64_t ref = 0;
+	struct shim_part p;
+	int ret;
+
+	do {
+		struct shim_req q = {
+			.op = ORDO_WIRE_OP_GET,
+			.key = key,
+			.kv_flags = ORDO_WIRE_KV_PART,
+			.arg = at,
+		};
+		const struct ordo_wire_hdr *h = (const void *)r->sync;
+
+		ret = sync_call(o, ORDO_WIRE_OP_GET, body,
+				shim_enc_req(body, &q));
+		if (ret)
+			return ret;
+		if (shim_dec_get(r->sync + HDR, r->sync_len - HDR,
+				 le16toh(h->flags), o->geo.value_size,
+				 rlong_value_max(o), at, &p))
+			return -EPROTO;
+		*len = p.len;
+		if (p.len > cap)
+			return -ENOBUFS;
+		if (at && (p.ref != ref || p.len != have_len)) {
+			o->cnt.retries++;
+			at = 0;
+			continue;
+		}
+		ref = p.ref;
+		have_len = p.len;
+		memcpy((uint8_t *)buf + at, p.bytes, p.returned);
+		at += p.returned;
+	} while (at < have_len && ++tries < 16 * 1024);
+	return at < have_len ? -EAGAIN : 0;
 }
 
 /*
@@ -790,7 +880,7 @@ static int batch_send(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
  */
 static int rdma_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
 {
-	uint32_t i, k;
+	uint32_t i, k, *caps;
 	int ret;
 
 	if (!n)
@@ -801,7 +891,12 @@ static int rdma_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
 		if (ops[i].op < ORDO_OP_GET || ops[i].op > ORDO_OP_DELETE ||
 		    ops[i].kv.flags)
 			return -EINVAL;
-		if (batch_vlen(&ops[i]) > o->geo.value_size)
+		/* A batch carries values that fit in one message. */
+		if (batch_vlen(&ops[i]) > rlong_value_max(o) ||
+		    HDR + sizeof(struct ordo_wire_batch) +
+		    sizeof(struct ordo_wire_kv) +
+		    (uint64_t)ordo_wire_pad8(batch_vlen(&ops[i])) >
+		    rbe(o)->max_msg)
 			return -EMSGSIZE;
 		if (ops[i].op == ORDO_OP_GET &&
 		    ops[i].kv.value_len < o->geo.value_size)
@@ -809,15 +904,33 @@ static int rdma_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
 	}
 	if (!batch_chunk(o, ops, 1))
 		return -E2BIG;	/* one entry and its reply exceed a message */
-	for (i = 0; i < n; i++)
+	caps = malloc(n * sizeof(*caps));
+	if (!caps)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
 		ops[i].result = -ECANCELED;
-	for (i = 0; i < n; i += k) {
+		caps[i] = ops[i].kv.value_len;
+	}
+	for (i = 0, ret = 0; i < n && !ret; i += k) {
 		k = batch_chunk(o, ops + i, n - i);
 		ret = batch_send(o, ops + i, k);
-		if (ret)
-			return ret;
 	}
-	return (int)n;
+	/* Values longer than value_size came as lengths: GET them. */
+	for (i = 0; i < n && !ret; i++) {
+		struct ordo_batch_op *b = &ops[i];
+
+		if (b->op == ORDO_OP_GET && b->result == -ENOBUFS &&
+		    b->kv.value_len > o->geo.value_size &&
+		    b->kv.value_len <= caps[i])
+			b->result = get_sync(o, b->kv.key,
+					     (void *)(uintptr_t)b->kv.value,
+					     caps[i], &b->kv.value_len);
+		if (b->result == -EPROTO || b->result == -ECONNRESET ||
+		    b->result == -ETIMEDOUT)
+			ret = b->result;
+	}
+	free(caps);
+	return ret ? ret : (int)n;
 }
 
 static void rdma_close(struct ordo *o)
@@ -829,6 +942,7 @@ static void rdma_close(struct ordo *o)
 	xbufs_unreg(o);
 	rconn_close(r);
 	rdma_raw_free(r);
+	rlong_free(r);
 	free(r->pool.ent);
 	free(r->model.ent);
 	free(r->pend);
@@ -876,6 +990,7 @@ static int rdma_connect_all(struct ordo *o)
 		if (ret || o->raw_cfg->bare)
 			return ret;
 	}
+	rlong_reset(o);
 	/* Another connection may have another registration: forget it. */
 	memset(&r->table, 0, sizeof(r->table));
 	r->pool_chunks = 0;
@@ -978,6 +1093,8 @@ int ordo_rdma_open(struct ordo *o, const char *uri)
 	r->pend = ret ? NULL : calloc(o->qd, sizeof(*r->pend));
 	if (!ret && !r->pend)
 		ret = -ENOMEM;
+	if (!ret)
+		ret = rlong_init(o);
 	if (!ret && o->raw_cfg)
 		ret = rdma_raw_init(o);
 	if (!ret)

@@ -28,6 +28,42 @@
 /* The request id's low 16 bits name the slot; this one is the sync call's. */
 #define SYNC_SLOT	0xffffu
 
+/* Steps of a long operation (rdma_long.c). */
+enum rlong_phase {
+	RL_NONE,	/* none: the call's own request */
+	RL_WAIT,	/* a write waiting for the staged value to be free */
+	RL_STAGE,	/* a STAGE part is in flight */
+	RL_COMMIT,	/* the write of the staged value is in flight */
+	RL_GET,		/* a GET of a part is in flight */
+};
+
+/* rlong_stager: no operation stages. */
+#define RLONG_NONE	UINT32_MAX
+/* A step of a long operation went out: the operation is not done. */
+#define RLONG_MORE	1
+/* rlong_reply(): decode the reply as the call's own. */
+#define RLONG_DECODE	2
+
+/**
+ * struct rlong - a slot's long operation
+ * @phase: enum rlong_phase.
+ * @at: STAGE: bytes staged; GET: unused.
+ * @sent: STAGE: bytes of the part in flight.
+ * @want: GET: the offset asked for.
+ * @ref: GET: the ref of the parts taken so far.
+ * @len: GET: their value's length.
+ * @restarts: GET: times the value changed between parts.
+ */
+struct rlong {
+	uint32_t phase;
+	uint32_t at;
+	uint32_t sent;
+	uint32_t want;
+	uint64_t ref;
+	uint32_t len;
+	uint32_t restarts;
+};
+
 /**
  * struct rdma_be - the RDMA backend's state
  * @host: server address; @port its port (text).
@@ -57,6 +93,10 @@
  * @bulk_done: the bulk READ completed; @bulk_status its status.
  * @per_slot: read-buffer bytes per slot.
  * @raw: a raw handle's state (rdma_raw.c), or NULL.
+ * @lv: per slot, its long operation (rdma_long.c).
+ * @stager: the slot whose write uses the connection's staged value, or
+ *	%RLONG_NONE.
+ * @stage_q: slots whose long writes wait for it, in order; @nstage_q.
  */
 struct rdma_be {
 	char host[256];
@@ -94,6 +134,10 @@ struct rdma_be {
 	int bulk_status;
 	size_t per_slot;
 	struct rdma_raw *raw;
+	struct rlong *lv;
+	uint32_t stager;
+	uint32_t *stage_q;
+	uint32_t nstage_q;
 };
 
 static inline struct rdma_be *rbe(struct ordo *o)
@@ -128,6 +172,23 @@ int rdma_raw_setup(struct ordo *o);
 bool rdma_raw_wc(struct ordo *o, const struct ibv_wc *wc);
 void rdma_raw_release(struct rdma_be *r);
 void rdma_raw_free(struct rdma_be *r);
+
+/* rdma.c: requests in an operation's slot */
+uint8_t *rdma_req_begin(struct ordo *o, uint32_t slot, uint8_t op,
+			uint64_t *id);
+int rdma_send_op(struct ordo *o, struct shim_op *op);
+
+/* rdma_long.c: values longer than one message */
+uint32_t rlong_value_max(struct ordo *o);
+bool rlong_write_needed(struct ordo *o, const struct shim_call *c);
+int rlong_write_start(struct ordo *o, struct shim_op *op);
+uint8_t rlong_expect_op(struct ordo *o, struct shim_op *op, uint8_t call_op);
+int rlong_got(struct ordo *o, struct shim_op *op, const struct shim_part *p);
+int rlong_reply(struct ordo *o, struct shim_op *op,
+		const struct ordo_wire_hdr *h, uint32_t len);
+void rlong_reset(struct ordo *o);
+int rlong_init(struct ordo *o);
+void rlong_free(struct rdma_be *r);
 
 /* rdma.c: what the transport hands back */
 void rdma_on_reply(struct ordo *o, const uint8_t *msg, uint32_t len);

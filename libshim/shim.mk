@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # libordo: build/lib/libordo.{so,a}; public header libshim/ordo.h.
 SHIM_SRCS := libshim/ordo.c libshim/local.c libshim/read.c libshim/cache.c \
-	libshim/walk_cache.c libshim/extent.c libshim/decode.c libshim/rdma.c libshim/rdma_conn.c \
-	libshim/rdma_raw.c libshim/raw_read.c kmod/core/node.c kmod/core/model_predict.c
+	libshim/walk_cache.c libshim/extent.c libshim/decode.c libshim/rdma.c \
+	libshim/rdma_conn.c libshim/rdma_raw.c libshim/rdma_long.c \
+	libshim/raw_read.c kmod/core/node.c kmod/core/model_predict.c
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/%.o)
 SHIM_LIBS := $(BUILD)/lib/libordo.so $(BUILD)/lib/libordo.a
 

@@ -95,20 +95,48 @@ static bool ordo_wire_is_write(u32 op)
 	       op == ORDO_WIRE_OP_UPDATE;
 }
 
+/* Which flags an op may carry, and what @arg must then be. */
+static int ordo_wire_kv_flags(const struct ordo_wire_kv *kv, u32 vlen,
+			      bool batch)
+{
+	u32 op = kv->op, flags = kv->flags, arg = le32_to_cpu(kv->arg);
+
+	if (flags & ~(ORDO_WIRE_KV_HINT | ORDO_WIRE_KV_PART |
+		      ORDO_WIRE_KV_STAGED))
+		return -EINVAL;
+	if ((flags & ORDO_WIRE_KV_HINT) ? op != ORDO_WIRE_OP_UPDATE :
+	    (kv->hint_leaf || kv->hint_incarnation))
+		return -EINVAL;
+	if ((flags & ORDO_WIRE_KV_PART) && (op != ORDO_WIRE_OP_GET || batch))
+		return -EINVAL;
+	if (flags & ORDO_WIRE_KV_STAGED)
+		/* The value is the staged one: none in the message. */
+		return !ordo_wire_is_write(op) || vlen || !arg ||
+		       (flags & ORDO_WIRE_KV_HINT) ? -EINVAL : 0;
+	if (arg && !(flags & ORDO_WIRE_KV_PART))
+		return -EINVAL;
+	return 0;
+}
+
 /**
  * ordo_wire_kv_check() - validate one point operation
  * @kv: the operation; @avail bytes start at @kv
  * @avail: bytes left in the message
- * @value_size: the store's value size
+ * @value_max: the longest value the store holds
+ * @batch: @kv is a batch entry (%ORDO_WIRE_KV_PART is not allowed there)
  * @size: out: bytes the operation takes (struct, value, padding), at most
  *	@avail on success
  *
- * Return: 0, -EINVAL (bad op, flags, reserved or padding bytes, a length
- * that overruns the message, a value on GET or DELETE) or -EMSGSIZE
- * (value larger than @value_size).  A write of an empty value is valid.
+ * The state a %ORDO_WIRE_KV_STAGED write needs is checked when it runs
+ * (ordo_wire_staged_check()).
+ *
+ * Return: 0, -EINVAL (bad op, flags, arg, reserved or padding bytes, a
+ * length that overruns the message, a value on GET, DELETE or a staged
+ * write) or -EMSGSIZE (value longer than @value_max).  A write of an
+ * empty value is valid.
  */
 int ordo_wire_kv_check(const struct ordo_wire_kv *kv, u32 avail,
-		       u32 value_size, u32 *size)
+		       u32 value_max, bool batch, u32 *size)
 {
 	const u8 *val = (const u8 *)(kv + 1);
 	u32 vlen, op;
@@ -121,18 +149,15 @@ int ordo_wire_kv_check(const struct ordo_wire_kv *kv, u32 avail,
 	*size = sizeof(*kv) + ordo_wire_pad8(vlen);
 	if (*size > avail)
 		return -EINVAL;
-	if (op < ORDO_WIRE_OP_GET || op > ORDO_WIRE_OP_DELETE || kv->reserved)
+	if (op < ORDO_WIRE_OP_GET || op > ORDO_WIRE_OP_DELETE)
 		return -EINVAL;
-	if (kv->flags & ~ORDO_WIRE_KV_HINT)
-		return -EINVAL;
-	if ((kv->flags & ORDO_WIRE_KV_HINT) ? op != ORDO_WIRE_OP_UPDATE :
-	    (kv->hint_leaf || kv->hint_incarnation))
+	if (ordo_wire_kv_flags(kv, vlen, batch))
 		return -EINVAL;
 	if (memchr_inv(val + vlen, 0, ordo_wire_pad8(vlen) - vlen))
 		return -EINVAL;
 	if (!ordo_wire_is_write(op))
 		return vlen ? -EINVAL : 0;
-	return vlen > value_size ? -EMSGSIZE : 0;
+	return vlen > value_max ? -EMSGSIZE : 0;
 }
 
 /**
@@ -140,23 +165,127 @@ int ordo_wire_kv_check(const struct ordo_wire_kv *kv, u32 avail,
  * @op: the header's op
  * @body: the body, @blen bytes
  * @blen: bytes of the body
- * @value_size: the store's value size
+ * @value_max: the longest value the store holds
  *
  * Return: as ordo_wire_kv_check(); -EINVAL also when the operation does
  * not fill the body exactly or names another op than the header.
  */
-int ordo_wire_point_check(u32 op, const void *body, u32 blen, u32 value_size)
+int ordo_wire_point_check(u32 op, const void *body, u32 blen, u32 value_max)
 {
 	const struct ordo_wire_kv *kv = body;
 	u32 size;
 	int ret;
 
-	ret = ordo_wire_kv_check(kv, blen, value_size, &size);
+	ret = ordo_wire_kv_check(kv, blen, value_max, false, &size);
 	if (ret)
 		return ret;
 	if (size != blen || kv->op != op)
 		return -EINVAL;
 	return 0;
+}
+
+/**
+ * ordo_wire_stage_check() - decode a STAGE request body
+ * @body: the body, @blen bytes
+ * @blen: bytes of the body
+ * @value_size: the store's value size
+ * @value_max: the longest value the store holds
+ * @a: out: the request; @a->data lies inside @body
+ *
+ * Return: 0; -EINVAL (size, flags, padding, a total of at most
+ * @value_size, an empty part, a part past @total); -EMSGSIZE (a total
+ * over @value_max).
+ */
+int ordo_wire_stage_check(const void *body, u32 blen, u32 value_size,
+			  u32 value_max, struct ordo_wire_stage_args *a)
+{
+	const struct ordo_wire_stage *req = body;
+	const u8 *data = (const u8 *)(req + 1);
+	u32 total, off, len;
+
+	if (blen < sizeof(*req) || req->flags)
+		return -EINVAL;
+	total = le32_to_cpu(req->total);
+	off = le32_to_cpu(req->offset);
+	len = le32_to_cpu(req->len);
+	/* 64-bit sums: every u32 is possible here. */
+	if (sizeof(*req) + (u64)ordo_wire_pad8(len) != blen ||
+	    (u64)len + 7 > U32_MAX)
+		return -EINVAL;
+	if (memchr_inv(data + len, 0, ordo_wire_pad8(len) - len))
+		return -EINVAL;
+	if (total > value_max)
+		return -EMSGSIZE;
+	if (total <= value_size || !len || (u64)off + len > total)
+		return -EINVAL;
+	a->total = total;
+	a->offset = off;
+	a->len = len;
+	a->data = data;
+	return 0;
+}
+
+/**
+ * ordo_wire_stage_next() - may a checked STAGE part follow what is staged?
+ * @a: the checked request
+ * @total: the staged value's length, 0 if none is staged
+ * @have: its bytes received so far
+ *
+ * Return: 0 when @a starts a new value (offset 0) or continues the staged
+ * one exactly where it stops; else -EINVAL.
+ */
+int ordo_wire_stage_next(const struct ordo_wire_stage_args *a, u32 total,
+			 u32 have)
+{
+	if (!a->offset)
+		return 0;
+	return total && total == a->total && have == a->offset ? 0 : -EINVAL;
+}
+
+/**
+ * ordo_wire_staged_check() - may a checked %ORDO_WIRE_KV_STAGED write run?
+ * @kv: the write, checked by ordo_wire_kv_check()
+ * @total: the staged value's length, 0 if none is staged
+ * @have: its bytes received so far
+ *
+ * Return: 0 when a value of @kv->arg bytes is staged whole; else -EINVAL.
+ */
+int ordo_wire_staged_check(const struct ordo_wire_kv *kv, u32 total,
+			   u32 have)
+{
+	return total && le32_to_cpu(kv->arg) == total && have == total ?
+	       0 : -EINVAL;
+}
+
+/**
+ * ordo_wire_part_cap() - value bytes a GET reply with a part carries
+ * @room: bytes of the reply body
+ *
+ * Return: @room less struct ordo_wire_part, or 0.
+ */
+u32 ordo_wire_part_cap(u32 room)
+{
+	const u32 part = sizeof(struct ordo_wire_part);
+
+	return room > part ? room - part : 0;
+}
+
+/**
+ * ordo_wire_lookup_part_cap() - value bytes a LOOKUP reply with a part
+ *	carries
+ * @room: bytes of the reply body
+ *
+ * Leaves room for the reply struct, the part struct and a model
+ * descriptor, and keeps the padded value within @room.
+ *
+ * Return: a multiple of 8, or 0.
+ */
+u32 ordo_wire_lookup_part_cap(u32 room)
+{
+	const u32 used = sizeof(struct ordo_wire_lookup_rep) +
+			 sizeof(struct ordo_wire_part) + ORDO_MODEL_DESC_SIZE;
+
+	return room > used ? (room - used) & ~7U : 0;
 }
 
 /**
@@ -466,19 +595,21 @@ u32 ordo_wire_lookup_room(u32 room, u32 vlen)
  * @body: the body, @blen bytes
  * @blen: bytes of the body
  * @value_size: the store's value size
+ * @value_max: the longest value the store holds
  * @room: bytes of the reply body
  * @count: out: entries; each is a checked struct ordo_wire_kv and its
  *	padded value, filling the body exactly
  *
- * Return: 0; -EINVAL (size, flags, count 0, a bad entry, bytes left over);
- * -EMSGSIZE (a value over @value_size); -E2BIG (count over
+ * Return: 0; -EINVAL (size, flags, count 0, a bad entry, bytes left over,
+ * more than one %ORDO_WIRE_KV_STAGED entry); -EMSGSIZE (a value over
+ * @value_max); -E2BIG (count over
  * %ORDO_WIRE_BATCH_MAX, or the reply would not fit in @room).
  */
 int ordo_wire_batch_check(const void *body, u32 blen, u32 value_size,
-			  u32 room, u32 *count)
+			  u32 value_max, u32 room, u32 *count)
 {
 	const struct ordo_wire_batch *b = body;
-	u32 n, off, i, size, nget = 0;
+	u32 n, off, i, size, nget = 0, nstaged = 0;
 	u64 need;
 	int ret;
 
@@ -494,12 +625,14 @@ int ordo_wire_batch_check(const void *body, u32 blen, u32 value_size,
 		const struct ordo_wire_kv *kv = (const void *)((const u8 *)body +
 							       off);
 
-		ret = ordo_wire_kv_check(kv, blen - off, value_size, &size);
+		ret = ordo_wire_kv_check(kv, blen - off, value_max, true, &size);
 		if (ret)
 			return ret;
 		nget += kv->op == ORDO_WIRE_OP_GET;
+		nstaged += !!(kv->flags & ORDO_WIRE_KV_STAGED);
 	}
-	if (off != blen)
+	/* One staged value per connection: one entry may store it. */
+	if (off != blen || nstaged > 1)
 		return -EINVAL;
 	need = sizeof(struct ordo_wire_batch_rep) +
 	       (u64)n * sizeof(struct ordo_wire_batch_res) +

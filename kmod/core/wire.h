@@ -51,12 +51,34 @@ struct ordo_wire_lookup_args {
 	u32 flags;
 };
 
+/**
+ * struct ordo_wire_stage_args - a checked STAGE request
+ * @total: the value's length, value_size + 1 to value_max.
+ * @offset: where the part goes; @offset + @len <= @total.
+ * @len: bytes of the part, at least 1.
+ * @data: the part's bytes, inside the request.
+ */
+struct ordo_wire_stage_args {
+	u32 total;
+	u32 offset;
+	u32 len;
+	const u8 *data;
+};
+
 u32 ordo_wire_status(int err);
 int ordo_wire_hdr_check(const void *msg, u32 len);
 u16 ordo_wire_conn_req_check(const void *pdata, u32 len, u32 *want);
 int ordo_wire_kv_check(const struct ordo_wire_kv *kv, u32 avail,
-		       u32 value_size, u32 *size);
-int ordo_wire_point_check(u32 op, const void *body, u32 blen, u32 value_size);
+		       u32 value_max, bool batch, u32 *size);
+int ordo_wire_point_check(u32 op, const void *body, u32 blen, u32 value_max);
+int ordo_wire_stage_check(const void *body, u32 blen, u32 value_size,
+			  u32 value_max, struct ordo_wire_stage_args *a);
+int ordo_wire_stage_next(const struct ordo_wire_stage_args *a, u32 total,
+			 u32 have);
+int ordo_wire_staged_check(const struct ordo_wire_kv *kv, u32 total,
+			   u32 have);
+u32 ordo_wire_part_cap(u32 room);
+u32 ordo_wire_lookup_part_cap(u32 room);
 int ordo_wire_scan_check(const void *body, u32 blen,
 			 struct ordo_wire_scan_args *a);
 u32 ordo_wire_scan_fit(const struct ordo_wire_scan_args *a, u32 value_size,
@@ -77,6 +99,6 @@ int ordo_wire_lookup_check(const void *body, u32 blen,
 			   struct ordo_wire_lookup_args *a);
 u32 ordo_wire_lookup_room(u32 room, u32 vlen);
 int ordo_wire_batch_check(const void *body, u32 blen, u32 value_size,
-			  u32 room, u32 *count);
+			  u32 value_max, u32 room, u32 *count);
 
 #endif /* ORDO_CORE_WIRE_H */

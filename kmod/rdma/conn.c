@@ -325,6 +325,8 @@ static void ordo_conn_free(struct ordo_rdma_conn *c)
 	if (c->cq)
 		ib_cq_pool_put(c->cq, c->cq_size);
 	c->cq = NULL;
+	/* The I/O work is stopped: a half-uploaded value goes back now. */
+	ordo_rpc_release(c);
 	ordo_conn_free_bufs(c);
 	/* The device's last connection deregisters. */
 	if (c->reg)
@@ -418,6 +420,7 @@ int ordo_conn_accept(struct ordo_rdma_conn *c, struct rdma_cm_event *ev,
 		.nr_chunks = cpu_to_le32(ordo_pool_nr_chunks(&t->pool)),
 		.conn_id = cpu_to_le32(c->id),
 		.batch_max = cpu_to_le32(ORDO_WIRE_BATCH_MAX),
+		.value_max = cpu_to_le32(ordo_tree_value_max(t)),
 	};
 	struct rdma_conn_param param = {
 		.private_data = &rep,

@@ -28,6 +28,7 @@
 #include <linux/ordo_wire.h>
 
 #include "device.h"
+#include "extent.h"
 #include "mr.h"
 
 struct ordo_dev;
@@ -214,6 +215,9 @@ static inline void ordo_rdma_rx_init(struct ordo_rdma_rx *rx, struct ib_pd *pd,
  * @tx: @nr_tx send buffers
  * @scan_keys: SCAN scratch, @msg_size bytes
  * @value: write scratch, value_size bytes
+ * @staged: the value STAGE requests upload (@staged.len 0: none); only
+ *	the I/O work touches it, and teardown frees it once that stopped
+ * @staged_have: bytes of @staged received so far
  * @rpcs: RPCs executed
  * @errors: RPCs answered with an error
  * @parked: times a received request had to wait for a reply buffer or
@@ -268,6 +272,8 @@ struct ordo_rdma_conn {
 	struct ordo_rdma_tx *tx;
 	u64 *scan_keys;
 	void *value;
+	struct ordo_staged staged;
+	u32 staged_have;
 	u64 rpcs;
 	u64 errors;
 	u64 parked;
@@ -334,6 +340,7 @@ int ordo_srq_post(struct ordo_srq *s, struct ib_recv_wr *wr);
 /* rpc.c */
 int ordo_rpc_handle(struct ordo_rdma_conn *c, const void *req, u32 len,
 		    void *rep);
+void ordo_rpc_release(struct ordo_rdma_conn *c);
 
 /* conn_sysfs.c */
 void ordo_conn_kobj_init(struct ordo_rdma_conn *c);

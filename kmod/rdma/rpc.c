@@ -30,15 +30,94 @@ struct ordo_rpc {
 	struct ordo_rdma_conn *c;
 	struct ordo_dev *od;
 	u32 value_size;
+	u32 value_max;
 	u8 *out;	/* reply body */
 	u32 room;	/* bytes available at @out */
 	u32 len;	/* reply body bytes written */
 	u16 flags;	/* ORDO_WIRE_F_* of the reply */
 };
 
+/* Drop the connection's staged value, if any. */
+static void ordo_rpc_unstage(struct ordo_rdma_conn *c)
+{
+	if (c->staged.len)
+		ordo_tree_unstage(&c->set->od->tree, &c->staged);
+	memset(&c->staged, 0, sizeof(c->staged));
+	c->staged_have = 0;
+}
+
+/**
+ * ordo_rpc_release - free what a connection's requests left behind
+ * @c: the connection, its I/O work stopped for good
+ */
+void ordo_rpc_release(struct ordo_rdma_conn *c)
+{
+	ordo_rpc_unstage(c);
+}
+
+/*
+ * STAGE: one part of a value too long for one message.  Any failure drops
+ * the staged value, so a client's later parts and its write fail too.
+ */
+static int ordo_rpc_stage(struct ordo_rpc *r, const u8 *body, u32 blen)
+{
+	struct ordo_rdma_conn *c = r->c;
+	struct ordo_wire_stage_args a;
+	int ret;
+
+	ret = ordo_wire_stage_check(body, blen, r->value_size, r->value_max,
+				    &a);
+	if (!ret)
+		ret = ordo_wire_stage_next(&a, c->staged.len, c->staged_have);
+	if (ret || !a.offset)
+		ordo_rpc_unstage(c);
+	if (!ret && !a.offset)
+		ret = ordo_tree_stage(&r->od->tree, a.total, &c->staged);
+	if (ret) {
+		memset(&c->staged, 0, sizeof(c->staged));
+		return ret;
+	}
+	memcpy(c->staged.bytes + a.offset, a.data, a.len);
+	c->staged_have = a.offset + a.len;
+	return 0;
+}
+
+static const enum ordo_write_mode ordo_rpc_mode[] = {
+	[ORDO_WIRE_OP_PUT] = ORDO_WRITE_PUT,
+	[ORDO_WIRE_OP_INSERT] = ORDO_WRITE_INSERT,
+	[ORDO_WIRE_OP_UPDATE] = ORDO_WRITE_UPDATE,
+};
+
+static const enum ordo_stat ordo_rpc_write_stat[] = {
+	[ORDO_WIRE_OP_PUT] = ORDO_STAT_PUTS,
+	[ORDO_WIRE_OP_INSERT] = ORDO_STAT_INSERTS,
+	[ORDO_WIRE_OP_UPDATE] = ORDO_STAT_UPDATES,
+};
+
+/* A write of the staged value: it is stored or dropped, never kept. */
+static int ordo_rpc_write_staged(struct ordo_rpc *r,
+				 const struct ordo_wire_kv *kv)
+{
+	struct ordo_rdma_conn *c = r->c;
+	int ret;
+
+	ret = ordo_wire_staged_check(kv, c->staged.len, c->staged_have);
+	if (ret) {
+		ordo_rpc_unstage(c);
+		return ret;
+	}
+	ret = ordo_tree_write_staged(&r->od->tree, le64_to_cpu(kv->key),
+				     &c->staged, ordo_rpc_mode[kv->op]);
+	memset(&c->staged, 0, sizeof(c->staged));
+	c->staged_have = 0;
+	ordo_stat_inc(r->od, ordo_rpc_write_stat[kv->op]);
+	return ret;
+}
+
 /*
  * Run a checked point operation.  GET stores the value at @out (at most
- * value_size bytes) and its length at @glen; *@flags gets
+ * value_size bytes) and its length at @glen: a longer value gives
+ * -ENOBUFS with @glen set and nothing stored.  *@flags gets
  * ORDO_WIRE_F_HINT_USED when a hinted UPDATE hit.
  */
 static int ordo_rpc_kv_exec(struct ordo_rpc *r, const struct ordo_wire_kv *kv,
@@ -54,6 +133,11 @@ static int ordo_rpc_kv_exec(struct ordo_rpc *r, const struct ordo_wire_kv *kv,
 		return ordo_kv_exec(r->od, ORDO_OP_GET, key, out, glen);
 	if (op == ORDO_WIRE_OP_DELETE)
 		return ordo_kv_exec(r->od, ORDO_OP_DELETE, key, NULL, NULL);
+	if (kv->flags & ORDO_WIRE_KV_STAGED)
+		return ordo_rpc_write_staged(r, kv);
+	/* The request buffer is stable: a long value is stored from it. */
+	if (vlen > r->value_size)
+		return ordo_kv_exec(r->od, op, key, (void *)(kv + 1), &vlen);
 	memcpy(buf, kv + 1, vlen);
 	if (kv->flags & ORDO_WIRE_KV_HINT) {
 		struct ordo_value v = { .buf = buf, .len = vlen };
@@ -72,16 +156,60 @@ static int ordo_rpc_kv_exec(struct ordo_rpc *r, const struct ordo_wire_kv *kv,
 	return ordo_kv_exec(r->od, op, key, buf, &vlen);
 }
 
-/* A GET's reply body is its value, exactly: the length is the body's. */
-static int ordo_rpc_point(struct ordo_rpc *r, u32 op, const u8 *body, u32 blen)
+/*
+ * Copy bytes [@off, @off + @cap) of @key's value behind a struct
+ * ordo_wire_part at @out, which it fills.  Return: 0 or -ENOENT.
+ */
+static int ordo_rpc_part(struct ordo_rpc *r, u64 key, u32 off, u32 cap,
+			 u8 *out)
 {
-	u32 glen = 0;
+	struct ordo_wire_part *p = (void *)out;
+	struct ordo_value_part vp = {
+		.off = off,
+		.cap = cap,
+		.buf = p + 1,
+	};
 	int ret;
 
-	ret = ordo_wire_point_check(op, body, blen, r->value_size);
+	ret = ordo_tree_get_part(&r->od->tree, key, &vp);
 	if (ret)
 		return ret;
-	ret = ordo_rpc_kv_exec(r, (const void *)body, r->out, &glen, &r->flags);
+	p->ref = cpu_to_le64(vp.ref);
+	p->len = cpu_to_le32(vp.len);
+	p->offset = cpu_to_le32(off);
+	p->returned = cpu_to_le32(vp.copied);
+	p->units = cpu_to_le32(vp.units);
+	r->flags |= ORDO_WIRE_F_PART;
+	return 0;
+}
+
+/*
+ * A GET's reply body is its value, exactly: the length is the body's.  A
+ * value longer than value_size, or a part asked for, comes as a struct
+ * ordo_wire_part and as many bytes as fit.
+ */
+static int ordo_rpc_point(struct ordo_rpc *r, u32 op, const u8 *body, u32 blen)
+{
+	const struct ordo_wire_kv *kv = (const void *)body;
+	u32 glen = 0, off = 0;
+	int ret;
+
+	ret = ordo_wire_point_check(op, body, blen, r->value_max);
+	if (ret)
+		return ret;
+	if (kv->flags & ORDO_WIRE_KV_PART) {
+		off = le32_to_cpu(kv->arg);
+		ret = -ENOBUFS;
+		ordo_stat_inc(r->od, ORDO_STAT_GETS);
+	} else {
+		ret = ordo_rpc_kv_exec(r, kv, r->out, &glen, &r->flags);
+	}
+	if (ret == -ENOBUFS && op == ORDO_WIRE_OP_GET) {
+		ret = ordo_rpc_part(r, le64_to_cpu(kv->key), off,
+				    ordo_wire_part_cap(r->room), r->out);
+		glen = sizeof(struct ordo_wire_part) +
+		       le32_to_cpu(((struct ordo_wire_part *)r->out)->returned);
+	}
 	if (!ret && op == ORDO_WIRE_OP_GET)
 		r->len = glen;
 	return ret;
@@ -383,10 +511,19 @@ static int ordo_rpc_lookup(struct ordo_rpc *r, const u8 *body, u32 blen)
 	if (ret)
 		return ret;
 	ret = ordo_kv_exec(r->od, ORDO_OP_GET, a.key, val, &vlen);
+	/* Longer than value_size: a part, as much as leaves model room. */
+	if (ret == -ENOBUFS) {
+		ret = ordo_rpc_part(r, a.key, 0,
+				    ordo_wire_lookup_part_cap(r->room), val);
+		vlen = sizeof(struct ordo_wire_part) +
+		       le32_to_cpu(((struct ordo_wire_part *)val)->returned);
+	}
 	if (ret && ret != -ENOENT)
 		return ret;
-	if (ret)
+	if (ret) {
 		vlen = 0;
+		r->flags = 0;
+	}
 	pad = ordo_wire_pad8(vlen);
 	memset(val + vlen, 0, pad - vlen);
 	memset(rep, 0, sizeof(*rep));
@@ -427,7 +564,8 @@ static int ordo_rpc_batch(struct ordo_rpc *r, const u8 *body, u32 blen)
 	int ret;
 
 	/* Every entry is checked before any runs. */
-	ret = ordo_wire_batch_check(body, blen, r->value_size, r->room, &count);
+	ret = ordo_wire_batch_check(body, blen, r->value_size, r->value_max,
+				    r->room, &count);
 	if (ret)
 		return ret;
 
@@ -443,14 +581,21 @@ static int ordo_rpc_batch(struct ordo_rpc *r, const u8 *body, u32 blen)
 
 		size = sizeof(*kv) + ordo_wire_pad8(le16_to_cpu(kv->value_len));
 		ret = ordo_rpc_kv_exec(r, kv, vout, &glen, &flags);
+		/* A value longer than value_size: its length, no bytes. */
+		if (ret == -ENOBUFS && kv->op == ORDO_WIRE_OP_GET) {
+			res[i].value_len = cpu_to_le32(glen);
+			ret = 0;
+			glen = 0;
+		} else {
+			res[i].value_len = 0;
+		}
 		if (ret)
 			ordo_stat_inc(r->od, ORDO_STAT_ERRORS);
 		res[i].status = cpu_to_le32(ordo_wire_status(ret));
 		res[i].flags = flags;
-		res[i].reserved = 0;
-		res[i].value_len = 0;
-		if (!ret && kv->op == ORDO_WIRE_OP_GET) {
-			res[i].value_len = cpu_to_le16(glen);
+		memset(res[i].reserved, 0, sizeof(res[i].reserved));
+		if (!ret && kv->op == ORDO_WIRE_OP_GET && glen) {
+			res[i].value_len = cpu_to_le32(glen);
 			vout += glen;
 		}
 	}
@@ -479,6 +624,7 @@ int ordo_rpc_handle(struct ordo_rdma_conn *c, const void *req, u32 len,
 		.c = c,
 		.od = set->od,
 		.value_size = set->od->tree.geo.value_size,
+		.value_max = ordo_tree_value_max(&set->od->tree),
 		.out = (u8 *)(rh + 1),
 		.room = c->msg_size - sizeof(*rh),
 	};
@@ -531,6 +677,9 @@ int ordo_rpc_handle(struct ordo_rdma_conn *c, const void *req, u32 len,
 		break;
 	case ORDO_WIRE_OP_LOOKUP:
 		ret = ordo_rpc_lookup(&r, body, blen);
+		break;
+	case ORDO_WIRE_OP_STAGE:
+		ret = ordo_rpc_stage(&r, body, blen);
 		break;
 	default:
 		ret = -EOPNOTSUPP;

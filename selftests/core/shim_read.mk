@@ -4,8 +4,9 @@
 # Included by selftests/core/Makefile from the repository root.
 
 SHIM_READ_SRCS := libshim/ordo.c libshim/local.c libshim/read.c \
-	libshim/cache.c libshim/walk_cache.c libshim/extent.c libshim/decode.c libshim/rdma.c \
-	libshim/rdma_conn.c libshim/rdma_raw.c libshim/raw_read.c \
+	libshim/cache.c libshim/walk_cache.c libshim/extent.c libshim/decode.c \
+	libshim/rdma.c libshim/rdma_conn.c libshim/rdma_raw.c \
+	libshim/rdma_long.c libshim/raw_read.c \
 	kmod/core/node.c kmod/core/pool.c kmod/core/tree.c kmod/core/extent.c \
 	kmod/core/model_predict.c
 

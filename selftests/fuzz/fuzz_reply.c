@@ -6,26 +6,53 @@
  * and reject private data, BATCH replies.  A client must survive a broken or malicious
  * server: every accepted input must keep the promises decode.h makes.
  *
- * Input: [sel u8][value_size u8][p u64][q u32][bytes...].
+ * Input: [sel u8][value_size u8][p u64][q u32][bytes...]; value_max is
+ * value_size plus some of q, the reply header's flags some of p.
  */
 #include "fuzz.h"
 #include "decode.h"
 
-static void fz_lookup(const u8 *b, u32 blen, u32 vs)
+static void fz_lookup(const u8 *b, u32 blen, u16 hflags, u32 vs, u32 vmax)
 {
 	struct shim_lookup_rep l;
 
-	if (shim_dec_lookup(b, blen, vs, &l))
+	if (shim_dec_lookup(b, blen, hflags, vs, vmax, &l))
 		return;
 	FZ_CHECK(l.model_len <= l.model_total);
 	FZ_CHECK(l.val >= b && l.model >= l.val &&
 		 l.model + l.model_len == b + blen);
-	FZ_CHECK(l.val_len <= vs && l.val + l.val_len <= l.model);
+	FZ_CHECK(l.val_len <= l.total && l.total <= vmax &&
+		 l.val + l.val_len <= l.model);
+	if (!(hflags & ORDO_WIRE_F_PART))
+		FZ_CHECK(l.val_len == l.total && l.total <= vs && !l.ref);
+	if (l.ref)
+		FZ_CHECK(l.total > vs &&
+			 l.units == ordo_extent_units(l.total));
 	if (!l.found)
 		FZ_CHECK(l.model == l.val && !l.val_len);
 }
 
-static void fz_scan(const u8 *b, u32 blen, u32 vs, u64 start, u32 count)
+/* A GET reply, whole or a part from an offset the input picks. */
+static void fz_get(const u8 *b, u32 blen, u16 hflags, u32 vs, u32 vmax,
+		   u32 off)
+{
+	struct shim_part p;
+
+	if (shim_dec_get(b, blen, hflags, vs, vmax, off, &p))
+		return;
+	FZ_CHECK(p.offset == off && p.len <= vmax);
+	FZ_CHECK(p.bytes >= b && p.bytes + p.returned == b + blen);
+	FZ_CHECK(p.returned <= (off < p.len ? p.len - off : 0));
+	/* Progress: a part inside the value carries a byte at least. */
+	FZ_CHECK(off >= p.len || p.returned);
+	if (p.ref)
+		FZ_CHECK(p.len > vs && p.units == ordo_extent_units(p.len));
+	else
+		FZ_CHECK(p.len <= vs && !p.units);
+}
+
+static void fz_scan(const u8 *b, u32 blen, u32 vs, u32 vmax, u64 start,
+		    u32 count)
 {
 	struct shim_scan_rep s;
 	u64 *keys;
@@ -33,19 +60,19 @@ static void fz_scan(const u8 *b, u32 blen, u32 vs, u64 start, u32 count)
 
 	count = 1 + count % 4096;
 	keys = malloc(sizeof(*keys) * count);
-	if (!shim_dec_scan(b, blen, vs, start, count, keys, &s)) {
+	if (!shim_dec_scan(b, blen, vs, vmax, start, count, keys, &s)) {
 		FZ_CHECK(s.n <= count && s.more <= 1);
 		for (i = 0; i < s.n; i++)
 			FZ_CHECK(keys[i] >= start && (!i || keys[i] > keys[i - 1]));
 		FZ_CHECK(s.vals >= b && s.vals + (size_t)s.n * vs == b + blen);
 		for (i = 0; i < s.n; i++)
-			FZ_CHECK(le32toh(s.lens[i]) <= vs);
+			FZ_CHECK(le32toh(s.lens[i]) <= vmax);
 	}
 	free(keys);
 }
 
 /* A BATCH reply for @n entries whose ops the input picks. */
-static void fz_batch(const u8 *b, u32 blen, u32 vs, u64 p, u32 q)
+static void fz_batch(const u8 *b, u32 blen, u32 vs, u32 vmax, u64 p, u32 q)
 {
 	u32 n = 1 + q % ORDO_WIRE_BATCH_MAX, i;
 	struct ordo_batch_op *ops = calloc(n, sizeof(*ops));
@@ -58,9 +85,13 @@ static void fz_batch(const u8 *b, u32 blen, u32 vs, u64 p, u32 q)
 		ops[i].kv.value = (uintptr_t)bufs[i];
 		ops[i].result = 12345;
 	}
-	if (!shim_dec_batch(b, blen, vs, ops, n)) {
-		for (i = 0; i < n; i++)
+	if (!shim_dec_batch(b, blen, vs, vmax, ops, n)) {
+		for (i = 0; i < n; i++) {
 			FZ_CHECK(ops[i].result <= 0);
+			/* Bytes went only where they fit. */
+			if (!ops[i].result && ops[i].op == ORDO_OP_GET)
+				FZ_CHECK(ops[i].kv.value_len <= vs);
+		}
 	}
 	for (i = 0; i < n; i++)
 		free(bufs[i]);
@@ -145,6 +176,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	u32 vs = fz_value_size(fin_u8(&f));
 	u64 p = fin_u64(&f);
 	u32 q = fin_u32(&f);
+	u32 vmax = vs + (q >> 12) % (ORDO_VALUE_LEN_MAX - vs + 1);
+	u16 hflags = (u16)(p >> 48);
 	struct ordo_info info;
 	const u8 *in;
 	size_t len;
@@ -165,10 +198,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				 len);
 		break;
 	case 1:
-		fz_lookup(b, len, vs);
+		fz_lookup(b, len, hflags, vs, vmax);
 		break;
 	case 2:
-		fz_scan(b, len, vs, p, q);
+		fz_scan(b, len, vs, vmax, p, q);
 		break;
 	case 3:
 		if (!shim_dec_info(b, len, &info))
@@ -177,8 +210,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 4:
 		fz_conn_rep(b, len, q);
 		break;
+	case 6:
+		if (q & 1)
+			fz_get(b, len, hflags, vs, vmax,
+			       p & 0x100 ? (u32)(p >> 16) % (1u << 21) : 0);
+		else
+			FZ_CHECK(shim_dec_conn_rej(len ? b : NULL, len) < 0);
+		break;
 	case 7:
-		fz_batch(b, len, vs, p, q);
+		fz_batch(b, len, vs, vmax, p, q);
 		break;
 	default: {
 		int err = shim_dec_conn_rej(len ? b : NULL, len);

@@ -10,7 +10,8 @@
  * Input: [mode u8][value_size u8][msg u16][a u64][b u64][message...].
  * mode bit 1: the message describes a request for libordo's encoder
  * (round trip); else bit 0: the message is connect private data.  msg picks max_msg
- * (4096 to 65536); a and b choose the simulated store's answers.
+ * (4096 to 65536); a and b choose the simulated store's answers and
+ * value_max (value_size up to 1 MiB).
  */
 #include "fuzz.h"
 #include "wire.h"
@@ -21,6 +22,7 @@
 
 struct env {
 	u32 vs;
+	u32 vmax;	/* the longest value: vs to ORDO_VALUE_LEN_MAX */
 	u32 room;	/* reply body bytes: max_msg less the header */
 	u64 a, b;
 };
@@ -30,18 +32,59 @@ static void fz_point(const struct env *e, u32 op, const u8 *body, u32 blen)
 	const struct ordo_wire_kv *kv = (const void *)body;
 	u32 vlen;
 
-	if (ordo_wire_point_check(op, body, blen, e->vs))
+	if (ordo_wire_point_check(op, body, blen, e->vmax))
 		return;
 	vlen = le16toh(kv->value_len);
 	FZ_CHECK(kv->op == op && blen == sizeof(*kv) + ordo_wire_pad8(vlen));
 	if (op == ORDO_WIRE_OP_GET || op == ORDO_WIRE_OP_DELETE)
 		FZ_CHECK(!vlen);
 	else
-		FZ_CHECK(vlen <= e->vs);	/* an empty value is a value */
-	if (kv->flags)
-		FZ_CHECK(op == ORDO_WIRE_OP_UPDATE);
-	/* A GET's reply is a value. */
-	FZ_CHECK(e->vs <= e->room);
+		FZ_CHECK(vlen <= e->vmax);	/* an empty value is a value */
+	if (kv->flags & ORDO_WIRE_KV_HINT)
+		FZ_CHECK(op == ORDO_WIRE_OP_UPDATE &&
+			 !(kv->flags & ORDO_WIRE_KV_STAGED));
+	if (kv->flags & ORDO_WIRE_KV_PART)
+		FZ_CHECK(op == ORDO_WIRE_OP_GET);
+	if (kv->flags & ORDO_WIRE_KV_STAGED)
+		FZ_CHECK(op != ORDO_WIRE_OP_GET && op != ORDO_WIRE_OP_DELETE &&
+			 !vlen && kv->arg);
+	if (!(kv->flags & (ORDO_WIRE_KV_PART | ORDO_WIRE_KV_STAGED)))
+		FZ_CHECK(!kv->arg);
+	/* A staged write runs only on a whole staged value of its length. */
+	if (kv->flags & ORDO_WIRE_KV_STAGED) {
+		u32 total = (u32)e->a, have = (u32)e->b;
+
+		if (!ordo_wire_staged_check(kv, total, have))
+			FZ_CHECK(total && total == have &&
+				 total == le32toh(kv->arg));
+	}
+	/* A GET's reply is a value, or a part with a byte at least. */
+	FZ_CHECK(e->vs <= e->room && ordo_wire_part_cap(e->room) >= 1);
+}
+
+/* STAGE: the part lies inside the message and inside the value. */
+static void fz_stage(const struct env *e, const u8 *body, u32 blen)
+{
+	struct ordo_wire_stage_args a;
+	u32 total = (u32)e->a % (e->vmax + 1), have = (u32)e->b;
+	int ret;
+
+	ret = ordo_wire_stage_check(body, blen, e->vs, e->vmax, &a);
+	if (ret) {
+		FZ_CHECK(ret == -EINVAL || ret == -EMSGSIZE);
+		return;
+	}
+	FZ_CHECK(a.total > e->vs && a.total <= e->vmax);
+	FZ_CHECK(a.len >= 1 && (u64)a.offset + a.len <= a.total);
+	FZ_CHECK(a.data == body + sizeof(struct ordo_wire_stage) &&
+		 sizeof(struct ordo_wire_stage) + (u64)a.len <= blen);
+	if (have > total)
+		have = total;
+	ret = ordo_wire_stage_next(&a, total, have);
+	if (!ret && a.offset)
+		FZ_CHECK(total == a.total && have == a.offset);
+	if (!a.offset)
+		FZ_CHECK(!ret);
 }
 
 static void fz_scan(const struct env *e, const u8 *body, u32 blen)
@@ -77,21 +120,28 @@ static void fz_scan(const struct env *e, const u8 *body, u32 blen)
 	vals = ordo_wire_scan_vals(out, n);
 	if (a.with_vals)
 		for (i = 0; i < ret; i++) {
-			memset(vals + (size_t)i * e->vs, (int)(i + 1), e->vs);
-			ordo_wire_scan_lens(out, n)[i] = (i * 7) % (e->vs + 1);
+			/* Longer values: a length and zeros (core's scan). */
+			u32 l = (i * 7) % (e->vmax + 1);
+
+			memset(vals + (size_t)i * e->vs, l > e->vs ? 0 : (int)(i + 1),
+			       e->vs);
+			ordo_wire_scan_lens(out, n)[i] = l;
 		}
 	len = ordo_wire_scan_finish(out, n, ret, keys, e->vs, a.with_vals);
 	FZ_CHECK(len <= e->room);
 	if (a.with_vals) {
 		/* The client asks for values: its decoder must take this. */
 		back = malloc(sizeof(u64) * a.count);
-		FZ_CHECK(!shim_dec_scan(out, len, e->vs, a.start, a.count,
-					back, &s));
+		FZ_CHECK(!shim_dec_scan(out, len, e->vs, e->vmax, a.start,
+					a.count, back, &s));
 		FZ_CHECK(s.n == ret);
 		for (i = 0; i < ret; i++) {
 			FZ_CHECK(back[i] == keys[i]);
-			FZ_CHECK(s.vals[(size_t)i * e->vs] == (u8)(i + 1));
-			FZ_CHECK(le32toh(s.lens[i]) == (i * 7) % (e->vs + 1));
+			u32 l = (i * 7) % (e->vmax + 1);
+
+			FZ_CHECK(s.vals[(size_t)i * e->vs] ==
+				 (l > e->vs ? 0 : (u8)(i + 1)));
+			FZ_CHECK(le32toh(s.lens[i]) == l);
 		}
 		FZ_CHECK(s.more == (ret == n && keys[ret - 1] != U64_MAX));
 		if (s.more)
@@ -229,14 +279,33 @@ static void fz_lookup(const struct env *e, const u8 *body, u32 blen)
 	struct ordo_wire_lookup_args a;
 	struct ordo_wire_lookup_rep *rep;
 	struct shim_lookup_rep l;
-	/* Found (of any length, 0 included) or not. */
-	bool found = e->a & 1;
-	u32 vlen = found ? (u32)(e->a >> 1) % (e->vs + 1) : 0;
-	u32 room, mlen, mtot, len;
+	/* Found (of any length, 0 included, or longer: a part) or not. */
+	bool found = e->a & 1, part = found && (e->a & 2) && e->vmax > e->vs;
+	u32 vlen = found ? (u32)(e->a >> 2) % (e->vs + 1) : 0;
+	u32 room, mlen, mtot, len, total = 0, cap;
+	u16 hflags = part ? ORDO_WIRE_F_PART : 0;
 	u8 *out;
 
 	if (ordo_wire_lookup_check(body, blen, &a))
 		return;
+	if (part) {
+		struct ordo_wire_part *p;
+
+		/* As rpc.c: a part from 0, as much as leaves model room. */
+		total = e->vs + 1 + (u32)(e->a >> 2) % (e->vmax - e->vs);
+		cap = ordo_wire_lookup_part_cap(e->room);
+		FZ_CHECK(cap >= 8 && cap % 8 == 0);
+		out = malloc(e->room);
+		p = (void *)(out + sizeof(*rep));
+		p->ref = htole64(e->b | 1);
+		p->len = htole32(total);
+		p->offset = 0;
+		p->returned = htole32(total < cap ? total : cap);
+		p->units = htole32(ordo_extent_units(total));
+		vlen = sizeof(*p) + le32toh(p->returned);
+		memcpy(out + sizeof(*rep), p, sizeof(*p));
+		free(out);
+	}
 	FZ_CHECK(!(a.flags & ~ORDO_WIRE_LOOKUP_NO_MODEL));
 	room = ordo_wire_lookup_room(e->room, vlen);
 	/* A reply with the largest value still has room for a descriptor. */
@@ -255,20 +324,34 @@ static void fz_lookup(const struct env *e, const u8 *body, u32 blen)
 	rep->model_len = htole32(mlen);
 	rep->model_total = htole32(mlen ? mtot : 0);
 	memset(rep + 1, 0xab, ordo_wire_pad8(vlen) + mlen);
+	if (part) {
+		struct ordo_wire_part *p = (void *)(rep + 1);
+
+		p->ref = htole64(e->b | 1);
+		p->len = htole32(total);
+		p->offset = 0;
+		p->returned = htole32(vlen - sizeof(*p));
+		p->units = htole32(ordo_extent_units(total));
+	}
 	len = sizeof(*rep) + ordo_wire_pad8(vlen) + mlen;
 	FZ_CHECK(len <= e->room);
-	FZ_CHECK(!shim_dec_lookup(out, len, e->vs, &l));
-	FZ_CHECK(l.found == found && l.val_len == vlen &&
-		 l.model_len == mlen);
+	FZ_CHECK(!shim_dec_lookup(out, len, hflags, e->vs, e->vmax, &l));
+	FZ_CHECK(l.found == found && l.model_len == mlen);
+	if (part)
+		FZ_CHECK(l.total == total &&
+			 l.val_len == vlen - sizeof(struct ordo_wire_part) &&
+			 l.ref == (e->b | 1));
+	else
+		FZ_CHECK(l.val_len == vlen && l.total == vlen && !l.ref);
 	FZ_CHECK(l.model + l.model_len == out + len);
 	free(out);
 }
 
 static void fz_batch(const struct env *e, const u8 *body, u32 blen)
 {
-	u32 count, i, off, nget = 0, size;
+	u32 count, i, off, nget = 0, size, nstaged = 0;
 
-	if (ordo_wire_batch_check(body, blen, e->vs, e->room, &count))
+	if (ordo_wire_batch_check(body, blen, e->vs, e->vmax, e->room, &count))
 		return;
 	FZ_CHECK(count >= 1 && count <= ORDO_WIRE_BATCH_MAX);
 	/* rpc.c walks the entries again without checks: they must hold. */
@@ -283,13 +366,58 @@ static void fz_batch(const struct env *e, const u8 *body, u32 blen)
 		FZ_CHECK(off + size <= blen);
 		FZ_CHECK(kv->op >= ORDO_WIRE_OP_GET &&
 			 kv->op <= ORDO_WIRE_OP_DELETE);
-		FZ_CHECK(vlen <= e->vs);
+		FZ_CHECK(vlen <= e->vmax && !(kv->flags & ORDO_WIRE_KV_PART));
 		nget += kv->op == ORDO_WIRE_OP_GET;
+		nstaged += !!(kv->flags & ORDO_WIRE_KV_STAGED);
 	}
-	FZ_CHECK(off == blen);
+	FZ_CHECK(off == blen && nstaged <= 1);
 	FZ_CHECK(sizeof(struct ordo_wire_batch_rep) +
 		 (u64)count * sizeof(struct ordo_wire_batch_res) +
 		 (u64)nget * e->vs <= e->room);
+}
+
+/*
+ * STAGE round trip: the parts libordo cuts a value of @total bytes into
+ * (shim_stage_part_max(), shim_enc_stage()) fit in max_msg, are accepted
+ * in order by the server's checks, and rebuild the value.
+ */
+static void fz_client_stage(const struct env *e, const u8 *seed, u32 slen,
+			    u32 pick)
+{
+	u32 max_msg = e->room + RHDR, part = shim_stage_part_max(max_msg);
+	u32 total = e->vs + 1 + pick % (e->vmax - e->vs), at = 0, have = 0;
+	u8 *val = malloc(total), *back = malloc(total);
+	u8 *msg = malloc(max_msg);
+	u32 i, staged = 0;
+
+	for (i = 0; i < total; i++)
+		val[i] = slen ? seed[i % slen] ^ (u8)i : (u8)(i * 31);
+	FZ_CHECK(part >= 8 && part % 8 == 0);
+	while (at < total) {
+		struct ordo_wire_stage_args a;
+		u32 n = total - at < part ? total - at : part, blen;
+		struct ordo_wire_hdr *h = (void *)msg;
+
+		memset(h, 0, RHDR);
+		h->version = ORDO_WIRE_VERSION;
+		h->op = ORDO_WIRE_OP_STAGE;
+		blen = shim_enc_stage(msg + RHDR, total, at, val + at, n);
+		FZ_CHECK(RHDR + blen <= max_msg);
+		h->length = htole32(RHDR + blen);
+		FZ_CHECK(!ordo_wire_hdr_check(msg, RHDR + blen));
+		FZ_CHECK(!ordo_wire_stage_check(msg + RHDR, blen, e->vs,
+						 e->vmax, &a));
+		FZ_CHECK(!ordo_wire_stage_next(&a, staged, have));
+		FZ_CHECK(a.offset == at && a.len == n && a.total == total);
+		memcpy(back + a.offset, a.data, a.len);
+		staged = total;
+		have = at + n;
+		at += n;
+	}
+	FZ_CHECK(!memcmp(back, val, total));
+	free(msg);
+	free(back);
+	free(val);
 }
 
 /*
@@ -306,8 +434,8 @@ static void fz_client(const struct env *e, const u8 *in, size_t len)
 	struct fin f = { in, len };
 	struct shim_req q = { 0 };
 	struct ordo_wire_hdr *h;
-	u32 blen, size, vlen;
-	u8 *msg, val[ORDO_VALUE_SIZE_MAX];
+	u32 blen, size, vlen, max_msg = e->room + RHDR;
+	u8 *msg, *val, kind;
 	size_t got;
 	const u8 *v;
 
@@ -318,17 +446,43 @@ static void fz_client(const struct env *e, const u8 *in, size_t len)
 	q.count = 1 + fin_u32(&f) % ORDO_WIRE_SCAN_MAX;
 	q.epoch = fin_u64(&f);
 	q.flags = fin_u8(&f) & ORDO_WIRE_LOOKUP_NO_MODEL;
-	/* What read.c and rdma.c put in a call of each kind. */
+	kind = fin_u8(&f);
+	/* What read.c, rdma.c and rdma_long.c put in a call of each kind. */
 	if (q.op == ORDO_WIRE_OP_PUT || q.op == ORDO_WIRE_OP_INSERT ||
-	    q.op == ORDO_WIRE_OP_UPDATE)
-		q.len = vlen % (e->vs + 1);
-	if (q.op != ORDO_WIRE_OP_UPDATE)
+	    q.op == ORDO_WIRE_OP_UPDATE) {
+		/* Up to what one message holds (longer ones are staged). */
+		q.len = vlen % (e->vmax + 1);
+		if (RHDR + sizeof(struct ordo_wire_kv) +
+		    (u64)ordo_wire_pad8(q.len) > max_msg)
+			q.len = vlen % (e->vs + 1);
+		if (kind & 1 && e->vmax > e->vs) {
+			/* The write of a staged value. */
+			q.kv_flags = ORDO_WIRE_KV_STAGED;
+			q.arg = e->vs + 1 + vlen % (e->vmax - e->vs);
+			q.len = 0;
+		}
+	}
+	if (q.op == ORDO_WIRE_OP_GET && kind & 1) {
+		q.kv_flags = ORDO_WIRE_KV_PART;
+		q.arg = fin_u32(&f);
+	}
+	if (q.op != ORDO_WIRE_OP_UPDATE || q.len > e->vs || q.kv_flags)
 		q.hint_leaf = 0;
+	if (q.op == ORDO_WIRE_OP_SCAN || q.op == ORDO_WIRE_OP_LOOKUP) {
+		q.kv_flags = 0;
+		q.arg = 0;
+	}
+	val = malloc(q.len + 1);
 	v = fin_bytes(&f, q.len, &got);
-	memset(val, 0x5a, sizeof(val));
+	memset(val, 0x5a, q.len + 1);
 	memcpy(val, v, got);
 	q.val = val;
-	msg = malloc(RHDR + sizeof(struct ordo_wire_kv) + ORDO_VALUE_SIZE_MAX);
+	if (kind & 2 && e->vmax > e->vs) {
+		fz_client_stage(e, val, q.len, vlen);
+		free(val);
+		return;
+	}
+	msg = malloc(RHDR + sizeof(struct ordo_wire_kv) + ORDO_WIRE_MSG_MAX);
 	memset(msg, 0, RHDR);
 	h = (void *)msg;
 	h->version = ORDO_WIRE_VERSION;
@@ -349,15 +503,17 @@ static void fz_client(const struct env *e, const u8 *in, size_t len)
 	} else {
 		const struct ordo_wire_kv *kv = (const void *)(msg + RHDR);
 
-		FZ_CHECK(!ordo_wire_point_check(q.op, kv, blen, e->vs));
-		FZ_CHECK(!ordo_wire_kv_check(kv, blen, e->vs, &size) &&
+		FZ_CHECK(!ordo_wire_point_check(q.op, kv, blen, e->vmax));
+		FZ_CHECK(!ordo_wire_kv_check(kv, blen, e->vmax, false, &size) &&
 			 size == blen);
 		FZ_CHECK(le64toh(kv->key) == q.key &&
 			 le16toh(kv->value_len) == q.len &&
 			 !memcmp(kv + 1, val, q.len));
-		FZ_CHECK(le32toh(kv->hint_leaf) == q.hint_leaf);
+		FZ_CHECK(le32toh(kv->hint_leaf) == q.hint_leaf &&
+			 le32toh(kv->arg) == q.arg);
 	}
 	free(msg);
+	free(val);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -374,6 +530,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	e.room = 4096 + fin_u16(&f) % (65536 - 4096 + 1) - RHDR;
 	e.a = fin_u64(&f);
 	e.b = fin_u64(&f);
+	e.vmax = e.vs + (u32)(e.b >> 40) % (ORDO_VALUE_LEN_MAX - e.vs + 1);
 	m = fin_bytes(&f, 65536, &len);
 	msg = fz_copy(m, len);
 
@@ -421,6 +578,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case ORDO_WIRE_OP_LOOKUP:
 		fz_lookup(&e, msg + RHDR, len - RHDR);
+		break;
+	case ORDO_WIRE_OP_STAGE:
+		fz_stage(&e, msg + RHDR, len - RHDR);
 		break;
 	}
 	/* Status codes: every errno a handler returns has one. */

@@ -154,7 +154,8 @@ TEST_F(rpc, accept_reply_and_info)
 	EXPECT_LE(1, self->c.qd);
 	EXPECT_LE(ORDO_WIRE_MSG_MIN, self->c.max_msg);
 	EXPECT_EQ(ORDO_WIRE_BATCH_MAX, le32toh(self->c.rep.batch_max));
-	EXPECT_EQ(0, self->c.rep.reserved);
+	EXPECT_EQ(ordo_value_len_max(info.chunk_size),
+		  le32toh(self->c.rep.value_max));
 
 	ASSERT_EQ(0, rc_call(&self->c, ORDO_WIRE_OP_INFO, NULL, 0));
 	ASSERT_EQ(sizeof(struct ordo_wire_hdr) + sizeof(*wi), self->c.reply_len);
@@ -403,7 +404,7 @@ TEST_F(rpc, batch)
 		EXPECT_EQ(want[i], ordo_wire_errno(le32toh(res[i].status)));
 		if (ops[i] == ORDO_WIRE_OP_GET && !want[i]) {
 			/* Values keep their length, packed back to back. */
-			EXPECT_EQ(wlen, le16toh(res[i].value_len));
+			EXPECT_EQ(wlen, le32toh(res[i].value_len));
 			/* GET 1 sees the PUT (entry 0); GET 2 the UPDATE (4). */
 			EXPECT_TRUE(value_is(vals, wlen, KBASE + keys[i],
 					     keys[i] == 1 ? 0 : 4));
@@ -498,7 +499,7 @@ TEST_F(rpc, batch_reply_bound)
 			     sizeof(struct ordo_wire_batch_rep));
 	for (i = 0; i < n; i++) {
 		EXPECT_EQ(0, res[i].status);
-		EXPECT_EQ(self->vs, le16toh(res[i].value_len));
+		EXPECT_EQ(self->vs, le32toh(res[i].value_len));
 	}
 	EXPECT_EQ(sizeof(struct ordo_wire_hdr) + sizeof(struct ordo_wire_batch_rep) +
 		  n * (sizeof(*res) + self->vs), c->reply_len);
@@ -607,9 +608,13 @@ TEST_F(rpc, hint_fields_only_with_update)
 	kv->flags = 0x80;
 	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_PUT, body, sizeof(*kv) + 8));
 	kv->flags = 0;
-	kv->reserved = htole32(1);
+	/* arg only with KV_PART (GET) or KV_STAGED (writes). */
+	kv->arg = htole32(1);
 	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_PUT, body, sizeof(*kv) + 8));
-	kv->reserved = 0;
+	kv->flags = ORDO_WIRE_KV_PART;
+	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_PUT, body, sizeof(*kv) + 8));
+	kv->flags = 0;
+	kv->arg = 0;
 	/* The body's op must match the header's. */
 	kv->op = ORDO_WIRE_OP_INSERT;
 	EXPECT_EQ(-EINVAL, rc_call(c, ORDO_WIRE_OP_PUT, body, sizeof(*kv) + 8));

@@ -24,9 +24,12 @@
 #include <linux/types.h>
 #include <linux/errno.h>
 
-/* "ORDO" read as a little-endian 32-bit word.  Version 2: value lengths. */
+/*
+ * "ORDO" read as a little-endian 32-bit word.  Version 2: value lengths;
+ * version 3: values longer than value_size (STAGE, parts, 32-bit lengths).
+ */
 #define ORDO_WIRE_MAGIC		0x4f44524fU
-#define ORDO_WIRE_VERSION	2
+#define ORDO_WIRE_VERSION	3
 /* Default rdma_cm port of the server (RDMA_PS_TCP). */
 #define ORDO_WIRE_PORT		7471
 
@@ -149,7 +152,8 @@ struct ordo_wire_conn_rej {
  * @conn_id: the server's number for this connection (sysfs
  *	``rdma/connections/<conn_id>``).
  * @batch_max: entries a batch may have.
- * @reserved: zero.
+ * @value_max: bytes of the longest value the store holds (at least
+ *	@value_size); values longer than @value_size are out of line.
  */
 struct ordo_wire_conn_rep {
 	__le32 magic;
@@ -168,13 +172,15 @@ struct ordo_wire_conn_rep {
 	__le32 nr_chunks;
 	__le32 conn_id;
 	__le32 batch_max;
-	__le32 reserved;
+	__le32 value_max;
 };
 
 /**
  * enum ordo_wire_op - RPC operation codes (ordo_wire_hdr.op)
  * @ORDO_WIRE_OP_GET: read a value (body: struct ordo_wire_kv; the reply's
- *	body is the value, exactly: its length is the value's).
+ *	body is the value, exactly: its length is the value's; with
+ *	%ORDO_WIRE_F_PART, a value longer than value_size or a part asked
+ *	for with %ORDO_WIRE_KV_PART, struct ordo_wire_part and bytes).
  * @ORDO_WIRE_OP_PUT: insert or replace (struct ordo_wire_kv + value).
  * @ORDO_WIRE_OP_INSERT: insert an absent key (struct ordo_wire_kv + value).
  * @ORDO_WIRE_OP_UPDATE: replace a present key, optionally at a hinted
@@ -191,6 +197,9 @@ struct ordo_wire_conn_rep {
  * @ORDO_WIRE_OP_LOOKUP: the learned client's fallback: a GET that also
  *	returns the current sub-model (descriptor and TT slice) of the key's
  *	range (struct ordo_wire_lookup_req).
+ * @ORDO_WIRE_OP_STAGE: upload one part of a value too long for one
+ *	message into the connection's staged value (struct
+ *	ordo_wire_stage); a write with %ORDO_WIRE_KV_STAGED stores it.
  *
  * The point operations have the numbers of enum ordo_op (linux/ordo.h).
  */
@@ -206,9 +215,10 @@ enum ordo_wire_op {
 	ORDO_WIRE_OP_MODEL_FETCH = 9,
 	ORDO_WIRE_OP_BATCH = 10,
 	ORDO_WIRE_OP_LOOKUP = 11,
+	ORDO_WIRE_OP_STAGE = 12,
 };
 
-#define ORDO_WIRE_OP_MAX	ORDO_WIRE_OP_LOOKUP
+#define ORDO_WIRE_OP_MAX	ORDO_WIRE_OP_STAGE
 
 /**
  * enum ordo_wire_status - result of an RPC (ordo_wire_hdr.status)
@@ -217,7 +227,7 @@ enum ordo_wire_op {
  *	published yet (MODEL_FETCH).
  * @ORDO_WIRE_EEXIST: the key is present (INSERT).
  * @ORDO_WIRE_EINVAL: a field is out of range or a reserved field is set.
- * @ORDO_WIRE_EMSGSIZE: a value is larger than the server's value_size.
+ * @ORDO_WIRE_EMSGSIZE: a value is longer than the server's value_max.
  * @ORDO_WIRE_E2BIG: a count exceeds its limit, or the reply would not fit
  *	in max_msg.
  * @ORDO_WIRE_ENOMEM: the store is full (max_memory_mb) or the server is out
@@ -248,6 +258,7 @@ enum ordo_wire_status {
 
 /* ordo_wire_hdr.flags of replies */
 #define ORDO_WIRE_F_HINT_USED	0x0001	/* UPDATE: applied at the hinted leaf */
+#define ORDO_WIRE_F_PART	0x0002	/* GET, LOOKUP: struct ordo_wire_part */
 
 /**
  * struct ordo_wire_hdr - first 24 bytes of every request and reply
@@ -277,17 +288,24 @@ struct ordo_wire_hdr {
 
 /* ordo_wire_kv.flags */
 #define ORDO_WIRE_KV_HINT	0x01	/* UPDATE: hint_leaf valid */
+#define ORDO_WIRE_KV_PART	0x02	/* GET: part from @arg, F_PART reply */
+#define ORDO_WIRE_KV_STAGED	0x04	/* PUT..UPDATE: store the staged value */
 
 /**
  * struct ordo_wire_kv - one point operation (24 bytes)
  * @key: the key; every u64 is a valid key.
  * @value_len: bytes of value following this struct.  PUT, INSERT and
- *	UPDATE: the value's length, 0 to value_size (the value is stored
- *	with it); GET and DELETE: 0.
+ *	UPDATE: the value's length, 0 to value_max (the value is stored
+ *	with it), or 0 with %ORDO_WIRE_KV_STAGED; GET and DELETE: 0.
  * @op: in a batch, the entry's operation (GET to DELETE); in a single
  *	request, the header's op.
- * @flags: ORDO_WIRE_KV_* bits; %ORDO_WIRE_KV_HINT only with UPDATE.
- * @reserved: zero.
+ * @flags: ORDO_WIRE_KV_* bits: %ORDO_WIRE_KV_HINT only with UPDATE;
+ *	%ORDO_WIRE_KV_PART only with a GET that is not in a batch;
+ *	%ORDO_WIRE_KV_STAGED only with PUT, INSERT and UPDATE, without
+ *	%ORDO_WIRE_KV_HINT.
+ * @arg: GET with %ORDO_WIRE_KV_PART: the offset of the first value byte
+ *	wanted; a write with %ORDO_WIRE_KV_STAGED: the length of the staged
+ *	value (which must be complete); else zero.
  * @hint_leaf: UPDATE with %ORDO_WIRE_KV_HINT: node number of the leaf the
  *	client believes holds @key; else zero.  The server writes at the
  *	hinted leaf only if it is a live leaf whose fences cover @key, and
@@ -304,7 +322,7 @@ struct ordo_wire_kv {
 	__le16 value_len;
 	__u8 op;
 	__u8 flags;
-	__le32 reserved;
+	__le32 arg;
 	__le32 hint_leaf;
 	__le32 hint_incarnation;
 };
@@ -333,8 +351,9 @@ struct ordo_wire_scan_req {
  *
  * Followed by ``__le64 keys[returned]`` and, unless
  * %ORDO_WIRE_SCAN_KEYS_ONLY, ``__le32 lens[returned]`` (each value's
- * length, at most value_size) and ``values[returned][value_size]``, each
- * zero past its length.
+ * length, at most value_max) and ``values[returned][value_size]``, each
+ * zero past its length: a value longer than value_size is all zeros there
+ * (GET it).
  */
 struct ordo_wire_scan_rep {
 	__le64 next;
@@ -587,19 +606,20 @@ struct ordo_wire_batch_rep {
 };
 
 /**
- * struct ordo_wire_batch_res - result of one batch entry
+ * struct ordo_wire_batch_res - result of one batch entry (12 bytes)
  * @status: enum ordo_wire_status.
- * @value_len: bytes of value following: the value's length for a GET
- *	that found its key, else 0.  GET values follow the results packed
- *	back to back, in entry order.
- * @flags: ORDO_WIRE_F_* bits (as in the header) for this entry.
+ * @value_len: the value's length for a GET that found its key, else 0.
+ *	The values of at most value_size bytes follow the results packed
+ *	back to back, in entry order; a longer value has no bytes there
+ *	(GET it alone).
+ * @flags: ORDO_WIRE_F_HINT_USED for this entry.
  * @reserved: zero.
  */
 struct ordo_wire_batch_res {
 	__le32 status;
-	__le16 value_len;
+	__le32 value_len;
 	__u8 flags;
-	__u8 reserved;
+	__u8 reserved[3];
 };
 
 /* ordo_wire_lookup_req.flags */
@@ -629,7 +649,10 @@ struct ordo_wire_lookup_req {
  *	@model_len is 0.
  * @found: 1 if the key is present, else 0.
  * @value_len: bytes of value following this struct: the value's length
- *	(0 to value_size) when @found, else 0.
+ *	(0 to value_size) when @found, else 0.  With %ORDO_WIRE_F_PART in
+ *	the reply header (a value longer than value_size): 24 + returned,
+ *	the value being described by a struct ordo_wire_part and followed
+ *	by its first returned bytes.
  * @sub: index of the sub-model whose domain holds the key (the largest i
  *	with pivot[i] <= key in that model); 0 when @model_len is 0.
  * @model_len: bytes of model data following the value: the sub-model's
@@ -656,6 +679,55 @@ struct ordo_wire_lookup_rep {
 	__le32 model_len;
 	__le32 model_total;
 	__le32 reserved;
+};
+
+/**
+ * struct ordo_wire_part - part of a value (24 bytes), %ORDO_WIRE_F_PART
+ * @ref: the value's extent reference (its leaf slot's check word,
+ *	linux/ordo_node.h), or 0 for a value of at most value_size bytes.
+ *	Parts with the same @ref are bytes of the same stored value; when it
+ *	differs between parts, the value changed: start again.
+ * @len: the value's length, 0 to value_max.
+ * @offset: the first byte returned: the request's offset (GET with
+ *	%ORDO_WIRE_KV_PART) or 0.
+ * @returned: bytes following this struct: at most @len - @offset (0 when
+ *	@offset >= @len), fewer when the reply would not fit in max_msg.
+ * @units: for an extent, ordo_extent_units(@len): bytes / 64 of the
+ *	extent a one-sided reader READs at ordo_extent_ref_offset(@ref);
+ *	else 0.
+ *
+ * GET replies: the body is this struct then @returned bytes (no padding).
+ * LOOKUP replies: the value section is this struct then @returned bytes,
+ * zero-padded to a multiple of 8.
+ */
+struct ordo_wire_part {
+	__le64 ref;
+	__le32 len;
+	__le32 offset;
+	__le32 returned;
+	__le32 units;
+};
+
+/**
+ * struct ordo_wire_stage - STAGE request body (16 bytes)
+ * @total: the whole value's length: value_size < @total <= value_max.
+ * @offset: where this part goes: 0 starts a new staged value (dropping
+ *	the connection's earlier one); else exactly the bytes staged so far
+ *	of a staged value of the same @total.
+ * @len: bytes of this part following this struct, 1 to @total - @offset,
+ *	zero-padded to a multiple of 8 and filling the message exactly.
+ * @flags: zero.
+ *
+ * A connection has at most one staged value.  It is dropped by a failed
+ * STAGE, by a write with %ORDO_WIRE_KV_STAGED (which stores it, or fails
+ * and drops it), by a STAGE at offset 0, and when the connection closes.
+ * The reply has no body.
+ */
+struct ordo_wire_stage {
+	__le32 total;
+	__le32 offset;
+	__le32 len;
+	__le32 flags;
 };
 
 /**
