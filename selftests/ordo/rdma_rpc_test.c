@@ -1456,12 +1456,19 @@ TEST_F(rpc, version_and_malformed_rejects)
 	long long ver = rc_sysfs_u64("stats/rejected_version");
 	struct rc_conn c2;
 
-	/* Version 1, before value lengths, is refused like any other. */
+	/*
+	 * Version 1, before value lengths, and 2, before long values, are
+	 * refused like any other.
+	 */
 	o.version = 1;
 	EXPECT_EQ(-EPROTONOSUPPORT, rc_connect(&c2, &o));
 	EXPECT_EQ(ORDO_WIRE_REJ_VERSION, le16toh(c2.rej.reason));
 	EXPECT_EQ(ORDO_WIRE_VERSION, le16toh(c2.rej.version));
 	EXPECT_EQ(ORDO_WIRE_MAGIC, le32toh(c2.rej.magic));
+	o.version = 2;
+	EXPECT_EQ(-EPROTONOSUPPORT, rc_connect(&c2, &o));
+	EXPECT_EQ(ORDO_WIRE_REJ_VERSION, le16toh(c2.rej.reason));
+	EXPECT_EQ(3, le16toh(c2.rej.version));
 	o.version = 0xffff;
 	EXPECT_EQ(-EPROTONOSUPPORT, rc_connect(&c2, &o));
 	EXPECT_EQ(ORDO_WIRE_REJ_VERSION, le16toh(c2.rej.reason));
@@ -1499,7 +1506,7 @@ TEST_F(rpc, version_and_malformed_rejects)
 	o.raw = NULL;
 	o.magic = 0;
 	EXPECT_EQ(mal + 6, rc_sysfs_u64("stats/rejected_malformed"));
-	EXPECT_EQ(ver + 2, rc_sysfs_u64("stats/rejected_version"));
+	EXPECT_EQ(ver + 3, rc_sysfs_u64("stats/rejected_version"));
 	/* None of it harmed the live connection. */
 	EXPECT_EQ(0, rc_call(&self->c, ORDO_WIRE_OP_INFO, NULL, 0));
 }
