@@ -230,7 +230,7 @@ int shim_dec_lookup(const uint8_t *b, uint32_t blen, uint16_t hflags,
 	l->total = part ? p.len : vlen;
 	l->ref = p.ref;
 	l->units = p.units;
-	l->model = l->val + vpad;
+	l->model = (const uint8_t *)(w + 1) + vpad;
 	l->model_len = mlen;
 	l->model_total = mtot;
 	return 0;

@@ -288,14 +288,20 @@ static void req_hdr(u8 op, u32 blen)
 	put_u32(0);
 }
 
-static void req_kv(u8 op, u64 key, u16 vlen, u8 flags, u32 hl, u32 hi)
+static void req_kv_arg(u8 op, u64 key, u16 vlen, u8 flags, u32 arg, u32 hl,
+		       u32 hi)
 {
 	u8 val[8] = "value!!";
 
-	put_u64(key); put_u16(vlen); put_u8(op); put_u8(flags); put_u32(0);
+	put_u64(key); put_u16(vlen); put_u8(op); put_u8(flags); put_u32(arg);
 	put_u32(hl); put_u32(hi);
 	if (vlen)
 		put(val, 8);
+}
+
+static void req_kv(u8 op, u64 key, u16 vlen, u8 flags, u32 hl, u32 hi)
+{
+	req_kv_arg(op, key, vlen, flags, 0, hl, hi);
 }
 
 static void rpc_seeds(void)
@@ -354,11 +360,30 @@ static void rpc_seeds(void)
 	req_hdr(ORDO_WIRE_OP_LOOKUP, 24);
 	put_u64(77); put_u64(3); put_u32(0); put_u32(0);
 	emit("rpc", "lookup");
-	/* Requests for libordo's encoder: op index, key, len, hint. */
-	for (i = 0; i < 7; i++) {
+	/* Long values: a GET of a part, a staged write, STAGE parts. */
+	rpc_prefix(0);
+	req_hdr(ORDO_WIRE_OP_GET, 24);
+	req_kv_arg(ORDO_WIRE_OP_GET, 42, 0, ORDO_WIRE_KV_PART, 4000, 0, 0);
+	emit("rpc", "get-part");
+	rpc_prefix(0);
+	req_hdr(ORDO_WIRE_OP_PUT, 24);
+	req_kv_arg(ORDO_WIRE_OP_PUT, 42, 0, ORDO_WIRE_KV_STAGED, 9000, 0, 0);
+	emit("rpc", "put-staged");
+	for (i = 0; i < 2; i++) {
+		rpc_prefix(0);
+		req_hdr(ORDO_WIRE_OP_STAGE, 16 + 8);
+		put_u32(9000); put_u32(i * 4000); put_u32(i ? 5 : 8);
+		put_u32(0);
+		put(i ? "abcde\0\0\0" : "abcdefgh", 8);
+		snprintf(name, sizeof(name), "stage%u", i);
+		emit("rpc", name);
+	}
+	/* Requests for libordo's encoder: op index, key, len, hint, kind. */
+	for (i = 0; i < 10; i++) {
 		rpc_prefix(2);
-		put_u8(i); put_u64(1000 + i); put_u16(8); put_u32(i == 3 ? 9 : 0);
-		put_u32(64); put_u64(5); put_u8(i & 1);
+		put_u8(i % 7); put_u64(1000 + i); put_u16(8);
+		put_u32(i == 3 ? 9 : 0);
+		put_u32(64); put_u64(5); put_u8(i & 1); put_u8(i / 7 + (i > 8));
 		put("12345678", 8);
 		snprintf(name, sizeof(name), "client%u", i);
 		emit("rpc", name);
@@ -478,11 +503,38 @@ static void reply_seeds(void)
 	reply_prefix(7, 0, 2);
 	put_u32(3); put_u32(0);
 	for (i = 0; i < 3; i++) {
-		put_u32(ORDO_WIRE_OK); put_u16(8); put_u8(0); put_u8(0);
+		put_u32(ORDO_WIRE_OK); put_u32(i == 1 ? 5000 : 8);
+		put_u32(0);
 	}
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 3; i += 2)
 		put_u64(100 + i);
 	emit("reply", "batch");
+	/* Long values (value_max 8 + 70000): a GET part, a LOOKUP part. */
+	{
+		struct ordo_wire_part pt = { 0 };
+		struct ordo_wire_lookup_rep l = { 0 };
+		u32 q = 1 | (70000u << 12);
+
+		pt.ref = htole64(12345);
+		pt.len = htole32(5000);
+		pt.offset = htole32(4000);
+		pt.returned = htole32(1000);
+		pt.units = htole32(ordo_extent_units(5000));
+		reply_prefix(6, (2ULL << 48) | (4000ULL << 16) | 0x100, q);
+		put(&pt, sizeof(pt));
+		for (i = 0; i < 1000; i++)
+			put_u8(i);
+		emit("reply", "get-part");
+		pt.offset = 0;
+		pt.returned = htole32(16);
+		l.found = htole32(1);
+		l.value_len = htole32(sizeof(pt) + 16);
+		reply_prefix(1, 2ULL << 48, q);
+		put(&l, sizeof(l)); put(&pt, sizeof(pt));
+		for (i = 0; i < 16; i++)
+			put_u8(i);
+		emit("reply", "lookup-part");
+	}
 }
 
 /* ---- fuzz_ioctl: argument structs as libordo passes them ---- */
