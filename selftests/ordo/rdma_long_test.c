@@ -532,6 +532,64 @@ TEST_F_TIMEOUT(lv, disconnect_mid_upload, 120)
 	ASSERT_EQ(0, put(&self->c, ORDO_WIRE_OP_PUT, KBASE, self->buf, 30000));
 }
 
+/*
+ * Another geometry: value_size 1024, the smallest messages, 64 KiB
+ * chunks, so value_max is 65512 (an extent stays inside a chunk).
+ */
+FIXTURE(small) {
+	char params[256];
+	struct rc_conn c;
+	uint32_t vmax;
+	uint8_t *buf;
+	uint8_t *back;
+};
+
+FIXTURE_SETUP(small)
+{
+	ASSERT_TRUE(rc_available());
+	t_module_params(self->params, sizeof(self->params));
+	ASSERT_EQ(0, rc_module_reload(self->params,
+				      " value_size=1024 msg_size=4096 chunk_kb=64"));
+	ASSERT_EQ(0, rc_connect(&self->c, NULL));
+	self->vmax = le32toh(self->c.rep.value_max);
+	self->buf = malloc(MIB);
+	self->back = malloc(MIB);
+	ASSERT_TRUE(self->buf && self->back);
+}
+
+/* The rest of the suite runs on the geometry it was started with. */
+FIXTURE_TEARDOWN(small)
+{
+	rc_close(&self->c);
+	free(self->buf);
+	free(self->back);
+	ASSERT_EQ(0, rc_module_reload(self->params, ""));
+}
+
+TEST_F_TIMEOUT(small, value_max_of_a_small_chunk, 300)
+{
+	const uint32_t sizes[] = { 0, 1, 1024, 1025, 4096, 65512 };
+	uint32_t i, len;
+	uint64_t ref;
+
+	ASSERT_EQ(1024, le32toh(self->c.rep.value_size));
+	ASSERT_EQ(4096, self->c.max_msg);
+	ASSERT_EQ(65536 - 24, self->vmax);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		uint64_t k = KBASE + i;
+
+		fill(self->buf, sizes[i], k, 13);
+		ASSERT_EQ(0, put(&self->c, ORDO_WIRE_OP_PUT, k, self->buf,
+				 sizes[i])) TH_LOG("%u bytes", sizes[i]);
+		ASSERT_EQ(0, get_all(&self->c, k, self->back, &len, &ref));
+		EXPECT_EQ(sizes[i], len);
+		EXPECT_EQ(0, memcmp(self->buf, self->back, sizes[i]));
+		EXPECT_EQ(sizes[i] > 1024, ref != 0);
+	}
+	EXPECT_EQ(-EMSGSIZE, stage(&self->c, 65513, 0, self->buf, 8));
+	EXPECT_EQ(-EMSGSIZE, stage(&self->c, 65536, 0, self->buf, 8));
+}
+
 /* libordo's RDMA backend in RPC mode. */
 static struct ordo *lib_open(void)
 {
