@@ -688,4 +688,69 @@ TEST_F_TIMEOUT(lv, libordo_put_get, 600)
 	ordo_close(o);
 }
 
+static void req_done(struct ordo_req *r)
+{
+	++*(int *)r->user;
+}
+
+/*
+ * Many long writes in flight at once on one handle: one stages at a time
+ * (the connection has one staged value), the others wait their turn; then
+ * as many long GETs at once, each assembling its parts.
+ */
+TEST_F_TIMEOUT(lv, libordo_async_long_writes, 600)
+{
+	enum { N = 12 };
+	struct ordo_req r[N];
+	uint8_t *vals[N], *outs[N];
+	struct ordo *o = lib_open();
+	int done = 0, i;
+
+	ASSERT_NE(NULL, o);
+	for (i = 0; i < N; i++) {
+		uint32_t len = i % 3 ? 20000 + 9000 * i : 100 + i;
+
+		vals[i] = malloc(len);
+		outs[i] = calloc(1, 200000);
+		fill(vals[i], len, KBASE + i, 14);
+		memset(&r[i], 0, sizeof(r[i]));
+		r[i].op = ORDO_OP_PUT;
+		r[i].key = KBASE + i;
+		r[i].val = vals[i];
+		r[i].len = len;
+		r[i].cb = req_done;
+		r[i].user = &done;
+	}
+	if (ordo_submit(o, &r[1]) == -EMSGSIZE) {
+		ordo_close(o);
+		SKIP(return, "libordo refuses values over value_size");
+	}
+	for (i = 0; i < N; i++)
+		if (i != 1)
+			ASSERT_EQ(0, ordo_submit(o, &r[i]));
+	while (done < N)
+		ASSERT_LT(0, ordo_poll(o, 1, -1));
+	for (i = 0; i < N; i++) {
+		EXPECT_EQ(0, r[i].result) TH_LOG("write %d", i);
+		r[i].op = ORDO_OP_GET;
+		r[i].val = outs[i];
+		r[i].len = 200000;
+	}
+	done = 0;
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(0, ordo_submit(o, &r[i]));
+	while (done < N)
+		ASSERT_LT(0, ordo_poll(o, 1, -1));
+	for (i = 0; i < N; i++) {
+		uint32_t len = i % 3 ? 20000 + 9000 * i : 100 + i;
+
+		EXPECT_EQ(0, r[i].result) TH_LOG("read %d", i);
+		EXPECT_EQ(len, r[i].val_len);
+		EXPECT_EQ(0, memcmp(vals[i], outs[i], len)) TH_LOG("read %d", i);
+		free(vals[i]);
+		free(outs[i]);
+	}
+	ordo_close(o);
+}
+
 TEST_HARNESS_MAIN
