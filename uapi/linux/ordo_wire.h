@@ -719,9 +719,9 @@ struct ordo_wire_part {
  * @flags: zero.
  *
  * A connection has at most one staged value.  It is dropped by a failed
- * STAGE, by a write with %ORDO_WIRE_KV_STAGED (which stores it, or fails
- * and drops it), by a STAGE at offset 0, and when the connection closes.
- * The reply has no body.
+ * STAGE, by a well-formed write with %ORDO_WIRE_KV_STAGED (which stores
+ * it, or fails and drops it), by a STAGE at offset 0, and when the
+ * connection closes.  The reply has no body.
  */
 struct ordo_wire_stage {
 	__le32 total;
