@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #pragma GCC diagnostic ignored "-Wclobbered"
 #include <stdbool.h>
+#include <pthread.h>
 
 #include "ordo_test.h"
 #include "kselftest_harness.h"
@@ -686,6 +687,115 @@ TEST_F_TIMEOUT(lv, libordo_put_get, 600)
 		EXPECT_EQ(0, memcmp(self->buf, self->back, sizes[i]));
 	}
 	ordo_close(o);
+}
+
+/* ordo_get_len() over RPC of values written raw: every size, by parts. */
+TEST_F_TIMEOUT(lv, libordo_rpc_get_long, 300)
+{
+	const uint32_t sizes[] = {
+		0, 1, self->vs, self->vs + 1, 4096, 65536, MIB,
+	};
+	struct ordo *o = lib_open();
+	struct ordo_counters a, b;
+	uint32_t i;
+	size_t got;
+
+	ASSERT_NE(NULL, o);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		uint64_t k = KBASE + 200 + i;
+
+		fill(self->buf, sizes[i], k, 15);
+		ASSERT_EQ(0, put(&self->c, ORDO_WIRE_OP_PUT, k, self->buf,
+				 sizes[i]));
+		memset(self->back, 0xee, MIB + 64);
+		ordo_counters(o, &a);
+		ASSERT_EQ(0, ordo_get_len(o, k, self->back, MIB, &got));
+		ordo_counters(o, &b);
+		EXPECT_EQ(sizes[i], got);
+		EXPECT_EQ(0, memcmp(self->buf, self->back, sizes[i]));
+		EXPECT_EQ(0xee, self->back[sizes[i]]);
+		/* One RPC per reply's worth of bytes. */
+		EXPECT_EQ(sizes[i] <= self->vs ? 1 :
+			  (sizes[i] + self->c.max_msg - 49) /
+			  (self->c.max_msg - 48), b.rpcs - a.rpcs)
+			TH_LOG("%u bytes", sizes[i]);
+	}
+	/* A buffer one byte short: ENOBUFS. */
+	EXPECT_EQ(-ENOBUFS, ordo_get_len(o, KBASE + 205, self->back, 65535,
+					 &got));
+	ordo_close(o);
+}
+
+struct rewriter {
+	uint64_t key;
+	uint32_t len;
+	uint32_t writes;
+	int err;
+};
+
+/* Write the key again and again, alternating two versions. */
+static void *rewrite(void *arg)
+{
+	struct rewriter *rw = arg;
+	uint8_t *v = malloc(rw->len);
+	struct rc_conn w;
+	uint32_t ver;
+
+	rw->err = v ? rc_connect(&w, NULL) : -ENOMEM;
+	for (ver = 1; !rw->err && ver <= rw->writes; ver++) {
+		fill(v, rw->len, rw->key, ver & 1);
+		rw->err = put(&w, ORDO_WIRE_OP_PUT, rw->key, v, rw->len);
+	}
+	if (v)
+		rc_close(&w);
+	free(v);
+	return NULL;
+}
+
+/*
+ * A value rewritten while a client reads it by parts: every GET returns
+ * one whole version, never a mix (a part of another ref restarts it).
+ */
+TEST_F_TIMEOUT(lv, libordo_rpc_get_while_rewritten, 600)
+{
+	struct rewriter rw = { .key = KBASE + 300, .len = 200000,
+			       .writes = 300 };
+	struct ordo_counters cnt;
+	struct ordo *o;
+	int i, ok = 0, again = 0;
+	pthread_t th;
+
+	fill(self->buf, rw.len, rw.key, 0);
+	ASSERT_EQ(0, put(&self->c, ORDO_WIRE_OP_PUT, rw.key, self->buf,
+			 rw.len));
+	o = lib_open();
+	ASSERT_NE(NULL, o);
+	ASSERT_EQ(0, pthread_create(&th, NULL, rewrite, &rw));
+	for (i = 0; i < 60; i++) {
+		size_t got;
+		int ret = ordo_get_len(o, rw.key, self->back, MIB, &got);
+
+		if (ret == -EAGAIN) {
+			again++;
+			continue;
+		}
+		ASSERT_EQ(0, ret);
+		ASSERT_EQ(rw.len, got);
+		/* Which version: byte 0 of version 0 and 1 differ. */
+		fill(self->buf, 1, rw.key, 0);
+		fill(self->buf, rw.len, rw.key,
+		     self->back[0] == self->buf[0] ? 0 : 1);
+		EXPECT_EQ(0, memcmp(self->buf, self->back, rw.len))
+			TH_LOG("GET %d mixed two versions", i);
+		ok++;
+	}
+	ordo_counters(o, &cnt);
+	TH_LOG("%d whole GETs, %d gave up, %llu restarts", ok, again,
+	       (unsigned long long)cnt.retries);
+	ordo_close(o);
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, rw.err);
+	EXPECT_LT(0, ok);
 }
 
 static void req_done(struct ordo_req *r)
