@@ -121,6 +121,7 @@ ORDO_RDMA_STAT(rpc_regions, rpcs[ORDO_WIRE_OP_REGIONS]);
 ORDO_RDMA_STAT(rpc_model_fetch, rpcs[ORDO_WIRE_OP_MODEL_FETCH]);
 ORDO_RDMA_STAT(rpc_batch, rpcs[ORDO_WIRE_OP_BATCH]);
 ORDO_RDMA_STAT(rpc_lookup, rpcs[ORDO_WIRE_OP_LOOKUP]);
+ORDO_RDMA_STAT(rpc_stage, rpcs[ORDO_WIRE_OP_STAGE]);
 ORDO_RDMA_STAT(rpc_errors, rpc_errors);
 ORDO_RDMA_STAT(bytes_in, bytes_in);
 ORDO_RDMA_STAT(bytes_out, bytes_out);
@@ -160,6 +161,7 @@ static struct attribute *ordo_rdma_stats_attrs[] = {
 	&ordo_attr_rpc_model_fetch.attr,
 	&ordo_attr_rpc_batch.attr,
 	&ordo_attr_rpc_lookup.attr,
+	&ordo_attr_rpc_stage.attr,
 	&ordo_attr_rpc_errors.attr,
 	&ordo_attr_bytes_in.attr,
 	&ordo_attr_bytes_out.attr,

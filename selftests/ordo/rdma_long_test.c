@@ -499,6 +499,7 @@ TEST_F(lv, hostile_stage)
 TEST_F(lv, stage_restart_replaces)
 {
 	uint64_t base = pool_used(self->fd), one;
+	long long stages = rc_sysfs_u64("stats/rpc_stage");
 	int i;
 
 	fill(self->buf, MIB, KBASE, 7);
@@ -511,6 +512,8 @@ TEST_F(lv, stage_restart_replaces)
 	/* A failed part drops it. */
 	EXPECT_EQ(-EINVAL, stage(&self->c, MIB, 5, self->buf, 8));
 	EXPECT_EQ(base, pool_used(self->fd));
+	/* Every STAGE counts, failed or not. */
+	EXPECT_EQ(stages + 22, rc_sysfs_u64("stats/rpc_stage"));
 }
 
 /* A connection that goes mid-upload gives its staged value back. */
