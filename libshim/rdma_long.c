@@ -216,14 +216,11 @@ static int send_get_part(struct ordo *o, struct shim_op *op, uint32_t off)
 	return send_body(o, op, b, shim_enc_req(b, &q), id);
 }
 
-/* Room at the call's destination: the request's buffer, or value_size. */
+/* Room at the call's destination (at least value_size). */
 static uint32_t out_cap(struct ordo *o, struct shim_op *op)
 {
-	if (op->req && op->call.out_val && op->call.out_val == op->req->val &&
-	    op->req->len > o->geo.value_size)
-		return op->req->len > UINT32_MAX ? UINT32_MAX :
-		       (uint32_t)op->req->len;
-	return o->geo.value_size;
+	return op->call.out_cap > o->geo.value_size ? op->call.out_cap :
+	       o->geo.value_size;
 }
 
 /**
