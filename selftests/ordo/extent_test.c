@@ -178,8 +178,11 @@ TEST_F(ext, memory_comes_back)
 	for (i = 0; i < 64; i++)
 		ASSERT_EQ(0, t_kv(self->fd, ORDO_IOC_DELETE, i, NULL, 0));
 	EXPECT_EQ(0, t_sysfs_u64("stats/extent_bytes"));
-	/* The nodes stay (empty leaves retire later); the extents went. */
-	EXPECT_EQ(used1 - ext1, t_sysfs_u64("stats/pool_bytes_used"));
+	/*
+	 * The extents went; the nodes stay, or fewer (the trainer retires
+	 * empty leaves whenever it runs).
+	 */
+	EXPECT_GE(used1 - ext1, t_sysfs_u64("stats/pool_bytes_used"));
 	/* Rewriting in a loop reuses the freed extents: no new chunk. */
 	total = t_sysfs_u64("stats/pool_bytes_total");
 	for (i = 0; i < 2000; i++) {
