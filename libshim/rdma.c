@@ -238,8 +238,13 @@ void rdma_on_reply(struct ordo *o, const uint8_t *msg, uint32_t len)
 		r->dead = true;	/* a server we cannot trust any more */
 		return;
 	}
-	if (r->avail < r->credits)
-		r->avail++;
+	/*
+	 * The reply's credit comes back in rdma_on_recv_posted(), once its
+	 * receive buffer is posted again: a request sent from here (the next
+	 * part of a long value, a callback's new request) could otherwise be
+	 * answered before the client has a buffer for the answer, and the
+	 * server's NIC would wait out receiver-not-ready retries (seconds).
+	 */
 	/* The server's table covers more than our copy: READ it again. */
 	if (le32toh(h->pool_chunks) > r->pool_chunks)
 		r->table_stale = true;
@@ -269,6 +274,16 @@ void rdma_on_reply(struct ordo *o, const uint8_t *msg, uint32_t len)
 	op->call.status = ret;
 	op->io_res = 0;
 	shim_run(o, op);
+}
+
+/* A reply's receive buffer is posted again: its credit is usable. */
+void rdma_on_recv_posted(struct ordo *o)
+{
+	struct rdma_be *r = rbe(o);
+
+	if (r->avail < r->credits)
+		r->avail++;
+	send_pending(o);
 }
 
 void rdma_on_read(struct ordo *o, uint32_t slot, int status)

@@ -192,6 +192,7 @@ void rlong_free(struct rdma_be *r);
 
 /* rdma.c: what the transport hands back */
 void rdma_on_reply(struct ordo *o, const uint8_t *msg, uint32_t len);
+void rdma_on_recv_posted(struct ordo *o);
 void rdma_on_read(struct ordo *o, uint32_t slot, int status);
 void rdma_fail_all(struct ordo *o, int err);
 

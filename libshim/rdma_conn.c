@@ -178,6 +178,8 @@ static void on_wc(struct ordo *o, const struct ibv_wc *wc)
 			rdma_on_reply(o, rconn_recv_buf(r, idx), wc->byte_len);
 			if (!r->dead && rconn_post_recv(r, idx))
 				r->dead = true;
+			if (!r->dead)
+				rdma_on_recv_posted(o);
 		}
 		break;
 	case WR_READ:
