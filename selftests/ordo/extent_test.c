@@ -157,10 +157,9 @@ TEST_F(ext, short_buffer_learns_the_length)
 
 TEST_F(ext, memory_comes_back)
 {
-	unsigned long long used0, used1, ext1, total;
+	unsigned long long used1, ext1, total;
 	uint32_t i;
 
-	used0 = t_sysfs_u64("stats/pool_bytes_used");
 	for (i = 0; i < 64; i++) {
 		fill(self->want, 20000, i, 1);
 		ASSERT_EQ(0, t_kv(self->fd, ORDO_IOC_PUT, i, self->want,
@@ -170,7 +169,11 @@ TEST_F(ext, memory_comes_back)
 	ext1 = t_sysfs_u64("stats/extent_bytes");
 	EXPECT_LE(64 * 20024ULL, ext1);
 	EXPECT_GE(64 * 20024ULL * 9 / 8 + 64 * 64, ext1);
-	EXPECT_LE(used0 + ext1, used1);
+	/*
+	 * Not against the bytes before the writes: the trainer may retire
+	 * earlier tests' empty leaves meanwhile.
+	 */
+	EXPECT_LE(ext1, used1);
 	/* Shrinking to inline lengths frees every extent. */
 	for (i = 0; i < 32; i++)
 		ASSERT_EQ(0, t_kv(self->fd, ORDO_IOC_PUT, i, self->want, 1));
