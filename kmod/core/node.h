@@ -159,6 +159,15 @@ static inline bool ordo_leaf_is_extent(const struct ordo_node_hdr *h,
 	return le16_to_cpu(ordo_leaf_clens(h, geo)[i]) & ORDO_LEN_EXTENT;
 }
 
+/* Units of value @i's extent (lens word's low bits), 0 for an inline one. */
+static inline u32 ordo_leaf_extent_units(const struct ordo_node_hdr *h,
+					 const struct ordo_geo *geo, u32 i)
+{
+	u32 len = le16_to_cpu(ordo_leaf_clens(h, geo)[i]);
+
+	return len & ORDO_LEN_EXTENT ? len & ORDO_LEN_UNITS_MASK : 0;
+}
+
 /*
  * Bytes of value @i in its slot: its length, or 0 for an extent.  At most
  * value_size even while a seqlock reader sees the leaf being rewritten (it

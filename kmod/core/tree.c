@@ -319,11 +319,9 @@ static u32 leaf_free_slot(const struct ordo_geo *g,
 static void slot_forget(const struct ordo_geo *g,
 			const struct ordo_node_hdr *h, u32 s, struct wval *val)
 {
-	if (ordo_leaf_is_extent(h, g, s)) {
+	val->old_units = ordo_leaf_extent_units(h, g, s);
+	if (val->old_units)
 		val->old_ref = le64_to_cpu(ordo_leaf_cchecks(h, g)[s]);
-		val->old_units = le16_to_cpu(ordo_leaf_clens(h, g)[s]) &
-				 ORDO_LEN_UNITS_MASK;
-	}
 }
 
 /* Store @val in slot @s of a locked leaf. */
@@ -965,8 +963,7 @@ static int leaf_lookup(struct ordo_tree *t, u64 key,
 			found = slot >= 0;
 			if (found && ordo_leaf_is_extent(h, g, slot)) {
 				vp->ref = le64_to_cpu(ordo_leaf_cchecks(h, g)[slot]);
-				vp->units = le16_to_cpu(ordo_leaf_clens(h, g)[slot]) &
-					    ORDO_LEN_UNITS_MASK;
+				vp->units = ordo_leaf_extent_units(h, g, slot);
 			} else if (found) {
 				copy_part(g, h, slot, vp);
 			}
@@ -1115,7 +1112,7 @@ static u32 scan_len(struct ordo_tree *t, const struct ordo_node_hdr *h,
 
 	if (!ordo_leaf_is_extent(h, g, slot))
 		return ordo_leaf_value_len(h, g, slot);
-	units = le16_to_cpu(ordo_leaf_clens(h, g)[slot]) & ORDO_LEN_UNITS_MASK;
+	units = ordo_leaf_extent_units(h, g, slot);
 	e = extent_hdr(t, le64_to_cpu(ordo_leaf_cchecks(h, g)[slot]), units);
 	if (e)
 		len = extent_len(t, e, units);

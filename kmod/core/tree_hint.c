@@ -64,11 +64,9 @@ int ordo_tree_update_hint(struct ordo_tree *t, u32 leaf, u64 key,
 		ordo_node_unlock_clean(h);
 		return -ENOENT;
 	}
-	if (ordo_leaf_is_extent(h, g, slot)) {
+	units = ordo_leaf_extent_units(h, g, slot);
+	if (units)
 		ref = le64_to_cpu(ordo_leaf_checks(h, g)[slot]);
-		units = le16_to_cpu(ordo_leaf_lens(h, g)[slot]) &
-			ORDO_LEN_UNITS_MASK;
-	}
 	ordo_leaf_set_value(h, g, slot, val->buf, val->len);
 	ordo_node_unlock(h, g);
 	if (units)
