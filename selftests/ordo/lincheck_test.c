@@ -932,8 +932,15 @@ static void do_scan(struct worker *w)
 		} else {
 			uint64_t ver;
 
-			if (!val_decode(w->svals, w->slens[0], c->vs,
-					w->skeys[0], &ver)) {
+			/*
+			 * Only a pair whose value SCAN returned, spoiled into
+			 * one that fits too: a long value comes by length
+			 * alone, and svals holds vs bytes a pair.
+			 */
+			if (w->slens[0] <= c->vs &&
+			    !val_decode(w->svals, w->slens[0], c->vs,
+					w->skeys[0], &ver) &&
+			    val_len(c->vs, w->skeys[0] ^ 0x100, ver) <= c->vs) {
 				w->slens[0] = val_encode(w->svals, c->vs,
 							 w->skeys[0] ^ 0x100,
 							 ver);
