@@ -19,10 +19,14 @@
 #include "model.h"
 #include <linux/ordo_node.h>
 
-/* The default geometry (16 slots of 8-byte values): its node and fanout. */
+/*
+ * The default geometry (16 slots of 8-byte values): its node, its inner
+ * fanout and the bytes an inner node takes (the node slots it spans).
+ */
 #define SLOTS		ORDO_LEAF_SLOTS_DEFAULT
 #define NODE_SIZE	ordo_node_size(SLOTS, 8)
 #define FANOUT		ordo_inner_fanout(NODE_SIZE)
+#define INNER_BYTES	(ordo_inner_span(NODE_SIZE) * NODE_SIZE)
 #define HIST_BINS	512	/* over +-4 eps of the bulk model */
 #define WIN_BINS	65	/* 1..64 leaves, then 65+ */
 
@@ -349,7 +353,7 @@ static double inner_bytes(u32 leaves)
 		l = (l + FANOUT - 1) / FANOUT;
 		total += l;
 	}
-	return total * NODE_SIZE;
+	return total * INNER_BYTES;
 }
 
 static struct ordo_model *train_timed(const struct snap *p,

@@ -14,7 +14,7 @@
 #include "chunks.h"
 #include "tree.h"
 
-#define ORDO_VERSION	"0.3.0"
+#define ORDO_VERSION	"0.4.0"
 
 struct ordo_rdma;
 struct ordo_trainer;

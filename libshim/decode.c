@@ -591,6 +591,7 @@ int shim_dec_conn_rep(const struct ordo_wire_conn_rep *rep, uint32_t max_qd,
 	if (ordo_geo_init(&g, le32toh(rep->leaf_slots),
 			  le32toh(rep->value_size)) ||
 	    g.node_size != le32toh(rep->node_size) ||
+	    g.inner_fanout != le32toh(rep->inner_fanout) ||
 	    !le32toh(rep->nodes_per_chunk) || !rep->chunk_size)
 		return -EPROTO;
 	if (have->node_size && memcmp(&g, have, sizeof(g)))
@@ -684,8 +685,8 @@ uint32_t shim_leaf_read_len(const struct ordo_geo *geo)
  * partial copy is stale if the node's checksum covers more than it holds.
  *
  * Return: enum vres; %V_OK and %V_RIGHT only for a copy that passed
- * ordo_node_validate() or, when partial, ordo_node_validate_part() (so
- * its count is within the node's capacity).
+ * ordo_node_validate_part() (so its count is within the node's capacity;
+ * a copy of node_size bytes or more has its leaf values checked too).
  */
 enum vres shim_node_check(const struct ordo_geo *geo, const void *buf,
 			  uint32_t len, uint32_t node, uint32_t level,
@@ -694,12 +695,9 @@ enum vres shim_node_check(const struct ordo_geo *geo, const void *buf,
 	const struct ordo_node_hdr *h = buf;
 	int ret;
 
-	if (len >= geo->node_size)
-		ret = ordo_node_validate(buf, geo);
-	else if (len >= shim_node_read_len(geo, level, 0))
-		ret = ordo_node_validate_part(buf, len, geo);
-	else
+	if (len < shim_node_read_len(geo, level, 0))
 		return V_STALE;
+	ret = ordo_node_validate_part(buf, len, geo);
 	if (ret == -EAGAIN)
 		return V_TORN;
 	if (ret || le32toh(h->node_no) != node || h->level != level ||

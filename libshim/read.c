@@ -47,12 +47,23 @@ static uint8_t *slot_node(struct ordo *o, struct shim_op *op, uint32_t i)
 /* Bytes of TT window a model-only GET reads, after the slot's nodes. */
 #define TT_WINDOW_MAX	256
 
-size_t shim_slot_bytes(const struct ordo_geo *geo)
+/*
+ * Bytes of a slot's node buffers: a batch of leaves, or one inner node
+ * (up to 4 KiB, which may be more than a batch of small leaves).
+ */
+static size_t slot_node_area(const struct ordo_geo *geo)
 {
 	uint32_t n = SHIM_SLOT_READ_MAX / geo->node_size;
+	size_t leaves, inner = ordo_inner_size(geo->inner_fanout);
 
 	n = n < 2 ? 2 : n > SHIM_BATCH_MAX ? SHIM_BATCH_MAX : n;
-	return (size_t)n * geo->node_size + TT_WINDOW_MAX * ORDO_TT_ENTRY_SIZE;
+	leaves = (size_t)n * geo->node_size;
+	return leaves > inner ? leaves : inner;
+}
+
+size_t shim_slot_bytes(const struct ordo_geo *geo)
+{
+	return slot_node_area(geo) + TT_WINDOW_MAX * ORDO_TT_ENTRY_SIZE;
 }
 
 /* Queue a read of @len bytes of node @n into node buffer @i of the batch. */
@@ -524,7 +535,7 @@ static int get_start(struct ordo *o, struct shim_op *op)
 		op->io[0].kind = SHIM_MODEL;
 		op->io[0].off = off;
 		op->io[0].len = len;
-		op->io[0].dst = slot_node(o, op, slot_nodes(o));
+		op->io[0].dst = op->buf + slot_node_area(&o->geo);
 		return io_start(o, op, get_tt_read);
 	}
 	return walk_start(o, op, get_done, get_fallback);

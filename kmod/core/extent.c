@@ -316,13 +316,15 @@ void ordo_extent_free(struct ordo_extents *x, u64 ref, u32 units)
 /**
  * ordo_extents_release_chunk() - give the node allocator an empty value chunk
  * @x: allocator
+ * @inner: for inner nodes, not leaves
  *
  * For a pool that is full of chunks when the tree needs nodes: a value
- * chunk with no extent in use becomes a chunk of free nodes.  May sleep.
+ * chunk with no extent in use becomes a chunk of free leaves or of inner
+ * nodes.  May sleep.
  *
  * Return: 0, or -ENOMEM if no value chunk is empty.
  */
-int ordo_extents_release_chunk(struct ordo_extents *x)
+int ordo_extents_release_chunk(struct ordo_extents *x, bool inner)
 {
 	u32 idx;
 
@@ -331,7 +333,7 @@ int ordo_extents_release_chunk(struct ordo_extents *x)
 	idx = empty_chunk_take(x);
 	ordo_spin_unlock(&x->lock);
 	if (idx != U32_MAX)
-		ordo_pool_value_chunk_to_nodes(x->pool, idx);
+		ordo_pool_value_chunk_to_nodes(x->pool, idx, inner);
 	ordo_mutex_unlock(&x->grow_lock);
 	return idx == U32_MAX ? -ENOMEM : 0;
 }

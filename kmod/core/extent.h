@@ -70,7 +70,7 @@ void ordo_extent_seal(struct ordo_extents *x, struct ordo_staged *st,
 		      u64 key);
 void ordo_extent_free(struct ordo_extents *x, u64 ref, u32 units);
 u64 ordo_extents_bytes(const struct ordo_extents *x);
-int ordo_extents_release_chunk(struct ordo_extents *x);
+int ordo_extents_release_chunk(struct ordo_extents *x, bool inner);
 void *ordo_extent_at(struct ordo_extents *x, u64 ref);
 
 #endif /* ORDO_CORE_EXTENT_H */

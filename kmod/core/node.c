@@ -413,23 +413,12 @@ static int node_validate(const void *buf, const struct ordo_geo *geo,
 	return node_check_shape(h, geo);
 }
 
-/**
- * ordo_node_validate() - check that a raw node copy is one publication
- * @buf: node_size bytes copied in any byte order (memcpy, RDMA READ)
- * @geo: geometry of the pool the copy came from
- *
- * A leaf is one publication when its key block passes the checksum and
- * the value of each slot in use matches its check word.
- *
- * Return: 0 if the copy is consistent and well formed; -EAGAIN if it is
- * torn or was copied while a writer held the node (read it again);
- * -ENODATA if the node was never written; -EIO if it is consistent but
- * malformed.
- */
-int ordo_node_validate(const void *buf, const struct ordo_geo *geo)
+/* Steps 1 to 4: a copy of @avail bytes, at least node_size. */
+static int node_validate_whole(const void *buf, const struct ordo_geo *geo,
+			       u32 avail)
 {
 	const struct ordo_node_hdr *h = buf;
-	int err = node_validate(buf, geo, geo->node_size);
+	int err = node_validate(buf, geo, avail);
 	u32 r, cnt;
 
 	if (err || !ordo_node_is_leaf(h))
@@ -442,15 +431,36 @@ int ordo_node_validate(const void *buf, const struct ordo_geo *geo)
 }
 
 /**
+ * ordo_node_validate() - check that a raw node copy is one publication
+ * @buf: node_size bytes copied in any byte order (memcpy, RDMA READ)
+ * @geo: geometry of the pool the copy came from
+ *
+ * A leaf is one publication when its key block passes the checksum and
+ * the value of each slot in use matches its check word.
+ *
+ * Return: 0 if the copy is consistent and well formed; -EAGAIN if it is
+ * torn or was copied while a writer held the node (read it again);
+ * -ENODATA if the node was never written; -EIO if it is consistent but
+ * malformed; -ESTALE for an inner node larger than node_size (read it
+ * as one: ordo_node_read_size(), ordo_node_validate_part()).
+ */
+int ordo_node_validate(const void *buf, const struct ordo_geo *geo)
+{
+	return node_validate_whole(buf, geo, geo->node_size);
+}
+
+/**
  * ordo_node_validate_part() - check a copy of a node's first @len bytes
  * @buf: the first @len bytes of a node, copied in any byte order
- * @len: bytes copied, less than node_size
+ * @len: bytes copied
  * @geo: geometry of the pool the copy came from
  *
  * ordo_node_validate() for a reader that reads what it needs of a node:
  * an inner node's entries (ordo_inner_size() bytes, all its checksum
- * covers), or a leaf's key block, whose values it reads apart and checks
- * with ordo_leaf_value_matches().
+ * covers, which may be more than node_size), or a leaf's key block, whose
+ * values it reads apart and checks with ordo_leaf_value_matches().  A copy
+ * of node_size bytes or more is checked as ordo_node_validate() checks
+ * one, a leaf's values included.
  *
  * Return: as ordo_node_validate(), and -ESTALE if the checksum covers
  * more than @len bytes (the node is not what the reader took it for).
@@ -458,6 +468,8 @@ int ordo_node_validate(const void *buf, const struct ordo_geo *geo)
 int ordo_node_validate_part(const void *buf, u32 len,
 			    const struct ordo_geo *geo)
 {
+	if (len >= geo->node_size)
+		return node_validate_whole(buf, geo, len);
 	return node_validate(buf, geo, len);
 }
 
@@ -476,6 +488,25 @@ int ordo_node_copy_validate(void *dst, const void *src,
 {
 	memcpy(dst, src, geo->node_size);
 	return ordo_node_validate(dst, geo);
+}
+
+/**
+ * ordo_node_copy_validate_at() - ordo_node_copy_validate() of a node
+ *	expected at @level
+ * @dst: ordo_node_read_size(@geo, @level) bytes of destination
+ * @src: node in a live pool (or any buffer)
+ * @geo: geometry
+ * @level: the level the reader expects: it copies what a node there has
+ *
+ * Return: as ordo_node_validate_part() on the copy.
+ */
+int ordo_node_copy_validate_at(void *dst, const void *src,
+			       const struct ordo_geo *geo, u32 level)
+{
+	u32 len = ordo_node_read_size(geo, level);
+
+	memcpy(dst, src, len);
+	return ordo_node_validate_part(dst, len, geo);
 }
 
 /**

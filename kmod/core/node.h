@@ -57,6 +57,8 @@ int ordo_node_validate_part(const void *buf, u32 len,
 			    const struct ordo_geo *geo);
 int ordo_node_copy_validate(void *dst, const void *src,
 			    const struct ordo_geo *geo);
+int ordo_node_copy_validate_at(void *dst, const void *src,
+			       const struct ordo_geo *geo, u32 level);
 void ordo_node_copy_stable(void *dst, const void *src, u32 node_size);
 int ordo_super_parse(const void *buf, size_t len,
 		     struct ordo_super_info *info);
@@ -257,6 +259,30 @@ static inline bool ordo_node_is_leaf(const struct ordo_node_hdr *h)
 {
 	return !h->level &&
 	       !(h->flags & (ORDO_NODE_F_SUPER | ORDO_NODE_F_FREE));
+}
+
+/**
+ * ordo_node_read_size() - bytes of a node at @level a whole copy holds
+ * @geo: geometry
+ * @level: node level
+ *
+ * Return: node_size for a leaf, ordo_inner_size() for an inner node (its
+ * slots past that mean nothing).
+ */
+static inline u32 ordo_node_read_size(const struct ordo_geo *geo, u32 level)
+{
+	return level ? ordo_inner_size(geo->inner_fanout) : geo->node_size;
+}
+
+/**
+ * ordo_node_read_size_max() - bytes of the largest whole node copy
+ * @geo: geometry
+ *
+ * Return: the larger of node_size and ordo_inner_size().
+ */
+static inline u32 ordo_node_read_size_max(const struct ordo_geo *geo)
+{
+	return max_t(u32, geo->node_size, ordo_inner_size(geo->inner_fanout));
 }
 
 /**

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Chunked node pool: a bump pointer over published chunks, a small free
- * list for reused nodes, and a reservation count so that nothing is ever
- * allocated while a node lock is held.
+ * Chunked node pool: a bump pointer over published chunks and a small free
+ * list for reused leaves, a second bump pointer over the inner chunks, and
+ * reservation counts so that nothing is ever allocated while a node lock
+ * is held.
  */
 #include "compat.h"
 #include "pool.h"
@@ -55,11 +56,20 @@ static void super_init(struct ordo_pool *p)
 	super_unlock(p, s);
 }
 
+/* Inner chunk @idx (zeroed, kind set) joins the inner bump pointer's. */
+static void inner_chunk_add(struct ordo_pool *p, u32 idx)
+{
+	p->inner_chunk[p->nr_inner_chunks] = idx;
+	WRITE_ONCE(p->nr_inner_chunks, p->nr_inner_chunks + 1);
+	/* A full barrier: whoever reserves its nodes sees the entry. */
+	atomic_add_s64(&p->inner_avail, p->inner_per_chunk);
+}
+
 /*
- * Publish one more chunk, of nodes or (@value) of extents; called with
- * grow_lock held.
+ * Publish one more chunk of @kind: leaves, extents or inner nodes; called
+ * with grow_lock held.
  */
-static int pool_add_chunk(struct ordo_pool *p, bool value)
+static int pool_add_chunk(struct ordo_pool *p, u8 kind)
 {
 	u32 idx = p->nr_chunks;
 	void *mem;
@@ -71,7 +81,7 @@ static int pool_add_chunk(struct ordo_pool *p, bool value)
 		return -ENOMEM;
 	/* Fresh nodes read as version 0 (never written), incarnation 0. */
 	memset(mem, 0, p->chunk_size);
-	p->value_chunk[idx] = value ? ORDO_CHUNK_VALUES : ORDO_CHUNK_NODES;
+	p->value_chunk[idx] = kind;
 	/* Release: lock-free readers see the zeroed chunk, then the count. */
 	smp_store_release(&p->chunks[idx], mem);
 	/* Release: ordo_pool_take() hands out nodes below the count. */
@@ -85,8 +95,10 @@ static int pool_add_chunk(struct ordo_pool *p, bool value)
 
 		s->nr_chunks = cpu_to_le32(idx + 1);
 		super_unlock(p, s);
-		if (!value)
+		if (kind == ORDO_CHUNK_NODES)
 			avail_add(p, p->nodes_per_chunk);
+		else if (kind == ORDO_CHUNK_INNER)
+			inner_chunk_add(p, idx);
 	}
 	return 0;
 }
@@ -106,7 +118,7 @@ int ordo_pool_add_value_chunk(struct ordo_pool *p, u32 *idx)
 
 	ordo_mutex_lock(&p->grow_lock);
 	*idx = p->nr_chunks;
-	err = pool_add_chunk(p, true);
+	err = pool_add_chunk(p, ORDO_CHUNK_VALUES);
 	ordo_mutex_unlock(&p->grow_lock);
 	return err;
 }
@@ -141,6 +153,8 @@ int ordo_pool_init(struct ordo_pool *p, const struct ordo_geo *geo,
 	p->geo = *geo;
 	p->chunk_size = chunk_size;
 	p->nodes_per_chunk = (u32)div64_u64(chunk_size, geo->node_size);
+	p->inner_span = ordo_inner_span(geo->node_size);
+	p->inner_per_chunk = p->nodes_per_chunk / p->inner_span;
 	if (p->nodes_per_chunk > 1)
 		p->npc_recip = div64_u64(U64_MAX, p->nodes_per_chunk) + 1;
 	max_chunks = div64_u64(max_bytes, chunk_size);
@@ -154,9 +168,11 @@ int ordo_pool_init(struct ordo_pool *p, const struct ordo_geo *geo,
 	p->max_chunks = (u32)max_chunks;
 	p->chunks = ordo_malloc(sizeof(*p->chunks) * p->max_chunks);
 	p->value_chunk = ordo_malloc(p->max_chunks);
-	if (!p->chunks || !p->value_chunk) {
+	p->inner_chunk = ordo_malloc(sizeof(*p->inner_chunk) * p->max_chunks);
+	if (!p->chunks || !p->value_chunk || !p->inner_chunk) {
 		ordo_free(p->chunks);
 		ordo_free(p->value_chunk);
+		ordo_free(p->inner_chunk);
 		p->chunks = NULL;
 		return -ENOMEM;
 	}
@@ -165,7 +181,7 @@ int ordo_pool_init(struct ordo_pool *p, const struct ordo_geo *geo,
 	ordo_spin_init(&p->free_lock);
 	ordo_mutex_init(&p->grow_lock);
 	ordo_mutex_lock(&p->grow_lock);
-	err = pool_add_chunk(p, false);
+	err = pool_add_chunk(p, ORDO_CHUNK_NODES);
 	ordo_mutex_unlock(&p->grow_lock);
 	if (err)
 		ordo_pool_destroy(p);
@@ -188,9 +204,37 @@ void ordo_pool_destroy(struct ordo_pool *p)
 					   p->chunk_size);
 	ordo_free(p->chunks);
 	ordo_free(p->value_chunk);
+	ordo_free(p->inner_chunk);
 	p->chunks = NULL;
 	ordo_mutex_destroy(&p->grow_lock);
 	ordo_spin_destroy(&p->free_lock);
+}
+
+/*
+ * Take @nr from @avail (a class's free count), adding chunks of @kind
+ * while it falls short, then emptied value chunks.
+ */
+static int pool_reserve(struct ordo_pool *p, s64 *avail, u8 kind, u32 nr)
+{
+	for (;;) {
+		s64 cur = READ_ONCE(*avail);
+		int err = 0;
+
+		if (cur >= nr) {
+			if (cmpxchg(avail, cur, cur - nr) == cur)
+				return 0;
+			continue;
+		}
+		ordo_mutex_lock(&p->grow_lock);
+		if (READ_ONCE(*avail) < nr)
+			err = pool_add_chunk(p, kind);
+		ordo_mutex_unlock(&p->grow_lock);
+		if (err == -ENOMEM && p->reclaim &&
+		    !p->reclaim(p->reclaim_ctx, kind == ORDO_CHUNK_INNER))
+			continue;
+		if (err)
+			return err;
+	}
 }
 
 /**
@@ -205,24 +249,60 @@ void ordo_pool_destroy(struct ordo_pool *p)
  */
 int ordo_pool_reserve(struct ordo_pool *p, u32 nr)
 {
-	for (;;) {
-		s64 cur = READ_ONCE(p->avail);
-		int err = 0;
+	return pool_reserve(p, &p->avail, ORDO_CHUNK_NODES, nr);
+}
 
-		if (cur >= nr) {
-			if (cmpxchg(&p->avail, cur, cur - nr) == cur)
-				return 0;
-			continue;
-		}
-		ordo_mutex_lock(&p->grow_lock);
-		if (READ_ONCE(p->avail) < nr)
-			err = pool_add_chunk(p, false);
-		ordo_mutex_unlock(&p->grow_lock);
-		if (err == -ENOMEM && p->reclaim && !p->reclaim(p->reclaim_ctx))
-			continue;
-		if (err)
-			return err;
+/**
+ * ordo_pool_reserve_inner() - guarantee @nr later ordo_pool_take_inner()
+ * @p: pool
+ * @nr: inner nodes to reserve
+ *
+ * As ordo_pool_reserve(), for inner nodes: may sleep, never under a node
+ * lock.
+ *
+ * Return: 0 or -ENOMEM; nothing is reserved then.
+ */
+int ordo_pool_reserve_inner(struct ordo_pool *p, u32 nr)
+{
+	return pool_reserve(p, &p->inner_avail, ORDO_CHUNK_INNER, nr);
+}
+
+/**
+ * ordo_pool_unreserve_inner() - give back inner reservations not taken
+ * @p: pool
+ * @nr: count
+ */
+void ordo_pool_unreserve_inner(struct ordo_pool *p, u32 nr)
+{
+	if (nr)
+		atomic_add_s64(&p->inner_avail, nr);
+}
+
+/**
+ * ordo_pool_take_inner() - hand out one reserved inner node
+ * @p: pool
+ *
+ * Never sleeps and never fails if the caller holds an inner reservation.
+ * The node's slots are zero (never used: inner nodes are not freed); the
+ * caller initialises it under its lock.
+ *
+ * Return: the node number of its first slot.
+ */
+u32 ordo_pool_take_inner(struct ordo_pool *p)
+{
+	u32 i, c;
+
+	for (;;) {
+		i = READ_ONCE(p->inner_next);
+		if (cmpxchg(&p->inner_next, i, i + 1) == i)
+			break;
 	}
+	/*
+	 * The reservation's cmpxchg of inner_avail came after the one of
+	 * inner_chunk_add() that covers @i, so its entry is visible.
+	 */
+	c = p->inner_chunk[i / p->inner_per_chunk];
+	return c * p->nodes_per_chunk + (i % p->inner_per_chunk) * p->inner_span;
 }
 
 /**
@@ -231,8 +311,8 @@ int ordo_pool_reserve(struct ordo_pool *p, u32 nr)
  * @reclaim: see struct ordo_pool; may sleep
  * @ctx: passed to @reclaim
  */
-void ordo_pool_set_reclaim(struct ordo_pool *p, int (*reclaim)(void *ctx),
-			   void *ctx)
+void ordo_pool_set_reclaim(struct ordo_pool *p,
+			   int (*reclaim)(void *ctx, bool inner), void *ctx)
 {
 	p->reclaim = reclaim;
 	p->reclaim_ctx = ctx;
@@ -242,19 +322,28 @@ void ordo_pool_set_reclaim(struct ordo_pool *p, int (*reclaim)(void *ctx),
  * ordo_pool_value_chunk_to_nodes() - make an empty value chunk free nodes
  * @p: pool
  * @idx: a value chunk with no extent in use or listed as free
+ * @inner: make it an inner chunk, not one of leaves
  *
- * May sleep.  The chunk is zeroed, then each of its nodes goes on the free
- * list like a freed node (FREE flag, version and checksum), so a reader
- * still holding an extent reference into it fails, and node numbers in it
- * name nodes from now on.  The bump pointer skips the chunk as before,
- * counting it skipped if it had not yet: skipped is lowered now.
+ * May sleep.  The chunk is zeroed, so a reader still holding an extent
+ * reference into it fails.  Leaves: each of its nodes goes on the free
+ * list like a freed node (FREE flag, version and checksum), and node
+ * numbers in it name leaves from now on; the bump pointer skips the chunk
+ * as before, counting it skipped if it had not yet: skipped is lowered
+ * now.  Inner: it joins the inner chunks (the bump pointer counts it
+ * skipped, as any chunk not of leaves).
  */
-void ordo_pool_value_chunk_to_nodes(struct ordo_pool *p, u32 idx)
+void ordo_pool_value_chunk_to_nodes(struct ordo_pool *p, u32 idx, bool inner)
 {
 	u32 i, first = idx * p->nodes_per_chunk;
 
 	ordo_mutex_lock(&p->grow_lock);
 	memset(p->chunks[idx], 0, p->chunk_size);
+	if (inner) {
+		WRITE_ONCE(p->value_chunk[idx], ORDO_CHUNK_INNER);
+		inner_chunk_add(p, idx);
+		ordo_mutex_unlock(&p->grow_lock);
+		return;
+	}
 	WRITE_ONCE(p->value_chunk[idx], ORDO_CHUNK_RECLAIMED);
 	atomic_add_s64(&p->skipped, -(s64)p->nodes_per_chunk);
 	for (i = 0; i < p->nodes_per_chunk; i++)
@@ -372,14 +461,33 @@ void ordo_pool_set_root(struct ordo_pool *p, u32 root, u32 height,
 	super_unlock(p, s);
 }
 
+/* Leaves (and free nodes of leaf chunks) in use, node 0 included. */
+static u64 leaves_used(const struct ordo_pool *p)
+{
+	return READ_ONCE(p->next) - READ_ONCE(p->nr_free) -
+	       READ_ONCE(p->skipped);
+}
+
 /**
  * ordo_pool_nodes_used() - nodes handed out and not freed, node 0 included
  * @p: pool
  *
- * Return: a racy but cheap count.
+ * Return: a racy but cheap count; an inner node counts as one.
  */
 u64 ordo_pool_nodes_used(const struct ordo_pool *p)
 {
-	return READ_ONCE(p->next) - READ_ONCE(p->nr_free) -
-	       READ_ONCE(p->skipped);
+	return leaves_used(p) + READ_ONCE(p->inner_next);
+}
+
+/**
+ * ordo_pool_node_bytes_used() - bytes of the nodes handed out
+ * @p: pool
+ *
+ * Return: a racy but cheap count: node_size a leaf, ordo_inner_span()
+ * slots an inner node.
+ */
+u64 ordo_pool_node_bytes_used(const struct ordo_pool *p)
+{
+	return (leaves_used(p) + (u64)READ_ONCE(p->inner_next) *
+		p->inner_span) * p->geo.node_size;
 }

@@ -9,8 +9,11 @@
  * Writers reserve nodes first (may sleep: it may allocate a chunk), then
  * take reserved nodes under node locks (never sleeps, never fails).
  *
- * Some chunks hold out-of-line values (extent.h) instead of nodes; the
- * node allocator skips their numbers.
+ * Leaves (and node 0) fill chunks of node slots.  Inner nodes span
+ * ordo_inner_span() adjacent slots each, in chunks of their own, so a
+ * number in a leaf chunk is always a whole node's first slot.  Some chunks
+ * hold out-of-line values (extent.h) instead; the leaf allocator skips
+ * the numbers of every chunk not its own.
  */
 #ifndef ORDO_CORE_POOL_H
 #define ORDO_CORE_POOL_H
@@ -19,14 +22,15 @@
 #include "node.h"
 
 /*
- * What a chunk holds: nodes handed out by the bump pointer, extents, or
- * nodes again, all put on the free list when the chunk stopped holding
- * extents (the bump pointer skips it like a value chunk).
+ * What a chunk holds: leaves handed out by the bump pointer, extents,
+ * leaves again, all put on the free list when the chunk stopped holding
+ * extents (the bump pointer skips it like a value chunk), or inner nodes.
  */
 enum {
 	ORDO_CHUNK_NODES,
 	ORDO_CHUNK_VALUES,
 	ORDO_CHUNK_RECLAIMED,
+	ORDO_CHUNK_INNER,
 };
 
 /**
@@ -47,13 +51,22 @@ struct ordo_pool_ops {
  * @nodes_per_chunk: nodes per chunk
  * @max_chunks: capacity of @chunks
  * @npc_recip: ceil(2^64 / nodes_per_chunk), for division-free translation
+ * @inner_span: node slots per inner node (ordo_inner_span())
+ * @inner_per_chunk: inner nodes per inner chunk
  * @chunks: chunk addresses, each published with release semantics
  * @nr_chunks: chunks published, stored with release after the chunk
  * @value_chunk: per chunk, what it holds (ORDO_CHUNK_*); set before the
  *	chunk is published
+ * @inner_chunk: the inner chunks' indices, in the order they came
+ * @nr_inner_chunks: entries of @inner_chunk
  * @next: bump pointer: lowest node number never handed out or skipped
- * @skipped: node numbers the bump pointer passed over in value chunks
- * @avail: free nodes in published chunks minus outstanding reservations
+ * @skipped: node numbers the bump pointer passed over in chunks that are
+ *	not leaf chunks
+ * @avail: free leaves in published chunks minus outstanding reservations
+ * @inner_next: inner nodes handed out; inner node i is the (i %
+ *	inner_per_chunk)-th of chunk inner_chunk[i / inner_per_chunk] (inner
+ *	nodes are never freed)
+ * @inner_avail: inner nodes not yet handed out minus reservations
  * @free_head: free-list head, linked through the nodes' right field
  * @nr_free: nodes on the free list
  * @free_lock: protects @free_head and @nr_free
@@ -61,7 +74,7 @@ struct ordo_pool_ops {
  * @ops: chunk memory hooks
  * @ops_ctx: passed to @ops
  * @reclaim: when no chunk can be added, called (no lock held) to turn an
- *	empty value chunk into nodes; 0 if it did
+ *	empty value chunk into leaves or (@inner) inner nodes; 0 if it did
  * @reclaim_ctx: passed to @reclaim
  */
 struct ordo_pool {
@@ -70,19 +83,25 @@ struct ordo_pool {
 	u32 nodes_per_chunk;
 	u32 max_chunks;
 	u64 npc_recip;
+	u32 inner_span;
+	u32 inner_per_chunk;
 	void **chunks;
 	u8 *value_chunk;
+	u32 *inner_chunk;
+	u32 nr_inner_chunks;
 	u32 nr_chunks;
 	u32 next;
 	s64 skipped;
 	s64 avail;
+	u32 inner_next;
+	s64 inner_avail;
 	u32 free_head;
 	u32 nr_free;
 	ordo_spinlock_t free_lock;
 	ordo_mutex_t grow_lock;
 	const struct ordo_pool_ops *ops;
 	void *ops_ctx;
-	int (*reclaim)(void *ctx);
+	int (*reclaim)(void *ctx, bool inner);
 	void *reclaim_ctx;
 };
 
@@ -93,14 +112,18 @@ void ordo_pool_destroy(struct ordo_pool *p);
 int ordo_pool_reserve(struct ordo_pool *p, u32 nr);
 void ordo_pool_unreserve(struct ordo_pool *p, u32 nr);
 u32 ordo_pool_take(struct ordo_pool *p);
+int ordo_pool_reserve_inner(struct ordo_pool *p, u32 nr);
+void ordo_pool_unreserve_inner(struct ordo_pool *p, u32 nr);
+u32 ordo_pool_take_inner(struct ordo_pool *p);
 void ordo_pool_free(struct ordo_pool *p, u32 node_no);
 void ordo_pool_set_root(struct ordo_pool *p, u32 root, u32 height,
 			u32 leftmost_leaf);
 u64 ordo_pool_nodes_used(const struct ordo_pool *p);
+u64 ordo_pool_node_bytes_used(const struct ordo_pool *p);
 int ordo_pool_add_value_chunk(struct ordo_pool *p, u32 *idx);
-void ordo_pool_value_chunk_to_nodes(struct ordo_pool *p, u32 idx);
-void ordo_pool_set_reclaim(struct ordo_pool *p, int (*reclaim)(void *ctx),
-			   void *ctx);
+void ordo_pool_value_chunk_to_nodes(struct ordo_pool *p, u32 idx, bool inner);
+void ordo_pool_set_reclaim(struct ordo_pool *p,
+			   int (*reclaim)(void *ctx, bool inner), void *ctx);
 
 /**
  * ordo_pool_node() - translate a node number
@@ -128,16 +151,21 @@ static inline struct ordo_node_hdr *ordo_pool_node(struct ordo_pool *p, u32 n)
 }
 
 /**
- * ordo_pool_is_node() - does a number name a node (not extent bytes)?
+ * ordo_pool_is_leaf_slot() - does a number name a whole node-sized node?
  * @p: pool
  * @n: node number in a published chunk (ordo_pool_node() not NULL)
  *
- * Return: false for numbers in value chunks.
+ * A number in a leaf chunk names a leaf, node 0 or a free node, each with
+ * a header to lock; one in a value chunk names extent bytes, one in an
+ * inner chunk may name the middle of an inner node.
+ *
+ * Return: true for numbers in leaf chunks.
  */
-static inline bool ordo_pool_is_node(const struct ordo_pool *p, u32 n)
+static inline bool ordo_pool_is_leaf_slot(const struct ordo_pool *p, u32 n)
 {
-	return READ_ONCE(p->value_chunk[n / p->nodes_per_chunk]) !=
-	       ORDO_CHUNK_VALUES;
+	u8 kind = READ_ONCE(p->value_chunk[n / p->nodes_per_chunk]);
+
+	return kind == ORDO_CHUNK_NODES || kind == ORDO_CHUNK_RECLAIMED;
 }
 
 /**

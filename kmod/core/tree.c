@@ -63,24 +63,41 @@ static inline struct ordo_node_hdr *tnode(struct ordo_tree *t, u32 n)
 }
 
 /*
- * Fetch a node's first cache lines at once, on the way down: a search
- * touches several of them, and fetching them in parallel beats one miss
- * after another.  The header and the start of the key block come first;
- * a default-sized node is all of it.  A search of a large node touches a
- * few lines of it, and prefetching all of it (up to 263 KB) cost large
- * geometries most of their lookup time.
+ * Fetch the cache lines a search of node @n at @level touches first, on
+ * the way down, at once: fetching them in parallel beats one miss after
+ * another.  A leaf: its header and the start of its key block (a
+ * default-sized leaf is all of it; prefetching all of a large one, up to
+ * 263 KB, cost large geometries most of their lookup time).  An inner
+ * node: its header only; inner_prefetch_probes() fetches the keys the
+ * binary search probes once the count is known.
  */
 #define NODE_PREFETCH_MAX	512
 
-static inline void node_prefetch(struct ordo_tree *t, u32 n)
+static inline void node_prefetch(struct ordo_tree *t, u32 n, u32 level)
 {
 	const u8 *p = (const u8 *)tnode(t, n);
-	u32 off, end = min_t(u32, t->geo.node_size, NODE_PREFETCH_MAX);
+	u32 off, end = level ? ORDO_NODE_HDR_SIZE :
+		       min_t(u32, t->geo.node_size, NODE_PREFETCH_MAX);
 
 	if (!p)
 		return;
 	for (off = 0; off < end; off += 64)
 		__builtin_prefetch(p + off);
+}
+
+/*
+ * The lines of an inner node's keys that a binary search over @cnt of
+ * them probes first (its first two steps), fetched together; the search
+ * touches about log2(cnt / 8) more, never the whole node.
+ */
+static inline void inner_prefetch_probes(const struct ordo_node_hdr *h,
+					 u32 cnt)
+{
+	const __le64 *k = ordo_node_ckeys(h);
+
+	__builtin_prefetch(k + cnt / 2);
+	__builtin_prefetch(k + cnt / 4);
+	__builtin_prefetch(k + cnt / 2 + cnt / 4);
 }
 
 static inline void hsnap_read(const struct ordo_node_hdr *h, struct hsnap *s)
@@ -207,10 +224,10 @@ restart:
 		route = hsnap_route(&s, n, key, lvl);
 		if (route == ROUTE_HERE) {
 			const __le32 *ch = ordo_inner_cchildren(h, &t->geo);
+			u32 cnt = max_t(u32, hsnap_count(t, &s), 1);
 
-			i = ordo_keys_upper_bound(ordo_node_ckeys(h),
-						  max_t(u32, hsnap_count(t, &s), 1),
-						  key);
+			inner_prefetch_probes(h, cnt);
+			i = ordo_keys_upper_bound(ordo_node_ckeys(h), cnt, key);
 			child = le32_to_cpu(READ_ONCE(ch[i ? i - 1 : 0]));
 		}
 		if (ordo_node_read_retry(h, v))
@@ -227,7 +244,7 @@ restart:
 		if (path)
 			path[lvl] = n;
 		n = child;
-		node_prefetch(t, n);
+		node_prefetch(t, n, lvl - 1);
 	}
 }
 
@@ -458,7 +475,7 @@ static u32 split_inner(struct ordo_tree *t, struct ordo_node_hdr *l, u32 pos,
 {
 	const struct ordo_geo *g = &t->geo;
 	u32 cap = g->inner_fanout, m = split_point(l, cap, pos);
-	u32 from = pos < m ? m - 1 : m, rn = ordo_pool_take(&t->pool);
+	u32 from = pos < m ? m - 1 : m, rn = ordo_pool_take_inner(&t->pool);
 	struct ordo_node_hdr *r = tnode(t, rn);
 
 	ordo_node_lock(r);
@@ -489,11 +506,11 @@ static int grow_root(struct ordo_tree *t, u32 level, u32 *nres)
 	__le64 *k;
 
 	if (!*nres) {
-		if (ordo_pool_reserve(&t->pool, 1))
+		if (ordo_pool_reserve_inner(&t->pool, 1))
 			return -ENOMEM;
 		*nres = 1;
 	}
-	rn = ordo_pool_take(&t->pool);
+	rn = ordo_pool_take_inner(&t->pool);
 	(*nres)--;
 	r = tnode(t, rn);
 	ordo_node_lock(r);
@@ -577,7 +594,7 @@ static int post_sep(struct ordo_tree *t, u32 level, const u32 *path, u32 top,
 		if (!*nres) {
 			/* The tree grew since the reservation was sized. */
 			ordo_node_unlock_clean(h);
-			if (ordo_pool_reserve(&t->pool, 1))
+			if (ordo_pool_reserve_inner(&t->pool, 1))
 				return -ENOMEM;
 			*nres = 1;
 			continue;
@@ -651,7 +668,7 @@ static int leaf_apply(struct ordo_tree *t, struct ordo_node_hdr *h, u32 n,
 static int tree_write(struct ordo_tree *t, u64 key, struct wval *val,
 		      int mode)
 {
-	u32 path[ORDO_MAX_HEIGHT], top, n, rn, pos, nres = 0;
+	u32 path[ORDO_MAX_HEIGHT], top, n, rn, pos, lres = 0, nres = 0;
 	struct ordo_node_hdr *h;
 	u64 sep;
 	int err;
@@ -668,17 +685,27 @@ static int tree_write(struct ordo_tree *t, u64 key, struct wval *val,
 		err = leaf_apply(t, h, n, key, val, mode, &pos);
 		if (err <= 0)
 			break;
-		if (!nres) {
-			/* Size the cascade, then reserve with no lock held. */
+		if (!lres) {
+			/*
+			 * Size the cascade (a leaf, an inner node a level
+			 * and a root), then reserve with no lock held.
+			 */
 			ordo_node_unlock_clean(h);
-			nres = READ_ONCE(t->height) + 1;
-			err = ordo_pool_reserve(&t->pool, nres);
+			err = ordo_pool_reserve(&t->pool, 1);
 			if (err)
+				continue;
+			nres = READ_ONCE(t->height);
+			err = ordo_pool_reserve_inner(&t->pool, nres);
+			if (err) {
+				ordo_pool_unreserve(&t->pool, 1);
 				nres = 0;
+				continue;
+			}
+			lres = 1;
 			continue;
 		}
 		rn = split_leaf(t, h, pos, key, val, &sep);
-		nres--;
+		lres--;
 		keys_add(t, n, 1);
 		atomic64_inc(&t->leaf_splits);
 		atomic64_inc(&t->leaves);
@@ -688,7 +715,8 @@ static int tree_write(struct ordo_tree *t, u64 key, struct wval *val,
 		err = 0;
 		break;
 	}
-	ordo_pool_unreserve(&t->pool, nres);
+	ordo_pool_unreserve(&t->pool, lres);
+	ordo_pool_unreserve_inner(&t->pool, nres);
 	/* The slot no longer names the old extent: no reader can reach it. */
 	if (val->old_units)
 		ordo_extent_free(&t->extents, val->old_ref, val->old_units);
@@ -1696,8 +1724,8 @@ void ordo_tree_get_stats(struct ordo_tree *t, struct ordo_tree_stats *st)
 	st->unlinked_splits = atomic64_read(&t->unlinked_splits);
 	st->leaves_retired = atomic64_read(&t->leaves_retired);
 	st->extent_bytes = ordo_extents_bytes(&t->extents);
-	st->pool_bytes_used = ordo_pool_nodes_used(&t->pool) *
-			      t->geo.node_size + st->extent_bytes;
+	st->pool_bytes_used = ordo_pool_node_bytes_used(&t->pool) +
+			      st->extent_bytes;
 	st->pool_bytes_total = (u64)ordo_pool_nr_chunks(&t->pool) *
 			       t->pool.chunk_size;
 	st->pool_bytes_max = (u64)t->pool.max_chunks * t->pool.chunk_size;
@@ -1718,11 +1746,11 @@ void ordo_tree_default_params(struct ordo_tree_params *params)
 }
 
 /* The pool is full and the tree needs nodes: take an empty value chunk. */
-static int tree_reclaim(void *ctx)
+static int tree_reclaim(void *ctx, bool inner)
 {
 	struct ordo_tree *t = ctx;
 
-	return ordo_extents_release_chunk(&t->extents);
+	return ordo_extents_release_chunk(&t->extents, inner);
 }
 
 /**

@@ -42,10 +42,11 @@ int ordo_tree_update_hint(struct ordo_tree *t, u32 leaf, u64 key,
 		return -ESTALE;
 	/*
 	 * NULL for numbers past the published chunks; a number in a value
-	 * chunk names extent bytes, which must never be locked as a node.
+	 * chunk names extent bytes, one in an inner chunk maybe the middle
+	 * of an inner node: neither may ever be locked as a node.
 	 */
 	h = ordo_pool_node(&t->pool, leaf);
-	if (!h || !ordo_pool_is_node(&t->pool, leaf))
+	if (!h || !ordo_pool_is_leaf_slot(&t->pool, leaf))
 		return -ESTALE;
 	ordo_node_lock(h);
 	flags = h->flags;

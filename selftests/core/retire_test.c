@@ -293,7 +293,8 @@ static int check_structure(struct ordo_tree *t, struct shape *sh,
 			u64 high = le64_to_cpu(h->high_key);
 			bool has_high = h->flags & ORDO_NODE_F_HAS_HIGH;
 
-			CHECK_EQ(ordo_node_validate(h, g), 0);
+			CHECK_EQ(ordo_node_validate_part(h,
+				ordo_node_read_size(g, lvl), g), 0);
 			CHECK_EQ(le32_to_cpu(h->node_no), n);
 			CHECK_EQ(h->level, lvl);
 			CHECK(!(h->flags & (ORDO_NODE_F_FREE | ORDO_NODE_F_SUPER)));
@@ -483,7 +484,8 @@ static int t_shapes(void)
 	struct hooklog log;
 	struct ordo_tree t;
 	struct shape sh;
-	u32 n = 400, p, idx, lp, l, r, inc, inc2, pcnt, got, freed, next0;
+	/* Enough 4-key leaves for several parents of up to 330 children. */
+	u32 n = 4000, p, idx, lp, l, r, inc, inc2, pcnt, got, freed, next0;
 	u64 i, p2low, p2high, k;
 	u32 *seq = calloc(n, sizeof(u32));
 	u64 *keys = malloc(sizeof(u64) * n), nfree;
@@ -597,12 +599,25 @@ static int t_shapes(void)
 	CHECK_EQ(ordo_tree_get(&t, U64_MAX, NULL), -ENOENT);
 	CHECK(!check_structure(&t, &sh, false));
 
-	/* Every child of one parent: one leaf stays, the only child. */
-	k = 200;
-	p = parent_at(&t, k, &idx);
-	p2low = lo_of(&t, p);
-	p2high = hi_of(&t, p);
-	CHECK(nd(&t, p)->flags & ORDO_NODE_F_HAS_HIGH);
+	/*
+	 * Every child of one parent whose keys are all still there: one
+	 * leaf stays, the only child.
+	 */
+	for (k = 0; k < n; k = p2high) {
+		p = parent_at(&t, k, &idx);
+		p2low = lo_of(&t, p);
+		p2high = hi_of(&t, p);
+		if (!(nd(&t, p)->flags & ORDO_NODE_F_HAS_HIGH) ||
+		    p2high >= n) {
+			k = n;
+			break;
+		}
+		for (i = p2low; i < p2high && seq[i]; i++)
+			;
+		if (i == p2high)
+			break;
+	}
+	CHECK(k < n);
 	for (i = p2low; i < p2high; i++) {
 		CHECK(!ordo_tree_delete(&t, i));
 		seq[i] = 0;
@@ -660,7 +675,7 @@ static int t_post_in_flight(void)
 	u64 v = 0, i, k;
 
 	CHECK(!tree_new(&t, 4, 8, 8 << 20));
-	for (i = 0; i < 200; i++)
+	for (i = 0; i < 4000; i++)
 		CHECK(!ordo_tree_insert(&t, i, &v));
 	/* A middle child and a first child. */
 	for (k = 8; parent_at(&t, k, &idx) && idx == 0; k += 4)
@@ -680,10 +695,10 @@ static int t_post_in_flight(void)
 	CHECK_EQ(got, 1);
 	CHECK(nd(&t, l)->flags & ORDO_NODE_F_FREE);
 	/* First child: its right neighbour's entry moves, so R counts too. */
-	for (k = 4; k < 200; k += 4)
+	for (k = 4; k < 4000; k += 4)
 		if (parent_at(&t, k, &idx) && idx == 0)
 			break;
-	CHECK(k < 200);
+	CHECK(k < 4000);
 	l = leaf_at(&t, k);
 	r = leaf_at(&t, k + 4);
 	for (i = k; i < k + 4; i++)
@@ -803,7 +818,7 @@ static int t_iter_clip(void)
 	u64 v = 0, i, k;
 
 	CHECK(!tree_new(&t, 4, 8, 8 << 20));
-	for (i = 0; i < 400; i++)
+	for (i = 0; i < 4000; i++)
 		CHECK(!ordo_tree_insert(&t, i, &v));
 	/* Left merge: iterator on Lp [k - 4, k), then L [k, k + 4) goes. */
 	for (k = 8; parent_at(&t, k, &idx) && idx == 0; k += 4)
@@ -829,10 +844,10 @@ static int t_iter_clip(void)
 	CHECK_EQ(s.count, 4);
 	ordo_leaf_iter_end(&it);
 	/* Right merge: iterator on the first child F, then F goes into R. */
-	for (k = 4; k < 400; k += 4)
+	for (k = 4; k < 4000; k += 4)
 		if (parent_at(&t, k, &idx) && idx == 0)
 			break;
-	CHECK(k < 400);
+	CHECK(k < 4000);
 	f = leaf_at(&t, k);
 	r = leaf_at(&t, k + 4);
 	CHECK(!ordo_leaf_iter_start(&it, &t, k));
@@ -1044,14 +1059,15 @@ static int remote_get(struct ordo_tree *t, u64 key, void *val, u8 *buf,
 			restart = false;
 		}
 		if (stale) {
-			memcpy(buf, stale, g->node_size);
+			memcpy(buf, stale, ordo_node_read_size(g, 1));
 			n = le32_to_cpu(h->node_no);
 			stale = NULL;
 			err = 0;
 		} else {
 			if (yield && rnd(yield) % 16 == 0)
 				sched_yield();
-			err = ordo_node_copy_validate(buf, nd(t, n), g);
+			err = ordo_node_copy_validate_at(buf, nd(t, n), g,
+							 lvl);
 		}
 		if (err == -EAGAIN)
 			continue;
@@ -1103,7 +1119,7 @@ static int t_stale_tt(void)
 	struct shape sh;
 	u64 rs = seed * 31 + 3, v;
 	u32 n = 20000, i, ntt, *seq, match = 0, stale = 0, reused = 0;
-	u32 answered = 0, fallback = 0, m = 8000, np = 0, j;
+	u32 answered = 0, fallback = 0, m = 8000, np = 0, j, psize;
 	u64 *keys = random_keys(&rs, &n), *more, restarts = 0;
 	u8 *buf, val[8], *parents;
 	struct tt_ent *tt;
@@ -1111,7 +1127,7 @@ static int t_stale_tt(void)
 	seq = calloc(n, sizeof(u32));
 	CHECK(keys && seq);
 	CHECK(!tree_new(&t, 8, 8, 64 << 20));
-	buf = malloc(t.geo.node_size);
+	buf = malloc(ordo_node_read_size_max(&t.geo));
 	hooks_init(&t, &hk, &log, true);
 	for (i = 0; i < n; i++) {
 		vfill(val, 8, keys[i], 1);
@@ -1121,12 +1137,12 @@ static int t_stale_tt(void)
 	tt = tt_snapshot(&t, &ntt);
 	CHECK(tt && ntt > 1000);
 	/* Copies of every level-1 node, as a client may have cached them. */
-	parents = malloc((size_t)t.geo.node_size * ntt);
+	psize = ordo_node_read_size(&t.geo, 1);
+	parents = malloc((size_t)psize * ntt);
 	CHECK(parents);
 	for (j = parent_at(&t, 0, &i); j;
 	     j = le32_to_cpu(nd(&t, j)->right), np++)
-		memcpy(parents + (size_t)np * t.geo.node_size, nd(&t, j),
-		       t.geo.node_size);
+		memcpy(parents + (size_t)np * psize, nd(&t, j), psize);
 	for (i = 0; i < n; i++) {
 		if ((i / 200) % 3 == 1 || i % 50 == 0)
 			continue;
@@ -1187,12 +1203,12 @@ static int t_stale_tt(void)
 		const u8 *pc;
 
 		for (j = 0; j + 1 < np; j++) {
-			pc = parents + (size_t)(j + 1) * t.geo.node_size;
+			pc = parents + (size_t)(j + 1) * psize;
 			if (key < le64_to_cpu(((const struct ordo_node_hdr *)
 					       pc)->low_key))
 				break;
 		}
-		pc = parents + (size_t)j * t.geo.node_size;
+		pc = parents + (size_t)j * psize;
 		r = remote_get(&t, key, val, buf, pc, NULL, &restarts);
 		CHECK_EQ(r, want);
 		CHECK(r || !memcmp(val, &v, 8));
@@ -1429,7 +1445,7 @@ static void *cc_reader(void *p)
 	struct ordo_tree *t = &c->t;
 	u32 vs = t->geo.value_size, i, want, pin;
 	u8 *val = malloc(vs), *vals = malloc((size_t)vs * 256);
-	u8 *buf = malloc(t->geo.node_size);
+	u8 *buf = malloc(ordo_node_read_size_max(&t->geo));
 	u64 rs = seed * 5000 + a->id, out[256];
 	u64 gets = 0, scans = 0, iters = 0, clipped = 0, remote = 0;
 	u64 restarts = 0, tt_hits = 0, tt_stale = 0;

@@ -221,8 +221,10 @@ static int t_bounded_get(void)
 
 /*
  * Leaves read whole, in one READ: the default geometry's 384-byte ones,
- * and 255 slots of 8-byte values (4,928 bytes, over the 4 KiB bound, but
- * the values are in the key block: it is the whole leaf).
+ * 4 slots (192 bytes, under inner nodes of 21 node slots: a batch of
+ * leaves is smaller than one inner node, which must still fit the
+ * slot's buffer), and 255 slots of 8-byte values (4,928 bytes, over the
+ * 4 KiB bound, but the values are in the key block: it is the whole leaf).
  */
 static int small_values_whole(u32 slots, u32 ns)
 {
@@ -250,6 +252,7 @@ static int small_values_whole(u32 slots, u32 ns)
 static int t_small_leaf_whole(void)
 {
 	CHECK(!small_values_whole(16, 384));
+	CHECK(!small_values_whole(4, 192));
 	CHECK(!small_values_whole(255, 4928));
 	return 0;
 }

@@ -930,8 +930,8 @@ static int mt_raw_copy(struct mt *m, u64 *rs, u8 *buf, u8 *ext, u64 *torn)
 	const struct ordo_node_hdr *h = (const void *)buf;
 	int err;
 
-	/* Numbers in value chunks name no node. */
-	if (!ordo_pool_is_node(&t->pool, n))
+	/* Numbers in value and inner chunks name no leaf-sized node. */
+	if (!ordo_pool_is_leaf_slot(&t->pool, n))
 		return 0;
 	err = ordo_node_copy_validate(buf, ordo_pool_node(&t->pool, n), g);
 	if (err == -EAGAIN)

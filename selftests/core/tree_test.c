@@ -132,15 +132,26 @@ static int t_geometry(void)
 	/* 8-byte values sit in the key block: a leaf is its key block. */
 	CHECK_EQ(ordo_geo_init(&g, 16, 8), 0);
 	CHECK_EQ(g.node_size, 384);
-	CHECK_EQ(g.inner_fanout, 26);
+	/* Inner nodes: the most whole node slots within 4 KiB. */
+	CHECK_EQ(ordo_inner_span(384), 10);
+	CHECK_EQ(g.inner_fanout, 314);
+	CHECK_EQ(ordo_inner_size(g.inner_fanout), 3840);
 	CHECK_EQ(ordo_geo_init(&g, 16, 16), 0);
 	CHECK_EQ(g.node_size, 640);
-	CHECK_EQ(g.inner_fanout, 48);
+	CHECK_EQ(ordo_inner_span(640), 6);
+	CHECK_EQ(g.inner_fanout, 314);
 	CHECK_EQ(ordo_geo_init(&g, 4, 8), 0);
 	CHECK_EQ(g.node_size, 192);
-	CHECK_EQ(g.inner_fanout, 10);
+	CHECK_EQ(g.inner_fanout, 330);
+	CHECK_EQ(ordo_inner_size(g.inner_fanout), 4032);
 	CHECK_EQ(ordo_geo_init(&g, 255, 1024), 0);
 	CHECK_EQ(g.node_size, 266048);
+	CHECK_EQ(ordo_inner_span(266048), 1);
+	CHECK_EQ(g.inner_fanout, 336);
+	CHECK_EQ(ordo_inner_size(g.inner_fanout), 4096);
+	CHECK_EQ(ordo_inner_span(4096), 1);
+	CHECK_EQ(ordo_inner_span(2112), 1);
+	CHECK_EQ(ordo_inner_fanout(2112), 170);
 	CHECK_EQ(ordo_geo_init(&g, 5, 16), 0);
 	CHECK_EQ(g.node_size, 256);
 	CHECK_EQ(ordo_leaf_block_size(16), 64 + 256 + 32 + 16);
@@ -771,14 +782,15 @@ static int t_scan_bounds(void)
 
 static int t_deep_splits(void)
 {
-	const u32 n = 30000;
+	/* Random keys in 4-slot leaves: height 4 with fanout 330. */
+	const u32 n = 250000;
 	struct ordo_tree_stats st, st2;
 	struct ordo_tree t;
 	u64 *keys = malloc(sizeof(u64) * n), v, i;
 	u32 got;
 
 	CHECK(keys);
-	CHECK(!tree_new(&t, 4, 8, 1 << 16, 64 << 20));
+	CHECK(!tree_new(&t, 4, 8, 1 << 16, 256 << 20));
 	for (i = 0; i < n; i++) {
 		keys[i] = rnd();
 		vfill(&v, 8, keys[i], 0);
@@ -1112,7 +1124,7 @@ static int t_superblock(void)
 	CHECK_EQ(si.geo.node_size, 256);
 	CHECK_EQ(si.geo.leaf_slots, 4);
 	CHECK_EQ(si.geo.value_size, 16);
-	CHECK_EQ(si.geo.inner_fanout, 16);
+	CHECK_EQ(si.geo.inner_fanout, 336);
 	CHECK_EQ(si.chunk_size, 1 << 16);
 	CHECK_EQ(si.nodes_per_chunk, 256);
 	CHECK_EQ(si.max_chunks, 256);
@@ -1159,12 +1171,13 @@ static int t_superblock(void)
 
 /*
  * A client's GET, written only against the uapi layout and the copy
- * validation: bootstrap from node 0, then copy and validate each node.
+ * validation: bootstrap from node 0, then copy and validate each node,
+ * an inner node's inner size, a leaf's node_size.
  */
 static int client_get(struct ordo_tree *t, u64 key, u64 *val)
 {
 	struct ordo_super_info si;
-	u8 *buf = malloc(t->geo.node_size);
+	u8 *buf = malloc(4096 + t->geo.node_size);
 	u8 sb[ORDO_SUPER_SIZE];
 	u32 n, i, lvl;
 	int ret = -EIO;
@@ -1181,11 +1194,20 @@ static int client_get(struct ordo_tree *t, u64 key, u64 *val)
 	for (n = si.root, lvl = si.height - 1;;) {
 		const struct ordo_node_hdr *h = (void *)buf;
 		const __le64 *k = (const __le64 *)(buf + ordo_leaf_key_off(0));
-		u32 cnt;
+		u32 cnt, len = lvl ? ordo_inner_size(si.geo.inner_fanout) :
+			       si.geo.node_size;
 
-		/* Remote: READ offset ordo_node_offset(n, ...) of the pool. */
-		if (ordo_node_copy_validate(buf, ordo_pool_node(&t->pool, n),
-					    &si.geo)) {
+		/*
+		 * Remote: READ len bytes at offset ordo_node_offset(n, ...)
+		 * of the pool, inside n's chunk.
+		 */
+		if ((n % si.nodes_per_chunk) * si.geo.node_size + len >
+		    si.chunk_size) {
+			printf("# node %u crosses its chunk's end\n", n);
+			goto out;
+		}
+		memcpy(buf, ordo_pool_node(&t->pool, n), len);
+		if (ordo_node_validate_part(buf, len, &si.geo)) {
 			printf("# bad copy of node %u\n", n);
 			goto out;
 		}
@@ -1297,6 +1319,58 @@ static int t_pool(void)
 	return 0;
 }
 
+/*
+ * Inner nodes: ordo_inner_span() adjacent slots each, in chunks of their
+ * own that the leaf bump pointer skips; none crosses its chunk's end.
+ */
+static int t_pool_inner(void)
+{
+	struct ordo_pool p;
+	struct ordo_geo g;
+	u32 i, n, c, first = 0, leaf;
+
+	CHECK(!ordo_geo_init(&g, 4, 8));
+	CHECK(!ordo_pool_init(&p, &g, 1 << 16, 4 << 16, &chunk_ops, NULL));
+	CHECK_EQ(p.inner_span, 21);
+	CHECK_EQ(p.inner_per_chunk, 16);
+	/* 17 inner nodes: chunk 1 holds 16, chunk 2 the 17th. */
+	CHECK(!ordo_pool_reserve_inner(&p, 17));
+	CHECK_EQ(ordo_pool_nr_chunks(&p), 3);
+	for (i = 0; i < 17; i++) {
+		n = ordo_pool_take_inner(&p);
+		c = n / p.nodes_per_chunk;
+		CHECK_EQ(c, i < 16 ? 1 : 2);
+		CHECK_EQ(n % p.nodes_per_chunk, (i % 16) * 21);
+		CHECK((n % p.nodes_per_chunk) * g.node_size +
+		      ordo_inner_size(g.inner_fanout) <= p.chunk_size);
+		CHECK(!ordo_pool_is_leaf_slot(&p, n));
+		CHECK(!ordo_pool_is_leaf_slot(&p, n + 1));
+		if (!i)
+			first = n;
+	}
+	CHECK_EQ(first, 341);
+	CHECK_EQ(ordo_pool_nodes_used(&p), 1 + 17);
+	CHECK_EQ(ordo_pool_node_bytes_used(&p), (1 + 17 * 21) * 192);
+	/* Leaves: chunk 0, then chunk 3, past both inner chunks. */
+	CHECK(!ordo_pool_reserve(&p, 340 + 341));
+	CHECK_EQ(ordo_pool_nr_chunks(&p), 4);
+	for (i = 0; i < 681; i++) {
+		leaf = ordo_pool_take(&p);
+		CHECK(ordo_pool_is_leaf_slot(&p, leaf));
+		CHECK_EQ(leaf, i < 340 ? 1 + i : 3 * 341 + i - 340);
+	}
+	CHECK_EQ(ordo_pool_nodes_used(&p), 682 + 17);
+	/* Full: no chunk for either class. */
+	CHECK_EQ(ordo_pool_reserve(&p, 1), -ENOMEM);
+	CHECK(!ordo_pool_reserve_inner(&p, 15));
+	CHECK_EQ(ordo_pool_reserve_inner(&p, 1), -ENOMEM);
+	ordo_pool_unreserve_inner(&p, 15);
+	CHECK(!ordo_pool_reserve_inner(&p, 15));
+	ordo_pool_destroy(&p);
+	CHECK_EQ(chunks_live, 0);
+	return 0;
+}
+
 static int t_bad_params(void)
 {
 	struct ordo_tree t;
@@ -1333,6 +1407,7 @@ int main(void)
 	run("superblock bootstrap", t_superblock);
 	run("client walk from raw copies", t_client_walk);
 	run("pool reserve/take/free", t_pool);
+	run("inner nodes: spans in chunks of their own", t_pool_inner);
 	run("bad parameters", t_bad_params);
 	return tap_done();
 }

@@ -62,8 +62,8 @@ static void fz_block(const struct ordo_geo *geo, const u8 *buf, u32 node,
 	const struct ordo_node_hdr *h = (const void *)buf;
 	u32 len = shim_node_read_len(geo, level, false);
 	enum vres v = shim_node_check(geo, buf, len, node, level, key);
-	enum vres w = shim_node_check(geo, buf, geo->node_size, node, level,
-				      key);
+	enum vres w = shim_node_check(geo, buf, ordo_node_read_size(geo, level),
+				      node, level, key);
 	u32 slot, r, cnt;
 	int ret;
 
@@ -92,7 +92,9 @@ static void fz_block(const struct ordo_geo *geo, const u8 *buf, u32 node,
 static void fz_node(const struct ordo_geo *geo, const u8 *in, size_t len,
 		    u8 fix, u32 node, u32 level, u64 key)
 {
-	u8 *buf = calloc(1, geo->node_size);
+	/* Room for an inner node, which may be larger than node_size. */
+	u32 max = ordo_node_read_size_max(geo);
+	u8 *buf = calloc(1, max);
 	const struct ordo_node_hdr *h = (const void *)buf;
 	u8 *val = malloc(geo->value_size);
 	u32 vlen;
@@ -101,17 +103,18 @@ static void fz_node(const struct ordo_geo *geo, const u8 *in, size_t len,
 	u32 cnt;
 	int ret;
 
-	memcpy(buf, in, len < geo->node_size ? len : geo->node_size);
+	memcpy(buf, in, len < max ? len : max);
 	if (fix & 1)
 		fz_seal(buf, geo, !(fix & 2));
-	ret = ordo_node_validate(buf, geo);
+	ret = ordo_node_validate_part(buf, max, geo);
 	if (!ret && !(h->flags & (ORDO_NODE_F_FREE | ORDO_NODE_F_SUPER))) {
 		FZ_CHECK(h->level < ORDO_MAX_HEIGHT);
 		FZ_CHECK(le16toh(h->count) <=
 			 ordo_node_capacity(geo, h->level));
 	}
 	fz_block(geo, buf, node, level, key, ret);
-	v = shim_node_check(geo, buf, geo->node_size, node, level, key);
+	v = shim_node_check(geo, buf, ordo_node_read_size(geo, level), node,
+			    level, key);
 	if (v == V_OK || v == V_RIGHT) {
 		FZ_CHECK(!ret && le32toh(h->node_no) == node &&
 			 h->level == level && key >= le64toh(h->low_key));

@@ -13,7 +13,9 @@
  * it came from, and values copied from inside that leaf.  With bit 0 of
  * fix the harness writes a valid version and checksum into every node
  * (and, unless bit 1 is set, check words for a leaf's values: a
- * malicious server can), so the checks behind the checksum are reached.  Each node is its own allocation of exactly node_size bytes.
+ * malicious server can), so the checks behind the checksum are reached.
+ * Each node is its own allocation of the larger of node_size and the
+ * inner size.
  *
  * Input: [mode u8][slots u8][vs u8][fix u8][height u8][root u32][key u64]
  *	[count u16][npool u8][node 0][node 1]...  (mode bit 0: scan)
@@ -59,7 +61,8 @@ static void fz_walk(const struct pool *p, u32 root, u32 height, u64 key)
 			 (ORDO_MAX_HEIGHT + 1 + SHIM_WALK_RIGHTS_MAX));
 		r = shim_walk_step(geo, &w, buf);
 		if (r == SHIM_WALK_LEAF || r == SHIM_WALK_DOWN) {
-			FZ_CHECK(!ordo_node_validate(buf, geo));
+			FZ_CHECK(!ordo_node_validate_part(buf,
+					ordo_node_read_size(geo, was.level), geo));
 			FZ_CHECK(le32toh(h->node_no) == was.node &&
 				 h->level == was.level &&
 				 key >= le64toh(h->low_key));
@@ -191,9 +194,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		      (512 << 10) / geo.node_size : 2;
 	for (i = 0; i < p.n; i++) {
 		size_t len;
-		const u8 *in = fin_bytes(&f, geo.node_size, &len);
+		const u8 *in = fin_bytes(&f, ordo_node_read_size_max(&geo),
+					 &len);
 
-		p.node[i] = calloc(1, geo.node_size);
+		/* Room for an inner node, which may be larger. */
+		p.node[i] = calloc(1, ordo_node_read_size_max(&geo));
 		memcpy(p.node[i], in, len);
 		if (fix & 1)
 			fz_seal(p.node[i], &geo, !(fix & 2));

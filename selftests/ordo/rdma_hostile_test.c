@@ -349,7 +349,7 @@ TEST_F(hostile, huge_counts_and_wrong_versions)
 	struct ordo_wire_scan_req *s = (void *)(h + 1);
 	struct ordo_wire_batch *b = (void *)(h + 1);
 	struct ordo_wire_kv *kv = (void *)(b + 1);
-	static const uint8_t versions[] = { 0, 1, 2, 4, 0x7f, 0xff };
+	static const uint8_t versions[] = { 0, 1, 2, 3, 5, 0x7f, 0xff };
 	unsigned int i;
 
 	ensure_conn(_metadata, &self->c);
@@ -393,7 +393,10 @@ TEST_F(hostile, huge_counts_and_wrong_versions)
 	ASSERT_EQ(1, probe(&self->c, msg, sizeof(*h), 0, h->op));
 	EXPECT_EQ(-EPROTO, rc_check_reply(&self->c, 0, h->op));
 	h->flags = 0;
-	/* Wrong versions (2: before long values): EPROTO, in version 3. */
+	/*
+	 * Wrong versions (2: before long values, 3: before inner nodes of
+	 * their own size): EPROTO, in version 4.
+	 */
 	for (i = 0; i < sizeof(versions); i++) {
 		h->version = versions[i];
 		h->id = htole64(77 + i);

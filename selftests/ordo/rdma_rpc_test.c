@@ -66,16 +66,21 @@ FIXTURE_TEARDOWN(rpc)
 	}
 }
 
-/* Read node @n by RDMA READ and validate the copy (retry torn ones). */
+/*
+ * Read node @n, expected at @level, by RDMA READ and validate the copy
+ * (retry torn ones): an inner node's inner size, node_size otherwise.
+ */
 static int rd_node(struct rc_conn *c, const struct ordo_geo *geo, uint32_t n,
-		   void *buf)
+		   uint32_t level, void *buf)
 {
+	uint32_t len = level ? ordo_inner_size(geo->inner_fanout) :
+		       geo->node_size;
 	int i, ret = -EAGAIN;
 
 	for (i = 0; i < 100 && ret == -EAGAIN; i++) {
-		ret = rc_read(c, rc_node_off(c, n), geo->node_size, buf);
+		ret = rc_read(c, rc_node_off(c, n), len, buf);
 		if (!ret)
-			ret = ordo_node_validate(buf, geo);
+			ret = ordo_node_validate_part(buf, len, geo);
 	}
 	return ret;
 }
@@ -88,24 +93,26 @@ static int rd_leaf(struct rc_conn *c, const struct ordo_geo *geo, uint64_t key,
 		   uint8_t *buf, uint32_t *leaf)
 {
 	struct ordo_super_info si;
+	uint32_t n, level;
 	int ret, steps;
-	uint32_t n;
 
-	ret = rd_node(c, geo, 0, buf);
+	ret = rd_node(c, geo, 0, 0, buf);
 	if (ret)
 		return ret;
 	ret = ordo_super_parse(buf, geo->node_size, &si);
 	if (ret)
 		return ret;
 	n = si.root;
+	level = si.height - 1;
 	for (steps = 0; steps < 1000; steps++) {
 		const struct ordo_node_hdr *h = (const void *)buf;
 		uint32_t cnt, i;
 
-		ret = rd_node(c, geo, n, buf);
+		ret = rd_node(c, geo, n, level, buf);
 		if (ret)
 			return ret;
 		if (h->flags & (ORDO_NODE_F_FREE | ORDO_NODE_F_SUPER) ||
+		    le32toh(h->node_no) != n || h->level != level ||
 		    key < le64toh(h->low_key))
 			return -ESTALE;
 		if ((h->flags & ORDO_NODE_F_HAS_HIGH) &&
@@ -120,6 +127,7 @@ static int rd_leaf(struct rc_conn *c, const struct ordo_geo *geo, uint64_t key,
 		cnt = le16toh(h->count);
 		i = ordo_keys_upper_bound(ordo_node_ckeys(h), cnt, key);
 		n = le32toh(ordo_inner_cchildren(h, geo)[i ? i - 1 : 0]);
+		level--;
 	}
 	return -ELOOP;
 }
@@ -535,7 +543,7 @@ TEST_F(rpc, one_sided_read_finds_inserted_key)
 	}
 	EXPECT_EQ((uint64_t)c->pool_chunks * chunk, covered);
 	/* The superblock at offset 0 bootstraps the walk. */
-	ASSERT_EQ(0, rd_node(c, &self->geo, 0, node));
+	ASSERT_EQ(0, rd_node(c, &self->geo, 0, 0, node));
 	ASSERT_EQ(0, ordo_super_parse(node, self->geo.node_size, &si));
 	EXPECT_EQ(self->geo.node_size, si.geo.node_size);
 	EXPECT_EQ(le32toh(c->rep.nodes_per_chunk), si.nodes_per_chunk);
@@ -644,7 +652,8 @@ TEST_F_TIMEOUT(rpc, pool_growth_is_announced, 300)
 	uint8_t vals[ORDO_BATCH_MAX][ORDO_VALUE_SIZE_MAX];
 	static uint8_t node[RC_NODE_MAX];
 	uint8_t g[ORDO_VALUE_SIZE_MAX];
-	uint32_t before, leaf, i;
+	uint32_t before, leaf, i, n;
+	int ret;
 	uint64_t k, covered, limit;
 	struct ordo_info info;
 	struct ordo_batch b;
@@ -704,9 +713,15 @@ TEST_F_TIMEOUT(rpc, pool_growth_is_announced, 300)
 	for (i = 0; i < c->nregions; i++)
 		covered += le64toh(c->regions[i].length);
 	EXPECT_EQ((uint64_t)c->pool_chunks * info.chunk_size, covered);
-	/* Nodes handed out from the first new chunk are readable... */
-	ASSERT_EQ(0, rd_node(c, &self->geo,
-			     before * le32toh(c->rep.nodes_per_chunk), node));
+	/*
+	 * Nodes handed out from the first new chunk are readable (a leaf,
+	 * or an inner node if it is a chunk of those)...
+	 */
+	n = before * le32toh(c->rep.nodes_per_chunk);
+	ret = rd_node(c, &self->geo, n, 0, node);
+	if (ret == -ESTALE)
+		ret = rd_node(c, &self->geo, n, 1, node);
+	ASSERT_EQ(0, ret);
 	/* ...and the walk finds the last key inserted. */
 	k--;
 	ASSERT_EQ(0, rd_leaf(c, &self->geo, k, node, &leaf));
@@ -918,7 +933,7 @@ static int tt_leaf(struct rc_conn *c, const struct ordo_geo *geo,
 
 		if (!ordo_pred_try(&pr, i, &ent))
 			return -ESTALE;
-		ret = rd_node(c, geo, e->leaf, node);
+		ret = rd_node(c, geo, e->leaf, 0, node);
 		if (ret)
 			return ret;
 		if (h->level ||
@@ -1464,8 +1479,8 @@ TEST_F(rpc, version_and_malformed_rejects)
 	struct rc_conn c2;
 
 	/*
-	 * Version 1, before value lengths, and 2, before long values, are
-	 * refused like any other.
+	 * Version 1, before value lengths, 2, before long values, and 3,
+	 * before inner nodes of their own size, are refused like any other.
 	 */
 	o.version = 1;
 	EXPECT_EQ(-EPROTONOSUPPORT, rc_connect(&c2, &o));
@@ -1475,7 +1490,11 @@ TEST_F(rpc, version_and_malformed_rejects)
 	o.version = 2;
 	EXPECT_EQ(-EPROTONOSUPPORT, rc_connect(&c2, &o));
 	EXPECT_EQ(ORDO_WIRE_REJ_VERSION, le16toh(c2.rej.reason));
-	EXPECT_EQ(3, le16toh(c2.rej.version));
+	EXPECT_EQ(4, le16toh(c2.rej.version));
+	o.version = 3;
+	EXPECT_EQ(-EPROTONOSUPPORT, rc_connect(&c2, &o));
+	EXPECT_EQ(ORDO_WIRE_REJ_VERSION, le16toh(c2.rej.reason));
+	EXPECT_EQ(4, le16toh(c2.rej.version));
 	o.version = 0xffff;
 	EXPECT_EQ(-EPROTONOSUPPORT, rc_connect(&c2, &o));
 	EXPECT_EQ(ORDO_WIRE_REJ_VERSION, le16toh(c2.rej.reason));

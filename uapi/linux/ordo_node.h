@@ -3,8 +3,9 @@
  * ordo node pool byte layout: the single source of truth shared by the
  * kernel module, the client library and every tool that reads the pool.
  *
- * The pool is a flat, zero-based address space of fixed-size nodes.  Node 0
- * is the superblock; every other node is a B-link tree node.  All fields are
+ * The pool is a flat, zero-based address space of fixed-size node slots.
+ * Node 0 is the superblock; every other node is a B-link tree node: a
+ * leaf fills one slot, an inner node several adjacent ones.  All fields are
  * little-endian and nothing in a node is a pointer.  See
  * Documentation/tree.rst for the algorithms (checksum, validation, search).
  */
@@ -22,9 +23,10 @@
 /*
  * 2: key block and check words; 3: 8-byte values in the key block;
  * 4: a length per value (values of 0..value_size bytes); 5: values longer
- * than value_size out of line, in extents.
+ * than value_size out of line, in extents; 6: inner nodes span several
+ * node slots (up to 4 KiB) in chunks of their own.
  */
-#define ORDO_LAYOUT_VERSION	5
+#define ORDO_LAYOUT_VERSION	6
 
 #define ORDO_LEAF_SLOTS_MIN	4
 #define ORDO_LEAF_SLOTS_MAX	255
@@ -94,7 +96,9 @@
  * larger than its check word: checks[s] then holds value s itself, its
  * bytes past lens[s] zero, the key block's checksum covers it, and a leaf
  * is its key block alone.
- * An inner body is ``__le64 keys[inner_fanout]`` then
+ * An inner node spans ordo_inner_span() node slots of a chunk of inner
+ * nodes and is ordo_inner_size() bytes long (its checksum covers all of
+ * it); its body is ``__le64 keys[inner_fanout]`` then
  * ``__le32 child[inner_fanout]``;
  * child[i] covers [keys[i], keys[i + 1]) and keys[0] equals @low_key.
  */
@@ -123,7 +127,7 @@ struct ordo_node_hdr {
  * @node_size: bytes per node, a multiple of %ORDO_NODE_ALIGN.
  * @value_size: bytes per value.
  * @leaf_slots: key/value slots per leaf.
- * @inner_fanout: entries per inner node.
+ * @inner_fanout: entries per inner node: ordo_inner_fanout(node_size).
  * @nodes_per_chunk: chunk_size / node_size, rounded down.
  * @max_chunks: chunks the pool may ever hold.
  * @nr_chunks: chunks in use: the readable part of the pool is
@@ -237,22 +241,40 @@ static inline __u32 ordo_node_size(__u32 leaf_slots, __u32 value_size)
 }
 
 /*
- * An inner node uses at most its first 4 KiB, whatever the node size: a
- * separator insert moves and hashes at most that, and a walk reads it.
+ * Inner nodes have their own size class, up to 4 KiB: an inner node spans
+ * ordo_inner_span() adjacent node slots of a chunk that holds only inner
+ * nodes, so the offset rule (ordo_node_offset()) names it by its first
+ * slot.  A separator insert moves and hashes at most 4 KiB, and a walk
+ * reads that much a level, whatever the leaves hold.
  */
 #define ORDO_INNER_BYTES_MAX	4096
 #define ORDO_INNER_FANOUT_MAX	\
 	((ORDO_INNER_BYTES_MAX - ORDO_NODE_HDR_SIZE) / ORDO_INNER_ENTRY_SIZE)
 
 /**
+ * ordo_inner_span() - node slots an inner node spans
+ * @node_size: bytes per node
+ *
+ * Return: 4096 / node_size (integer division), at least 1.
+ */
+static inline __u32 ordo_inner_span(__u32 node_size)
+{
+	__u32 span = ORDO_INNER_BYTES_MAX / node_size;
+
+	return span ? span : 1;
+}
+
+/**
  * ordo_inner_fanout() - entries per inner node
  * @node_size: bytes per node
  *
- * Return: (node_size - 64) / 12, at most %ORDO_INNER_FANOUT_MAX (336).
+ * Return: (ordo_inner_span() * node_size - 64) / 12, at most
+ * %ORDO_INNER_FANOUT_MAX (336).
  */
 static inline __u32 ordo_inner_fanout(__u32 node_size)
 {
-	__u32 f = (node_size - ORDO_NODE_HDR_SIZE) / ORDO_INNER_ENTRY_SIZE;
+	__u32 f = (ordo_inner_span(node_size) * node_size -
+		   ORDO_NODE_HDR_SIZE) / ORDO_INNER_ENTRY_SIZE;
 
 	return f < ORDO_INNER_FANOUT_MAX ? f : ORDO_INNER_FANOUT_MAX;
 }
@@ -261,8 +283,8 @@ static inline __u32 ordo_inner_fanout(__u32 node_size)
  * ordo_inner_size() - bytes of an inner node in use (its checksum's)
  * @inner_fanout: entries per inner node
  *
- * Return: 64 + 12 * inner_fanout rounded up to 64: node_size for nodes
- * up to 4 KiB, 4096 above.
+ * Return: 64 + 12 * inner_fanout rounded up to 64: at most
+ * ordo_inner_span() * node_size, and at most 4096.
  */
 static inline __u32 ordo_inner_size(__u32 inner_fanout)
 {

@@ -26,10 +26,11 @@
 
 /*
  * "ORDO" read as a little-endian 32-bit word.  Version 2: value lengths;
- * version 3: values longer than value_size (STAGE, parts, 32-bit lengths).
+ * version 3: values longer than value_size (STAGE, parts, 32-bit lengths);
+ * version 4: node layout 6 (inner nodes of their own size).
  */
 #define ORDO_WIRE_MAGIC		0x4f44524fU
-#define ORDO_WIRE_VERSION	3
+#define ORDO_WIRE_VERSION	4
 /* Default rdma_cm port of the server (RDMA_PS_TCP). */
 #define ORDO_WIRE_PORT		7471
 
