@@ -1098,7 +1098,11 @@ static int tree_get(struct ordo_tree *t, u64 key, void *value, u32 *len,
  * ordo_tree_get_len() - look a key up without locking
  * @t: tree
  * @key: any u64
- * @value: receives the value (up to value_size bytes) if found; may be NULL
+ * @value: receives the value (up to value_size bytes) if found; may be NULL.
+ *	Copies that were retried (a writer changed the leaf meanwhile) may
+ *	have written any of its value_size bytes, so the bytes past the
+ *	value's length are unspecified: callers that hand on the value (the
+ *	ioctl, the RPC reply) pass on the length's bytes alone.
  * @len: set to the value's length if found (also for -ENOBUFS)
  *
  * Return: 0, -ENOENT, -ENOBUFS for a value longer than value_size (see
