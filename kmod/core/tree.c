@@ -1025,7 +1025,10 @@ static int leaf_lookup(struct ordo_tree *t, u64 key,
  * Lock-free.  An extent's bytes are copied, then the key is looked up
  * again: if its slot still names the same extent, the extent was never
  * freed meanwhile (an extent is freed only after no slot names it, and a
- * new one gets a new stamp), so the copy is of one publication.
+ * new one gets a new stamp), so the copy is of one publication.  Copies
+ * that were retried may have written any of the @vp->cap bytes at
+ * @vp->buf (an extent's, say, before the key's value turned inline), so
+ * only the @vp->copied bytes returned are the value's.
  *
  * Return: 0, -ENOENT, or -EIO if the tree is corrupt.
  */

@@ -241,7 +241,8 @@ enum ordo_write_mode {
  * struct ordo_value_part - what ordo_tree_get_part() copies and reports
  * @off: in: the first byte of the value wanted
  * @cap: in: room at @buf
- * @buf: in: destination; may be NULL when @cap is 0
+ * @buf: in: destination; may be NULL when @cap is 0.  Its bytes past
+ *	@copied (up to @cap) are unspecified: a retried copy may write them
  * @len: out: the value's length
  * @copied: out: bytes copied, min(@cap, @len - @off) (0 if @off >= @len)
  * @ref: out: 0 for an inline value, else the extent reference: parts of

@@ -976,9 +976,9 @@ static void *mt_reader(void *p)
 	struct mt_arg *a = p;
 	struct mt *m = a->m;
 	struct ref *r = &m->r;
-	u32 vs = m->t.geo.value_size, i, len, lens[64];
+	u32 vs = m->t.geo.value_size, i, len, room, lens[64];
 	u32 lmax = ordo_tree_value_max(&m->t);
-	u8 *val = malloc(lmax), *vals = malloc((size_t)vs * 64);
+	u8 *val = malloc(lmax + 8), *vals = malloc((size_t)vs * 64);
 	u8 *node = malloc(m->t.geo.node_size), *ext = malloc(lmax + 64);
 	u64 rs = 5000 + a->id, keys[64];
 	int err;
@@ -989,19 +989,27 @@ static void *mt_reader(void *p)
 
 		if (what < 6) {
 			/*
-			 * The value's bytes, and nothing past value_size (a
-			 * retried copy may have written the bytes past the
-			 * length: the API leaves them unspecified).
+			 * The value's bytes, and nothing past the buffer's
+			 * room: value_size for a GET, the longest value for
+			 * a GET by part (a retried copy may have written the
+			 * bytes past the length, up to the room: the API
+			 * leaves them unspecified).
 			 */
+			room = vs;
 			memset(val, 0xa5, vs + 8);
 			len = U32_MAX;
 			err = ordo_tree_get_len(&m->t, key, val, &len);
 			if (err == -ENOBUFS) {
-				/* A longer value: all of it by part. */
+				/*
+				 * A longer value: all of it by part.  It may
+				 * be inline again by then, its bytes past the
+				 * length those of an extent copy retried.
+				 */
 				struct ordo_value_part vp = { .cap = lmax,
 							      .buf = val };
 
-				memset(val, 0xa5, lmax);
+				room = lmax;
+				memset(val, 0xa5, lmax + 8);
 				err = ordo_tree_get_part(&m->t, key, &vp);
 				len = vp.len;
 				if (!err && vp.copied != len)
@@ -1011,8 +1019,7 @@ static void *mt_reader(void *p)
 			if (err && err != -ENOENT)
 				MT_ERR(m, "get: %d", err);
 			if (!err && (!vseen_ok(val, len, key, vs, lmax) ||
-				     (len <= vs &&
-				      !all_bytes(val, vs, vs + 8, 0xa5))))
+				     !all_bytes(val, room, room + 8, 0xa5)))
 				MT_ERR(m, "get %" PRIx64
 				       ": foreign value, length %u", key, len);
 			a->reads++;
