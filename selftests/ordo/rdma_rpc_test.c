@@ -1532,7 +1532,7 @@ TEST_F(rpc, version_and_malformed_rejects)
 	o.raw = NULL;
 	o.magic = 0;
 	EXPECT_EQ(mal + 6, rc_sysfs_u64("stats/rejected_malformed"));
-	EXPECT_EQ(ver + 3, rc_sysfs_u64("stats/rejected_version"));
+	EXPECT_EQ(ver + 4, rc_sysfs_u64("stats/rejected_version"));
 	/* None of it harmed the live connection. */
 	EXPECT_EQ(0, rc_call(&self->c, ORDO_WIRE_OP_INFO, NULL, 0));
 }
