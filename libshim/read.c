@@ -29,9 +29,10 @@ static uint64_t node_off(struct ordo *o, uint32_t n)
 				o->geo.node_size);
 }
 
-static uint32_t slot_nodes(struct ordo *o)
+/* Leaves one READ batch of a slot holds. */
+static uint32_t slot_nodes(const struct ordo_geo *geo)
 {
-	uint32_t n = SHIM_SLOT_READ_MAX / o->geo.node_size;
+	uint32_t n = SHIM_SLOT_READ_MAX / geo->node_size;
 
 	return n < 2 ? 2 : n > SHIM_BATCH_MAX ? SHIM_BATCH_MAX : n;
 }
@@ -53,11 +54,9 @@ static uint8_t *slot_node(struct ordo *o, struct shim_op *op, uint32_t i)
  */
 static size_t slot_node_area(const struct ordo_geo *geo)
 {
-	uint32_t n = SHIM_SLOT_READ_MAX / geo->node_size;
-	size_t leaves, inner = ordo_inner_size(geo->inner_fanout);
+	size_t leaves = (size_t)slot_nodes(geo) * geo->node_size;
+	size_t inner = ordo_inner_size(geo->inner_fanout);
 
-	n = n < 2 ? 2 : n > SHIM_BATCH_MAX ? SHIM_BATCH_MAX : n;
-	leaves = (size_t)n * geo->node_size;
 	return leaves > inner ? leaves : inner;
 }
 
@@ -105,8 +104,8 @@ static void take_cands(struct ordo *o, struct shim_op *op,
 	uint32_t i;
 
 	op->st.left = left ? left->leaf : ORDO_NODE_NONE;
-	if (n > slot_nodes(o))
-		n = slot_nodes(o);
+	if (n > slot_nodes(&o->geo))
+		n = slot_nodes(&o->geo);
 	for (i = 0; i < n; i++)
 		op->st.pend_nodes[i] = ents[i].leaf;
 	op->st.ncand = n;
@@ -519,7 +518,7 @@ static int get_start(struct ordo *o, struct shim_op *op)
 	op->st.sub = UINT32_MAX;
 	op->st.leaf_len = shim_leaf_read_len(&o->geo);
 	if (o->mode == ORDO_MODE_LEARNED &&
-	    !shim_cache_lookup(o, op->req->key, &p, ents, slot_nodes(o),
+	    !shim_cache_lookup(o, op->req->key, &p, ents, slot_nodes(&o->geo),
 			       &left, &op->st.edge)) {
 		op->st.sub = p.sub;
 		op->st.has_pred = true;
@@ -795,7 +794,7 @@ static int scan_next_batch(struct ordo *o, struct shim_op *op)
 {
 	uint32_t want = op->req->count - op->st.have;
 	uint32_t n = want / (o->geo.leaf_slots / 2 ? o->geo.leaf_slots / 2 : 1) + 1;
-	uint32_t max = slot_nodes(o), i;
+	uint32_t max = slot_nodes(&o->geo), i;
 	struct ordo_tt ent;
 
 	if (n > max)
@@ -912,7 +911,7 @@ static int scan_start(struct ordo *o, struct shim_op *op)
 	if (o->mode == ORDO_MODE_RPC)
 		return scan_rpc(o, op);
 	if (o->mode == ORDO_MODE_LEARNED &&
-	    !shim_cache_lookup(o, op->req->key, &p, ents, slot_nodes(o),
+	    !shim_cache_lookup(o, op->req->key, &p, ents, slot_nodes(&o->geo),
 			       NULL, NULL)) {
 		op->st.sub = p.sub;
 		op->st.lln = p.lln;

@@ -146,7 +146,7 @@ static u32 empty_chunk_take(struct ordo_extents *x)
 	if (x->cur_end)
 		cur = chunk_of(x, x->cur_end - 1);
 	for (idx = 1; idx < n; idx++)
-		if (p->value_chunk[idx] == ORDO_CHUNK_VALUES && !x->live[idx])
+		if (p->chunk_kind[idx] == ORDO_CHUNK_VALUES && !x->live[idx])
 			break;
 	if (idx >= n)
 		return U32_MAX;

@@ -486,8 +486,7 @@ int ordo_node_validate_part(const void *buf, u32 len,
 int ordo_node_copy_validate(void *dst, const void *src,
 			    const struct ordo_geo *geo)
 {
-	memcpy(dst, src, geo->node_size);
-	return ordo_node_validate(dst, geo);
+	return ordo_node_copy_validate_at(dst, src, geo, 0);
 }
 
 /**

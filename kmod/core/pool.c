@@ -59,8 +59,7 @@ static void super_init(struct ordo_pool *p)
 /* Inner chunk @idx (zeroed, kind set) joins the inner bump pointer's. */
 static void inner_chunk_add(struct ordo_pool *p, u32 idx)
 {
-	p->inner_chunk[p->nr_inner_chunks] = idx;
-	WRITE_ONCE(p->nr_inner_chunks, p->nr_inner_chunks + 1);
+	p->inner_chunk[p->nr_inner_chunks++] = idx;
 	/* A full barrier: whoever reserves its nodes sees the entry. */
 	atomic_add_s64(&p->inner_avail, p->inner_per_chunk);
 }
@@ -81,7 +80,7 @@ static int pool_add_chunk(struct ordo_pool *p, u8 kind)
 		return -ENOMEM;
 	/* Fresh nodes read as version 0 (never written), incarnation 0. */
 	memset(mem, 0, p->chunk_size);
-	p->value_chunk[idx] = kind;
+	p->chunk_kind[idx] = kind;
 	/* Release: lock-free readers see the zeroed chunk, then the count. */
 	smp_store_release(&p->chunks[idx], mem);
 	/* Release: ordo_pool_take() hands out nodes below the count. */
@@ -167,11 +166,11 @@ int ordo_pool_init(struct ordo_pool *p, const struct ordo_geo *geo,
 		return -EINVAL;
 	p->max_chunks = (u32)max_chunks;
 	p->chunks = ordo_malloc(sizeof(*p->chunks) * p->max_chunks);
-	p->value_chunk = ordo_malloc(p->max_chunks);
+	p->chunk_kind = ordo_malloc(p->max_chunks);
 	p->inner_chunk = ordo_malloc(sizeof(*p->inner_chunk) * p->max_chunks);
-	if (!p->chunks || !p->value_chunk || !p->inner_chunk) {
+	if (!p->chunks || !p->chunk_kind || !p->inner_chunk) {
 		ordo_free(p->chunks);
-		ordo_free(p->value_chunk);
+		ordo_free(p->chunk_kind);
 		ordo_free(p->inner_chunk);
 		p->chunks = NULL;
 		return -ENOMEM;
@@ -203,7 +202,7 @@ void ordo_pool_destroy(struct ordo_pool *p)
 			p->ops->chunk_free(p->ops_ctx, i, p->chunks[i],
 					   p->chunk_size);
 	ordo_free(p->chunks);
-	ordo_free(p->value_chunk);
+	ordo_free(p->chunk_kind);
 	ordo_free(p->inner_chunk);
 	p->chunks = NULL;
 	ordo_mutex_destroy(&p->grow_lock);
@@ -339,12 +338,12 @@ void ordo_pool_value_chunk_to_nodes(struct ordo_pool *p, u32 idx, bool inner)
 	ordo_mutex_lock(&p->grow_lock);
 	memset(p->chunks[idx], 0, p->chunk_size);
 	if (inner) {
-		WRITE_ONCE(p->value_chunk[idx], ORDO_CHUNK_INNER);
+		WRITE_ONCE(p->chunk_kind[idx], ORDO_CHUNK_INNER);
 		inner_chunk_add(p, idx);
 		ordo_mutex_unlock(&p->grow_lock);
 		return;
 	}
-	WRITE_ONCE(p->value_chunk[idx], ORDO_CHUNK_RECLAIMED);
+	WRITE_ONCE(p->chunk_kind[idx], ORDO_CHUNK_RECLAIMED);
 	atomic_add_s64(&p->skipped, -(s64)p->nodes_per_chunk);
 	for (i = 0; i < p->nodes_per_chunk; i++)
 		ordo_pool_free(p, first + i);
@@ -405,7 +404,7 @@ u32 ordo_pool_take(struct ordo_pool *p)
 			 * The bump pointer meets a chunk of values (or of
 			 * reclaimed nodes, on the free list) at its start.
 			 */
-			if (READ_ONCE(p->value_chunk[c]) != ORDO_CHUNK_NODES) {
+			if (READ_ONCE(p->chunk_kind[c]) != ORDO_CHUNK_NODES) {
 				if (cmpxchg(&p->next, n,
 					    n + p->nodes_per_chunk) == n)
 					atomic_add_s64(&p->skipped,

@@ -55,10 +55,10 @@ struct ordo_pool_ops {
  * @inner_per_chunk: inner nodes per inner chunk
  * @chunks: chunk addresses, each published with release semantics
  * @nr_chunks: chunks published, stored with release after the chunk
- * @value_chunk: per chunk, what it holds (ORDO_CHUNK_*); set before the
+ * @chunk_kind: per chunk, what it holds (ORDO_CHUNK_*); set before the
  *	chunk is published
  * @inner_chunk: the inner chunks' indices, in the order they came
- * @nr_inner_chunks: entries of @inner_chunk
+ * @nr_inner_chunks: entries of @inner_chunk (under @grow_lock)
  * @next: bump pointer: lowest node number never handed out or skipped
  * @skipped: node numbers the bump pointer passed over in chunks that are
  *	not leaf chunks
@@ -86,7 +86,7 @@ struct ordo_pool {
 	u32 inner_span;
 	u32 inner_per_chunk;
 	void **chunks;
-	u8 *value_chunk;
+	u8 *chunk_kind;
 	u32 *inner_chunk;
 	u32 nr_inner_chunks;
 	u32 nr_chunks;
@@ -163,7 +163,7 @@ static inline struct ordo_node_hdr *ordo_pool_node(struct ordo_pool *p, u32 n)
  */
 static inline bool ordo_pool_is_leaf_slot(const struct ordo_pool *p, u32 n)
 {
-	u8 kind = READ_ONCE(p->value_chunk[n / p->nodes_per_chunk]);
+	u8 kind = READ_ONCE(p->chunk_kind[n / p->nodes_per_chunk]);
 
 	return kind == ORDO_CHUNK_NODES || kind == ORDO_CHUNK_RECLAIMED;
 }
