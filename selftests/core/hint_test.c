@@ -200,17 +200,21 @@ static int t_after_split(void)
 	return 0;
 }
 
-/* Numbers that are not leaves: superblock, inner, unused, free, unmapped. */
+/*
+ * Numbers that are not leaves: superblock, inner, the middle of an inner
+ * node, unused, free, unmapped.
+ */
 static int t_not_a_leaf(void)
 {
 	struct ordo_node_hdr *h;
 	struct ordo_tree t;
-	u64 v = 1, k, got;
+	u64 v = 1, k, got, word;
 	u32 n, free_no;
 
 	CHECK(!tree_new(&t, 4, 8, 8 << 20));
-	for (k = 0; k < 2000; k++)
-		CHECK(!ordo_tree_put(&t, k, &v));
+	/* Odd keys: every leaf but the first has an odd low fence. */
+	for (k = 0; k < 4000; k++)
+		CHECK(!ordo_tree_put(&t, 2 * k + 1, &v));
 	CHECK(t.height >= 3);
 	/* Node 0 is the superblock. */
 	CHECK_EQ(hint_update(&t, 0, 5, &v), -ESTALE);
@@ -219,6 +223,21 @@ static int t_not_a_leaf(void)
 	h = ordo_pool_node(&t.pool, n);
 	CHECK(h->level > 0);
 	CHECK_EQ(hint_update(&t, n, 5, &v), -ESTALE);
+	/*
+	 * A level-1 node's second slot starts with its key 16 (the low fence
+	 * of its 17th leaf, odd): locked as a node, a writer would spin on
+	 * it, or, even, corrupt the key.
+	 */
+	n = le32_to_cpu(ordo_inner_children(h, &t.geo)[0]);
+	h = ordo_pool_node(&t.pool, n);
+	CHECK_EQ(h->level, 1);
+	CHECK(le16_to_cpu(h->count) > 17);
+	CHECK(t.pool.inner_span > 1);
+	word = le64_to_cpu(*(__le64 *)ordo_pool_node(&t.pool, n + 1));
+	CHECK_EQ(word, le64_to_cpu(ordo_node_keys(h)[16]));
+	CHECK(word & 1);
+	CHECK_EQ(hint_update(&t, n + 1, 5, &v), -ESTALE);
+	CHECK_EQ(le64_to_cpu(ordo_node_keys(h)[16]), word);
 	/* Never handed out: all zeroes, node_no 0. */
 	n = t.pool.next;
 	CHECK(n < t.pool.nr_chunks * t.pool.nodes_per_chunk);
