@@ -1402,7 +1402,7 @@ int main(int argc, char **argv)
 		"    \"params\": {\"leaves_per_sub\": %u, \"max_sub_leaves\": %u, "
 		"\"tt_slack_pct\": %u, \"tt_spare_pct\": %u},\n"
 		"    \"tt_entry_bytes\": %d, \"desc_bytes\": %d, "
-		"\"tt_entry\": \"leaf, 23-bit fence code, tie flag, "
+		"\"tt_entry\": \"leaf, %d-bit fence code, tie flag, "
 		"8 incarnation bits\"},\n"
 		"  \"targets\": {\"leaves_per_get\": 1.05, "
 		"\"client_bytes_per_key\": 0.75, \"client_pct_of_inner\": 50, "
@@ -1413,7 +1413,8 @@ int main(int argc, char **argv)
 		(unsigned long long)o.appends,
 		(unsigned long long)o.append_bulk,
 		prm.leaves_per_sub, prm.max_sub_leaves, prm.tt_slack_pct,
-		prm.tt_spare_pct, ORDO_TT_ENTRY_SIZE, ORDO_MODEL_DESC_SIZE);
+		prm.tt_spare_pct, ORDO_TT_ENTRY_SIZE, ORDO_MODEL_DESC_SIZE,
+		ORDO_TT_CODE_BITS);
 	for (d = 0; d < ORDO_DIST_COUNT; d++) {
 		if (any && !want[d])
 			continue;

@@ -236,7 +236,7 @@ static bool try_alloc(struct ordo_extents *x, u32 c, u64 *off, u32 *stamp)
 int ordo_extent_alloc(struct ordo_extents *x, u32 len, struct ordo_staged *st)
 {
 	u64 units = ordo_extent_units(len), off;
-	u32 c = class_of(units), stamp, idx;
+	u32 c = class_of(units), stamp = 0, idx;
 	int err = 0;
 
 	if (class_units(c) * ORDO_EXTENT_UNIT > x->pool->chunk_size)

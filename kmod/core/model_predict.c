@@ -146,7 +146,8 @@ void ordo_sub_window(const struct ordo_sub *s, u64 pos, u32 *lo, u32 *hi)
  * ordo_code_shift() - fence-code shift for a window span
  * @span: 2^32 + O + U, in position units
  *
- * Return: the shift that brings @span within 22 bits.
+ * Return: the shift that brings @span below 2^(%ORDO_TT_CODE_BITS - 1):
+ * a window has at most that many grid cells.
  */
 u32 ordo_code_shift(u64 span)
 {
@@ -160,7 +161,8 @@ u32 ordo_code_shift(u64 span)
  * ordo_sub_code_params() - base and shift of a sub-model's fence codes
  * @s: sub-model
  * @base: U, the under bound in position units (ntt << 32 when unbounded)
- * @shift: code shift: the span 2^32 + O + U, shifted by it, fits 22 bits
+ * @shift: code shift: the span 2^32 + O + U, shifted by it, fits
+ *	%ORDO_TT_CODE_BITS - 1 bits
  */
 void ordo_sub_code_params(const struct ordo_sub *s, u64 *base, u32 *shift)
 {
@@ -178,8 +180,8 @@ void ordo_sub_code_params(const struct ordo_sub *s, u64 *base, u32 *shift)
  * @j: logical leaf
  * @pos: F of the leaf's low fence
  *
- * With bounds measured at every fence the code lies in [0, 2^23); it is
- * clamped there all the same.
+ * With bounds measured at every fence the code lies in
+ * [0, 2^(%ORDO_TT_CODE_BITS - 1)]; it is clamped to its field all the same.
  *
  * Return: the code.
  */
@@ -683,8 +685,8 @@ static int tt_widen(struct ordo_model *m, u32 leaf)
  * @m: a client copy (ordo_model_load_top(), ordo_model_from_image())
  *
  * Its entries, and all it loads later, keep the leaf, the fence code and
- * the tie flag in the fewest bits that hold its leaf numbers plus 24 (see
- * %ORDO_TT_PACK_CODE_BITS); their incarnation bits read as 0 from then
+ * the tie flag in the fewest bits that hold its leaf numbers plus
+ * %ORDO_TT_PACK_CODE_BITS; their incarnation bits read as 0 from then
  * on.  Idempotent.
  *
  * Return: 0 or -ENOMEM (the copy is unchanged).
@@ -1350,7 +1352,8 @@ int ordo_model_desc_decode(const void *desc, struct ordo_sub *s)
 }
 
 /*
- * Leaf 0 must sit at position 0 and the grid positions must never
+ * The bits of an entry that must be zero must be, leaf 0 must sit at
+ * position 0, and the grid positions must never
  * decrease nor place a fence outside the window its leaf allows; the
  * stored bounds must hold at the domain's end.  What the codes cannot
  * show (the fences themselves) the leaves' own fences check.
@@ -1369,7 +1372,8 @@ static int slice_check(const struct ordo_sub *s, u64 pivot, u64 end,
 
 		want = (u64)j << ORDO_MODEL_POS_SHIFT;
 		g = code_grid(ci, j, sh);
-		if ((j == 0 && ((ci & ORDO_TT_CODE_MASK) != base >> sh ||
+		if ((ci & ORDO_TT_ZERO_MASK) ||
+		    (j == 0 && ((ci & ORDO_TT_CODE_MASK) != base >> sh ||
 				!(ci & ORDO_TT_TIE_RIGHT))) || g < prev ||
 		    g > (want + span) >> sh)
 			return -EINVAL;

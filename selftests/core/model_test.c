@@ -602,14 +602,14 @@ static u32 bits_of(u32 leaf)
 	return b;
 }
 
-/* Bits of a packed entry: the fewest that hold @m's leaf numbers, + 24. */
+/* Bits of a packed entry: the fewest that hold @m's leaf numbers, + code, tie. */
 static u32 packed_entry_bits(const struct ordo_model *m)
 {
 	u32 i, top = 0;
 
 	for (i = 0; i < m->tt_used; i++)
 		top = top > m->tt[i].leaf ? top : m->tt[i].leaf;
-	return bits_of(top) + 24;
+	return bits_of(top) + ORDO_TT_PACK_CODE_BITS;
 }
 
 /*
@@ -1354,12 +1354,12 @@ static void put64(u8 *b, size_t off, u64 w)
  * The test vector of Documentation/model.rst ("Checksums"), byte for
  * byte: its two sums are what the code computes, and the image loads.
  */
-#define DOC_TOP_SUM	0x426e053f2c7f37f6ULL
-#define DOC_SUB_SUM	0xb683138809e44f11ULL
+#define DOC_TOP_SUM	0x5e8e9758fd248c67ULL
+#define DOC_SUB_SUM	0xbc66ed6c48916d2eULL
 
 static void doc_image(u8 *img)
 {
-	put64(img, 0, 0x008000054c444d4fULL);
+	put64(img, 0, 0x008000064c444d4fULL);
 	put64(img, 8, 0x0000000800000020ULL);
 	put64(img, 16, 1);
 	put64(img, 24, 0x108);
@@ -1374,8 +1374,8 @@ static void doc_image(u8 *img)
 	put64(img, 208, 0x0000000100000000ULL);	/* tt_start 0, ntt 1 */
 	put64(img, 216, 0xffffffff00000000ULL);	/* gen 0, errors 0xffff */
 	put64(img, 192, DOC_SUB_SUM);		/* sum */
-	/* leaf 1; code 2^32 >> 12 (U = O = 2^32, s = 12), tie flag, inca 1 */
-	put64(img, 256, 0x0190000000000001ULL);
+	/* leaf 1; code 2^32 >> 18 (U = O = 2^32, s = 18), tie flag, inca 1 */
+	put64(img, 256, 0x0102400000000001ULL);
 }
 
 static void test_doc_vector(void)
@@ -1404,7 +1404,7 @@ static void test_doc_vector(void)
 	}
 	/* The region of the same vector: the anchor, the image at 64. */
 	memset(rgn, 0, sizeof(rgn));
-	put64(rgn, 0, 0x0040000541444d4fULL);
+	put64(rgn, 0, 0x0040000641444d4fULL);
 	put64(rgn, 16, 64);
 	put64(rgn, 24, 1);
 	memcpy(rgn + 64, img, sizeof(img));
@@ -1484,7 +1484,7 @@ static void test_saturation(void)
 	doc_image(img);
 	put64(img, 200, mant | (55ULL << ORDO_MODEL_MANT_BITS));
 	put64(img, 216, 0);	/* gen 0, over 0, under 0 */
-	put64(img, 256, 0x0180000000000001ULL);	/* code U >> s = 0 */
+	put64(img, 256, 0x0102000000000001ULL);	/* code U >> s = 0 */
 	put64(img, 192, ordo_sub_checksum(1, 0, 0, img + 192, img + 256, 1));
 	err = ordo_model_from_image(&m, img, sizeof(img));
 	CHECK(!err, "steep slope: %d", err);
@@ -1691,7 +1691,8 @@ static void test_packed_widths(void)
 	CHECK(!ordo_model_parse_hdr(img, ORDO_MODEL_HDR_SIZE, &lay), "hdr");
 	for (k = 0; k < ARRAY_SIZE(big); k++) {
 		o = c = u = w = NULL;
-		was = k ? bits_of(big[k - 1]) : packed_entry_bits(m) - 24;
+		was = k ? bits_of(big[k - 1]) : packed_entry_bits(m) -
+			     ORDO_TT_PACK_CODE_BITS;
 		CHECK(!ordo_model_load_image(&o, img, ch.size, true) &&
 		      !ordo_model_load_image(&c, img, ch.size, true) &&
 		      o->leaf_bits == was, "copies of %u-bit leaves", was);
@@ -1716,7 +1717,7 @@ static void test_packed_widths(void)
 			CHECK(same_entries(u, c), "entries after widening");
 			check_same(u, c, &s);
 		}
-		check_client_bytes(c, bits_of(big[k]) + 24);
+		check_client_bytes(c, bits_of(big[k]) + ORDO_TT_PACK_CODE_BITS);
 		/* A copy of the new width adopts the narrow copy's slices. */
 		CHECK(!ordo_model_load_top(&w, img, ch.size) &&
 		      !ordo_model_pack(w) &&
@@ -1799,10 +1800,34 @@ static void test_lying_server(void)
 		free(img);
 	}
 	CHECK(refused > 1000, "only %u refused", refused);
+	/* An entry with a bit between the tie flag and the incarnation set. */
+	for (i = 0; m && i < 64; i++) {
+		u8 *img = malloc(ch.size);
+		u32 sub = m->first + rnd() % ordo_model_count(m);
+		struct ordo_model_desc *d;
+		struct ordo_tt_entry *e;
+		u32 bit = ORDO_TT_CODE_BITS + 1 +
+			  rnd() % (ORDO_TT_INCA_SHIFT - ORDO_TT_CODE_BITS - 1);
+
+		memcpy(img, ch.flat, ch.size);
+		d = (void *)(img + ordo_model_desc_off(m->nsub_cap) + 32 * sub);
+		e = (void *)(img + ordo_model_tt_off(m->nsub_cap) +
+			     (u64)ORDO_TT_ENTRY_SIZE * le32_to_cpu(d->tt_start));
+		e += rnd() % le32_to_cpu(d->ntt);
+		e->code_inca = cpu_to_le32(le32_to_cpu(e->code_inca) |
+					   1U << bit);
+		reseal(img, m, sub);
+		err = ordo_model_from_image(&c, img, ch.size);
+		CHECK(err == -EINVAL, "bit %u of code_inca set: %d", bit, err);
+		if (!err)
+			ordo_model_free(c);
+		free(img);
+	}
 	chunks_free(&ch);
 	ordo_model_free(m);
 	sim_free(&s);
-	tap("consistent-but-wrong descriptors are refused or stay in range");
+	tap("consistent-but-wrong descriptors are refused or stay in range; "
+	    "so are entries with bits that must be zero");
 }
 
 /*
@@ -2271,7 +2296,8 @@ static u64 ref_cell(u64 eps)
 	u64 span = (1ULL << 32) + 2 * eps + (2ULL << 24);
 	int bits = 64 - __builtin_clzll(span);
 
-	return (16ULL << (bits > 22 ? bits - 22 : 0)) + 1;
+	return (16ULL << (bits > ORDO_TT_CODE_BITS - 1 ?
+			 bits - (ORDO_TT_CODE_BITS - 1) : 0)) + 1;
 }
 
 /*

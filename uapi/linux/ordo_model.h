@@ -41,7 +41,7 @@
  *
  * with over = err_over << 24 and under = err_under << 24 (each ntt << 32
  * for %ORDO_MODEL_ERR_UNBOUNDED), clamped to [0, ntt - 1].  A TT entry
- * does not carry its leaf's fence but a 23-bit code of F(fence) (struct
+ * does not carry its leaf's fence but a 17-bit code of F(fence) (struct
  * ordo_tt_entry), which narrows the window to the leaf, or to a few
  * adjacent leaves when a fence's code equals the key's; the leaf's own
  * fences are the final check.
@@ -58,9 +58,10 @@
 /*
  * Of the anchor and the image: 3 added the anchor (double buffering), 4
  * the 8-byte TT entry with fence codes, 5 sub_first (sub-models added in
- * front of the first) and a first pivot that may lie above key 0.
+ * front of the first) and a first pivot that may lie above key 0, 6 a
+ * coarser code grid (2^16 cells a window instead of 2^22: 17-bit codes).
  */
-#define ORDO_MODEL_VERSION		5
+#define ORDO_MODEL_VERSION		6
 
 #define ORDO_MODEL_ANCHOR_SIZE		64
 
@@ -86,10 +87,16 @@
 #define ORDO_MODEL_MANT_MASK		((1ULL << ORDO_MODEL_MANT_BITS) - 1)
 #define ORDO_MODEL_SHIFT_MAX		127
 
-/* ordo_tt_entry.code_inca: the fence code, the tie flag, incarnation bits. */
-#define ORDO_TT_CODE_BITS		23
+/*
+ * ordo_tt_entry.code_inca: the fence code, the tie flag, bits that must be
+ * zero, incarnation bits.  A window's span is cut into 2^(CODE_BITS - 1)
+ * grid cells; codes lie in [0, 2^(CODE_BITS - 1)].
+ */
+#define ORDO_TT_CODE_BITS		17
 #define ORDO_TT_CODE_MASK		((1U << ORDO_TT_CODE_BITS) - 1)
-#define ORDO_TT_TIE_RIGHT		0x800000U	/* the bit above the code */
+#define ORDO_TT_TIE_RIGHT		0x20000U	/* the bit above the code */
+#define ORDO_TT_ZERO_MASK		(0xffffffU & ~(ORDO_TT_CODE_MASK | \
+						       ORDO_TT_TIE_RIGHT))
 #define ORDO_TT_INCA_SHIFT		24
 #define ORDO_TT_INCA_BITS		8
 #define ORDO_TT_INCA_MASK		((1U << ORDO_TT_INCA_BITS) - 1)
@@ -246,17 +253,20 @@ struct ordo_model_desc {
 /**
  * struct ordo_tt_entry - one logical leaf of a sub-model
  * @leaf: node number of the leaf in the node pool.
- * @code_inca: bits 0-22: the fence code c of the leaf's low fence; bit 23:
- *	%ORDO_TT_TIE_RIGHT; bits 24-31: the low 8 bits of the leaf's
- *	incarnation at training time.
+ * @code_inca: bits 0-16: the fence code c of the leaf's low fence; bit 17:
+ *	%ORDO_TT_TIE_RIGHT; bits 18-23: zero (%ORDO_TT_ZERO_MASK; a reader
+ *	refuses a slice with any of them set); bits 24-31: the low 8 bits of
+ *	the leaf's incarnation at training time.
  *
  * The fence code places the leaf's low fence f on the sub-model's line
  * without storing it.  With U = err_under << 24 and O = err_over << 24
  * (each ntt << 32 instead when it is %ORDO_MODEL_ERR_UNBOUNDED), the
- * code shift is s = max(0, bitlen(2^32 + O + U) - 22), where bitlen(v) is
- * the position of v's highest set bit plus one; logical leaf j's grid
- * position is G(j) = c + ((j << 32) >> s), and the writer stores
- * c = ((F(f) + U) >> s) - ((j << 32) >> s), which lies in [0, 2^23).
+ * code shift is s = max(0, bitlen(2^32 + O + U) - 16), where bitlen(v) is
+ * the position of v's highest set bit plus one (so the span, shifted by
+ * s, is below 2^16: the window has 2^16 grid cells or fewer); logical
+ * leaf j's grid position is G(j) = c + ((j << 32) >> s), and the writer
+ * stores c = ((F(f) + U) >> s) - ((j << 32) >> s), which lies in
+ * [0, 2^16].
  * For a key k of the domain let A = (F(k) + U) >> s.  F being monotone,
  * G(j) < A proves f < k (the leaf starts left of k) and G(j) > A proves
  * f > k.  G(j) == A (always so for k == f) decides nothing by itself;
