@@ -1352,8 +1352,8 @@ int ordo_model_desc_decode(const void *desc, struct ordo_sub *s)
 }
 
 /*
- * The bits of an entry that must be zero must be, leaf 0 must sit at
- * position 0, and the grid positions must never
+ * No entry may set a bit that must be zero, leaf 0 must sit at position
+ * 0, and the grid positions must never
  * decrease nor place a fence outside the window its leaf allows; the
  * stored bounds must hold at the domain's end.  What the codes cannot
  * show (the fences themselves) the leaves' own fences check.

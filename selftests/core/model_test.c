@@ -602,7 +602,7 @@ static u32 bits_of(u32 leaf)
 	return b;
 }
 
-/* Bits of a packed entry: the fewest that hold @m's leaf numbers, + code, tie. */
+/* A packed entry's bits: @m's leaf number bits, then code and tie flag. */
 static u32 packed_entry_bits(const struct ordo_model *m)
 {
 	u32 i, top = 0;
