@@ -163,11 +163,10 @@ static inline void ordo_sub_set_slope(struct ordo_sub *s, u64 mant, u32 shift)
  * fence code and its tie flag in %ORDO_TT_PACK_CODE_BITS bits; entry i
  * starts at bit i * (leaf_bits + %ORDO_TT_PACK_CODE_BITS) of the
  * little-endian bit string, so every entry lies within the 8 bytes from
- * its first one.  The
- * incarnation bits are dropped.  A client needs them for nothing the
- * leaf's fences do not settle, and a TT is the bulk of its cache: a store
- * of up to 2^20 nodes costs 4.75 bytes per leaf instead of 8, one of up
- * to 2^24 5.25.
+ * its first one.  The incarnation bits are dropped.  A client needs them
+ * for nothing the leaf's fences do not settle, and a TT is the bulk of
+ * its cache: a store of up to 2^20 nodes costs 4.75 bytes per leaf
+ * instead of 8, one of up to 2^24 5.25.
  */
 #define ORDO_TT_PACK_CODE_BITS	(ORDO_TT_CODE_BITS + 1)
 /* Bytes past a packed TT's last entry: its 8-byte window stays inside. */

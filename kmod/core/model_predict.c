@@ -1353,10 +1353,10 @@ int ordo_model_desc_decode(const void *desc, struct ordo_sub *s)
 
 /*
  * No entry may set a bit that must be zero, leaf 0 must sit at position
- * 0, and the grid positions must never
- * decrease nor place a fence outside the window its leaf allows; the
- * stored bounds must hold at the domain's end.  What the codes cannot
- * show (the fences themselves) the leaves' own fences check.
+ * 0, and the grid positions must never decrease nor place a fence
+ * outside the window its leaf allows; the stored bounds must hold at the
+ * domain's end.  What the codes cannot show (the fences themselves) the
+ * leaves' own fences check.
  */
 static int slice_check(const struct ordo_sub *s, u64 pivot, u64 end,
 		       bool last, const u8 *e)

@@ -1743,6 +1743,21 @@ out:
 	tap("packed entries widen with the leaf numbers, loaded or adopted");
 }
 
+/* A copy of @m's image in @ch, and in it @sub's descriptor and entries. */
+static u8 *image_sub(const struct chunks *ch, const struct ordo_model *m,
+		     u32 sub, struct ordo_model_desc **d,
+		     struct ordo_tt_entry **e)
+{
+	u8 *img = malloc(ch->size);
+
+	memcpy(img, ch->flat, ch->size);
+	*d = (void *)(img + ordo_model_desc_off(m->nsub_cap) +
+		      ORDO_MODEL_DESC_SIZE * sub);
+	*e = (void *)(img + ordo_model_tt_off(m->nsub_cap) +
+		      (u64)ORDO_TT_ENTRY_SIZE * le32_to_cpu((*d)->tt_start));
+	return img;
+}
+
 static void test_lying_server(void)
 {
 	struct ordo_model *m, *c;
@@ -1754,15 +1769,11 @@ static void test_lying_server(void)
 
 	m = small_model(&s, &ch, &live);
 	for (i = 0; m && i < 4000; i++) {
-		u8 *img = malloc(ch.size);
 		u32 sub = m->first + rnd() % ordo_model_count(m);
 		struct ordo_model_desc *d;
-		u8 *e;
+		struct ordo_tt_entry *e;
+		u8 *img = image_sub(&ch, m, sub, &d, &e);
 
-		memcpy(img, ch.flat, ch.size);
-		d = (void *)(img + ordo_model_desc_off(m->nsub_cap) + 32 * sub);
-		e = img + ordo_model_tt_off(m->nsub_cap) +
-		    (u64)ORDO_TT_ENTRY_SIZE * le32_to_cpu(d->tt_start);
 		switch (rnd() % 7) {
 		case 0:
 			d->ntt = cpu_to_le32(rnd() % 8);
@@ -1778,8 +1789,7 @@ static void test_lying_server(void)
 			d->err_under = cpu_to_le16(rnd() % 3);
 			break;
 		case 4:
-			((struct ordo_tt_entry *)e)[rnd() % 3].code_inca =
-				cpu_to_le32(rnd());
+			e[rnd() % 3].code_inca = cpu_to_le32(rnd());
 			break;
 		case 5:
 			d->slope = cpu_to_le64(le64_to_cpu(d->slope) ^
@@ -1802,17 +1812,13 @@ static void test_lying_server(void)
 	CHECK(refused > 1000, "only %u refused", refused);
 	/* An entry with a bit between the tie flag and the incarnation set. */
 	for (i = 0; m && i < 64; i++) {
-		u8 *img = malloc(ch.size);
 		u32 sub = m->first + rnd() % ordo_model_count(m);
 		struct ordo_model_desc *d;
 		struct ordo_tt_entry *e;
+		u8 *img = image_sub(&ch, m, sub, &d, &e);
 		u32 bit = ORDO_TT_CODE_BITS + 1 +
 			  rnd() % (ORDO_TT_INCA_SHIFT - ORDO_TT_CODE_BITS - 1);
 
-		memcpy(img, ch.flat, ch.size);
-		d = (void *)(img + ordo_model_desc_off(m->nsub_cap) + 32 * sub);
-		e = (void *)(img + ordo_model_tt_off(m->nsub_cap) +
-			     (u64)ORDO_TT_ENTRY_SIZE * le32_to_cpu(d->tt_start));
 		e += rnd() % le32_to_cpu(d->ntt);
 		e->code_inca = cpu_to_le32(le32_to_cpu(e->code_inca) |
 					   1U << bit);

@@ -95,9 +95,9 @@
 #define ORDO_TT_CODE_BITS		17
 #define ORDO_TT_CODE_MASK		((1U << ORDO_TT_CODE_BITS) - 1)
 #define ORDO_TT_TIE_RIGHT		0x20000U	/* the bit above the code */
-#define ORDO_TT_ZERO_MASK		(0xffffffU & ~(ORDO_TT_CODE_MASK | \
-						       ORDO_TT_TIE_RIGHT))
 #define ORDO_TT_INCA_SHIFT		24
+#define ORDO_TT_ZERO_MASK		(((1U << ORDO_TT_INCA_SHIFT) - 1) & \
+					 ~(ORDO_TT_CODE_MASK | ORDO_TT_TIE_RIGHT))
 #define ORDO_TT_INCA_BITS		8
 #define ORDO_TT_INCA_MASK		((1U << ORDO_TT_INCA_BITS) - 1)
 
