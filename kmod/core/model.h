@@ -94,22 +94,28 @@ struct ordo_tt {
 #define ORDO_SUB_NO_TT		U32_MAX
 
 /**
- * struct ordo_sub - native sub-model: what a lookup needs (24 bytes, the
+ * struct ordo_sub - native sub-model: what a lookup needs (20 bytes, the
  *	bulk of a client copy after the TT)
  * @slope: the descriptor's slope word: mantissa in the low
  *	%ORDO_MODEL_MANT_BITS bits, shift above (ordo_sub_mant(),
  *	ordo_sub_shift()).
- * @tt: index of the first TT entry in the model's TT, or %ORDO_SUB_NO_TT
- *	while a client has not loaded the slice.
- * @ntt: leaves (TT entries) of the sub-model.
+ * @tt: index of the first TT entry in the model's TT (a packed copy: byte
+ *	offset of the slice, ordo_model_entry()), or %ORDO_SUB_NO_TT while a
+ *	client has not loaded the slice.
+ * @ntt: leaves (TT entries) of the sub-model, at most
+ *	%ORDO_MODEL_MAX_SUB_LEAVES.
+ * @grid: the fence codes' grid (ordo_model_desc.grid).
+ * @wide: a packed copy's codes take @grid + 1 bits (one is 2^@grid).
  * @gen: patch generation within the epoch.
  * @over: error bound ahead, 1/256 leaf.
  * @under: error bound behind, 1/256 leaf.
  */
 struct ordo_sub {
-	u64 slope;
+	u32 slope;
 	u32 tt;
-	u32 ntt;
+	u32 ntt : 25;
+	u32 grid : 5;
+	u32 wide : 1;
 	u32 gen;
 	u16 over;
 	u16 under;
@@ -128,9 +134,10 @@ struct ordo_sub_meta {
 	u8 tied;
 };
 
+/* The slope's multiplier: the mantissa, scaled (mant << 32). */
 static inline u64 ordo_sub_mant(const struct ordo_sub *s)
 {
-	return s->slope & ORDO_MODEL_MANT_MASK;
+	return (u64)(s->slope & ORDO_MODEL_MANT_MASK) << ORDO_MODEL_MANT_SCALE;
 }
 
 static inline u32 ordo_sub_shift(const struct ordo_sub *s)
@@ -138,10 +145,11 @@ static inline u32 ordo_sub_shift(const struct ordo_sub *s)
 	return s->slope >> ORDO_MODEL_MANT_BITS;
 }
 
-static inline void ordo_sub_set_slope(struct ordo_sub *s, u64 mant, u32 shift)
+/* @mant: below 2^%ORDO_MODEL_MANT_BITS; @shift: at most 127. */
+static inline void ordo_sub_set_slope(struct ordo_sub *s, u32 mant, u32 shift)
 {
 	s->slope = (mant & ORDO_MODEL_MANT_MASK) |
-		   ((u64)shift << ORDO_MODEL_MANT_BITS);
+		   (shift << ORDO_MODEL_MANT_BITS);
 }
 
 /*
@@ -158,17 +166,16 @@ static inline void ordo_sub_set_slope(struct ordo_sub *s, u64 mant, u32 shift)
 #define ORDO_MODEL_F_PACKED	0x2	/* TT in @ttp, without incarnations */
 
 /*
- * A packed TT entry: the leaf number in ordo_model.leaf_bits bits (the
- * fewest that hold every leaf number the copy has met, 1 to 32), then the
- * fence code and its tie flag in %ORDO_TT_PACK_CODE_BITS bits; entry i
- * starts at bit i * (leaf_bits + %ORDO_TT_PACK_CODE_BITS) of the
- * little-endian bit string, so every entry lies within the 8 bytes from
- * its first one.  The incarnation bits are dropped.  A client needs them
- * for nothing the leaf's fences do not settle, and a TT is the bulk of
- * its cache: a store of up to 2^20 nodes costs 4.75 bytes per leaf
- * instead of 8, one of up to 2^24 5.25.
+ * A packed TT entry of sub-model s: the leaf number in ordo_model.leaf_bits
+ * bits (the fewest that hold every leaf number the copy has met, 1 to
+ * 32), then the fence code in s->grid + s->wide bits, then the tie flag.
+ * A slice starts on a byte, at byte s->tt of the little-endian bit
+ * string; its entry j at bit j * ordo_packed_bits() from there, so every
+ * entry lies within the 8 bytes from its first one.  The incarnation bits
+ * are dropped.  A client needs them for nothing the leaf's fences do not
+ * settle, and a TT is the bulk of its cache: slices of sparse keys, on
+ * coarse grids, cost a few code bits a leaf, dense clusters more.
  */
-#define ORDO_TT_PACK_CODE_BITS	(ORDO_TT_CODE_BITS + 1)
 /* Bytes past a packed TT's last entry: its 8-byte window stays inside. */
 #define ORDO_TT_PACK_PAD	8
 
@@ -184,8 +191,9 @@ static inline void ordo_sub_set_slope(struct ordo_sub *s, u64 mant, u32 shift)
  * @leaf_slots: slots per leaf.
  * @eps: training error target, 1/256 leaf.
  * @flags: ORDO_MODEL_F_* bits.
- * @tt_cap: entries in @tt.
- * @tt_used: entries handed out; slots beyond it are free.
+ * @tt_cap: entries in @tt (a packed copy: bytes in @ttp, without the
+ *	padding).
+ * @tt_used: entries (bytes) handed out; those beyond it are free.
  * @nleaves: live TT entries (sum of ntt).
  * @trained_leaves: leaves at the full training (0 in a client copy).
  * @pivots: sorted pivots of [@first, @nsub) (room for nsub_cap); keys
@@ -198,8 +206,7 @@ static inline void ordo_sub_set_slope(struct ordo_sub *s, u64 mant, u32 shift)
  *	NULL in a client copy, whose slices hold exactly ntt slots.
  * @tt: the TT entries; the trainer's copy mirrors the region's indices.
  *	NULL in a packed copy.
- * @ttp: a packed copy's TT entries (@leaf_bits +
- *	%ORDO_TT_PACK_CODE_BITS bits each), else NULL.
+ * @ttp: a packed copy's TT entries (ordo_packed_bits() each), else NULL.
  * @leaf_bits: bits of a leaf number in @ttp's entries; loading a leaf
  *	number that needs more widens every entry.
  * @levels: client copies only (NULL in the trainer's, whose pivots move):
@@ -244,7 +251,6 @@ struct ordo_model {
  *	than one when fence codes equal the key's.
  * @win_lo: first logical leaf of the error window.
  * @win_hi: last logical leaf of the error window.
- * @tti: index of @lln's TT entry in @m (the others follow it).
  * @m: the model looked up (read the entries with ordo_pred_ent()).
  */
 struct ordo_pred {
@@ -253,7 +259,6 @@ struct ordo_pred {
 	u32 ncand;
 	u32 win_lo;
 	u32 win_hi;
-	u32 tti;
 	const struct ordo_model *m;
 };
 
@@ -423,34 +428,47 @@ static inline bool ordo_tt_inca_matches(const struct ordo_tt *e, u32 inca)
 	return ordo_tt_inca(e) == (inca & ORDO_TT_INCA_MASK);
 }
 
+/* Bits of a packed entry of @s in @m: leaf number, code, tie flag. */
+static inline u32 ordo_packed_bits(const struct ordo_model *m,
+				   const struct ordo_sub *s)
+{
+	return m->leaf_bits + s->grid + s->wide + 1;
+}
+
 /**
- * ordo_model_tt_at() - a TT entry by its index in the model's TT
+ * ordo_model_entry() - a TT entry of a loaded slice
  * @m: model
- * @i: index, below @m->tt_cap
+ * @sub: sub-model whose slice is loaded
+ * @j: logical leaf, below its ntt
  *
  * Return: the entry; a packed copy's has incarnation bits 0.
  */
-static inline struct ordo_tt ordo_model_tt_at(const struct ordo_model *m,
-					      u32 i)
+static inline struct ordo_tt ordo_model_entry(const struct ordo_model *m,
+					      u32 sub, u32 j)
 {
-	u64 bit = (u64)i * (m->leaf_bits + ORDO_TT_PACK_CODE_BITS), w;
+	const struct ordo_sub *s = &m->subs[sub];
+	u32 cb = s->grid + s->wide;
 	struct ordo_tt e;
 	__le64 raw;
+	u64 bit, w;
 
 	if (!m->ttp)
-		return m->tt[i];
+		return m->tt[s->tt + j];
+	bit = (u64)s->tt * 8 + (u64)j * ordo_packed_bits(m, s);
 	memcpy(&raw, m->ttp + bit / 8, sizeof(raw));
 	w = le64_to_cpu(raw) >> (bit % 8);
 	e.leaf = (u32)(w & (((u64)1 << m->leaf_bits) - 1));
-	e.code_inca = (u32)(w >> m->leaf_bits) &
-		      (ORDO_TT_CODE_MASK | ORDO_TT_TIE_RIGHT);
+	w >>= m->leaf_bits;
+	e.code_inca = (u32)(w & ((1U << cb) - 1));
+	if ((w >> cb) & 1)
+		e.code_inca |= ORDO_TT_TIE_RIGHT;
 	return e;
 }
 
 /* The entry of candidate @i of a lookup (0 .. ncand - 1). */
 static inline struct ordo_tt ordo_pred_ent(const struct ordo_pred *p, u32 i)
 {
-	return ordo_model_tt_at(p->m, p->tti + i);
+	return ordo_model_entry(p->m, p->sub, p->lln + i);
 }
 
 /**
@@ -470,7 +488,7 @@ static inline bool ordo_pred_try(const struct ordo_pred *p, u32 i,
 	if (i < p->ncand)
 		*e = ordo_pred_ent(p, i);
 	else if (i == p->ncand && p->lln)
-		*e = ordo_model_tt_at(p->m, p->tti - 1);
+		*e = ordo_model_entry(p->m, p->sub, p->lln - 1);
 	else
 		return false;
 	return true;
@@ -483,7 +501,8 @@ u64 ordo_model_pos(const struct ordo_model *m, u32 sub, u64 key);
 u64 ordo_sub_line(const struct ordo_sub *s, u64 dx);
 u64 ordo_sub_pos(const struct ordo_sub *s, u64 dx);
 void ordo_sub_window(const struct ordo_sub *s, u64 pos, u32 *lo, u32 *hi);
-u32 ordo_code_shift(u64 span);
+u32 ordo_code_shift(u64 span, u32 grid);
+u64 ordo_sub_span(const struct ordo_sub *s);
 void ordo_sub_code_params(const struct ordo_sub *s, u64 *base, u32 *shift);
 u32 ordo_sub_code(const struct ordo_sub *s, u32 j, u64 pos);
 void ordo_sub_pick(const struct ordo_sub *s, u64 pos, const struct ordo_tt *tt,
@@ -498,6 +517,7 @@ int ordo_model_next(const struct ordo_model *m, u32 *sub, u32 *lln);
 bool ordo_model_tt(const struct ordo_model *m, u32 sub, u32 lln,
 		   struct ordo_tt *e);
 int ordo_model_pack(struct ordo_model *m);
+int ordo_model_tt_trim(struct ordo_model *m);
 void ordo_model_drop_tt(struct ordo_model *m);
 u64 ordo_model_mem_bytes(const struct ordo_model *m);
 struct ordo_model *ordo_model_alloc_cap(u32 nsub, u32 nsub_cap, u32 tt_cap);

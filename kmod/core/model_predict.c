@@ -145,33 +145,48 @@ void ordo_sub_window(const struct ordo_sub *s, u64 pos, u32 *lo, u32 *hi)
 /**
  * ordo_code_shift() - fence-code shift for a window span
  * @span: 2^32 + O + U, in position units
+ * @grid: grid bits
  *
- * Return: the shift that brings @span below 2^(%ORDO_TT_CODE_BITS - 1):
- * a window has at most that many grid cells.
+ * Return: the shift that brings @span below 2^@grid: a window has at
+ * most that many grid cells.
  */
-u32 ordo_code_shift(u64 span)
+u32 ordo_code_shift(u64 span, u32 grid)
 {
-	int bits = fls64(span);
+	u32 bits = fls64(span);
 
-	return bits > ORDO_TT_CODE_BITS - 1 ? bits - (ORDO_TT_CODE_BITS - 1) :
-	       0;
+	return bits > grid ? bits - grid : 0;
+}
+
+/* The under bound in position units: ntt << 32 when unbounded. */
+static u64 under_pos(const struct ordo_sub *s)
+{
+	return s->under == ORDO_MODEL_ERR_UNBOUNDED ?
+	       (u64)s->ntt << ORDO_MODEL_POS_SHIFT :
+	       (u64)s->under << ERR_TO_POS;
+}
+
+/**
+ * ordo_sub_span() - a window's span, 2^32 + O + U in position units
+ * @s: sub-model
+ *
+ * Return: the span (below 2^58: ntt is at most 2^24).
+ */
+u64 ordo_sub_span(const struct ordo_sub *s)
+{
+	return (1ULL << ORDO_MODEL_POS_SHIFT) + over_pos(s) + under_pos(s);
 }
 
 /**
  * ordo_sub_code_params() - base and shift of a sub-model's fence codes
  * @s: sub-model
  * @base: U, the under bound in position units (ntt << 32 when unbounded)
- * @shift: code shift: the span 2^32 + O + U, shifted by it, fits
- *	%ORDO_TT_CODE_BITS - 1 bits
+ * @shift: code shift: the span 2^32 + O + U, shifted by it, fits the
+ *	sub-model's grid bits
  */
 void ordo_sub_code_params(const struct ordo_sub *s, u64 *base, u32 *shift)
 {
-	u64 whole = (u64)s->ntt << ORDO_MODEL_POS_SHIFT;
-	u64 o = over_pos(s);
-	u64 u = s->under == ORDO_MODEL_ERR_UNBOUNDED ? whole :
-		(u64)s->under << ERR_TO_POS;
-	*base = u;
-	*shift = ordo_code_shift((1ULL << ORDO_MODEL_POS_SHIFT) + o + u);
+	*base = under_pos(s);
+	*shift = ordo_code_shift(ordo_sub_span(s), s->grid);
 }
 
 /**
@@ -180,8 +195,8 @@ void ordo_sub_code_params(const struct ordo_sub *s, u64 *base, u32 *shift)
  * @j: logical leaf
  * @pos: F of the leaf's low fence
  *
- * With bounds measured at every fence the code lies in
- * [0, 2^(%ORDO_TT_CODE_BITS - 1)]; it is clamped to its field all the same.
+ * With bounds measured at every fence the code lies in [0, 2^grid]; it
+ * is clamped to its field all the same.
  *
  * Return: the code.
  */
@@ -200,18 +215,19 @@ u32 ordo_sub_code(const struct ordo_sub *s, u32 j, u64 pos)
 
 /*
  * The TT entries a search reads, entry k for logical leaf lo + k: an
- * array (@tt), or a packed model's from index @base on.
+ * array (@tt), or sub-model @sub's of a packed model from leaf @lo on.
  */
 struct tt_view {
 	const struct ordo_tt *tt;
 	const struct ordo_model *m;
-	u32 base;
+	u32 sub;
+	u32 lo;
 };
 
 static inline u32 view_code_inca(const struct tt_view *v, u32 k)
 {
 	return v->tt ? v->tt[k].code_inca :
-		       ordo_model_tt_at(v->m, v->base + k).code_inca;
+		       ordo_model_entry(v->m, v->sub, v->lo + k).code_inca;
 }
 
 /* Grid position of logical leaf @j: its code plus (j << 32) >> shift. */
@@ -492,10 +508,10 @@ int ordo_model_lookup(const struct ordo_model *m, u64 key,
 	p->win_lo = lo;
 	p->win_hi = hi;
 	v.m = m;
-	v.base = s->tt + lo;
-	v.tt = m->ttp ? NULL : m->tt + v.base;
+	v.sub = sub;
+	v.lo = lo;
+	v.tt = m->ttp ? NULL : m->tt + s->tt + lo;
 	pick(s, pos, &v, lo, hi, &p->lln, &p->ncand);
-	p->tti = s->tt + p->lln;
 	p->m = m;
 	return 0;
 }
@@ -545,7 +561,7 @@ bool ordo_model_tt(const struct ordo_model *m, u32 sub, u32 lln,
 	s = &m->subs[sub];
 	if (s->tt == ORDO_SUB_NO_TT || lln >= s->ntt)
 		return false;
-	*e = ordo_model_tt_at(m, s->tt + lln);
+	*e = ordo_model_entry(m, sub, lln);
 	return true;
 }
 
@@ -555,26 +571,30 @@ static bool tt_packed(const struct ordo_model *m)
 	return m->flags & ORDO_MODEL_F_PACKED;
 }
 
-/* Bits of one entry of a packed TT whose leaf numbers take @lb bits. */
-static u32 packed_bits(u32 lb)
+/* Bytes of a packed slice of @n entries of @bits bits each. */
+static u64 slice_bytes(u64 n, u32 bits)
 {
-	return lb + ORDO_TT_PACK_CODE_BITS;
+	return DIV_ROUND_UP(n * bits, 8);
 }
 
-/* Bytes of a packed TT of @n entries whose leaf numbers take @lb bits. */
-static size_t packed_len(u64 n, u32 lb)
+/*
+ * TT units (entries; a packed copy's bytes) of @n entries of @s's kind
+ * and width in @m.
+ */
+static u64 tt_units(const struct ordo_model *m, const struct ordo_sub *s,
+		    u64 n)
 {
-	return DIV_ROUND_UP(n * packed_bits(lb), 8) + ORDO_TT_PACK_PAD;
+	return tt_packed(m) ? slice_bytes(n, ordo_packed_bits(m, s)) : n;
 }
 
-/* Bytes of storage for @n TT entries of @m's kind. */
+/* Bytes of storage for @n TT units of @m's kind. */
 static size_t tt_bytes(const struct ordo_model *m, u64 n)
 {
-	return tt_packed(m) ? packed_len(n, m->leaf_bits) :
+	return tt_packed(m) ? n + ORDO_TT_PACK_PAD :
 			      sizeof(struct ordo_tt) * n;
 }
 
-/* TT storage for @n entries (at least one), of @m's kind, zeroed. */
+/* TT storage for @n units (at least one), of @m's kind, zeroed. */
 static void *tt_alloc(const struct ordo_model *m, u64 n)
 {
 	return ordo_malloc(tt_bytes(m, n ? n : 1));
@@ -586,27 +606,21 @@ static void *tt_base(const struct ordo_model *m)
 	return tt_packed(m) ? (void *)m->ttp : (void *)m->tt;
 }
 
-static void tt_set_base(struct ordo_model *m, void *p)
-{
-	if (tt_packed(m))
-		m->ttp = p;
-	else
-		m->tt = p;
-}
-
 /*
- * Entry @i of the packed bit string @b (@lb leaf bits an entry): the
- * leaf, then the code and tie flag of @code_inca, written into the 8
- * bytes that hold it (the storage's padding keeps them inside).
+ * Write a packed entry at bit @bit of @b: the leaf in @lb bits, the code
+ * of @code_inca in @cb bits, its tie flag; into the 8 bytes that hold it
+ * (the storage's padding keeps them inside).
  */
-static void packed_put(u8 *b, u32 lb, u32 i, u32 leaf, u32 code_inca)
+static void packed_put(u8 *b, u64 bit, u32 lb, u32 cb, u32 leaf,
+		       u32 code_inca)
 {
-	u32 bits = packed_bits(lb);
-	u64 bit = (u64)i * bits, mask, v, w;
+	u32 bits = lb + cb + 1;
+	u64 mask, v, w;
 	__le64 raw;
 
 	v = (leaf & (((u64)1 << lb) - 1)) |
-	    (u64)(code_inca & (ORDO_TT_CODE_MASK | ORDO_TT_TIE_RIGHT)) << lb;
+	    (u64)(code_inca & ((1U << cb) - 1)) << lb |
+	    (u64)!!(code_inca & ORDO_TT_TIE_RIGHT) << (lb + cb);
 	mask = (((u64)1 << bits) - 1) << (bit % 8);
 	memcpy(&raw, b + bit / 8, sizeof(raw));
 	w = (le64_to_cpu(raw) & ~mask) | v << (bit % 8);
@@ -615,17 +629,22 @@ static void packed_put(u8 *b, u32 lb, u32 i, u32 leaf, u32 code_inca)
 }
 
 /*
- * Store entry @i: a packed copy keeps the leaf, code and tie flag (its
- * leaf_bits hold @leaf: see tt_widen()).
+ * Store entry @j of @sub's slice: a packed copy keeps the leaf, code and
+ * tie flag (its leaf_bits hold @leaf, see tt_widen(); the sub-model's
+ * grid and wide flag hold the code).
  */
-static void tt_put(struct ordo_model *m, u32 i, u32 leaf, u32 code_inca)
+static void tt_put(struct ordo_model *m, u32 sub, u32 j, u32 leaf,
+		   u32 code_inca)
 {
+	const struct ordo_sub *s = &m->subs[sub];
+
 	if (!tt_packed(m)) {
-		m->tt[i].leaf = leaf;
-		m->tt[i].code_inca = code_inca;
+		m->tt[s->tt + j].leaf = leaf;
+		m->tt[s->tt + j].code_inca = code_inca;
 		return;
 	}
-	packed_put(m->ttp, m->leaf_bits, i, leaf, code_inca);
+	packed_put(m->ttp, (u64)s->tt * 8 + (u64)j * ordo_packed_bits(m, s),
+		   m->leaf_bits, s->grid + s->wide, leaf, code_inca);
 }
 
 /* The fewest bits that hold leaf number @leaf (at least one). */
@@ -635,28 +654,101 @@ static u32 leaf_bits_for(u32 leaf)
 }
 
 /*
- * Rewrite @m's TT, of either kind, packed with @lb leaf bits an entry
- * (incarnation bits dropped).  Return: 0 or -ENOMEM (the copy is
+ * Client copies keep 1/32 of spare TT room after a repack or a trim (the
+ * TT is most of a client's memory); one that runs out of room while it
+ * loads slices grows by 1/8, so that loading a copy slice by slice moves
+ * each entry a few times only (ordo_model_tt_trim() then gives the rest
+ * back).
+ */
+#define CLIENT_TT_SLACK		32
+#define CLIENT_TT_GROWTH	8
+
+/* No sub-model to leave out of tt_rebuild(). */
+#define NO_SKIP			U32_MAX
+
+/*
+ * Whether a packed copy needs a wider code field for @s's slice than its
+ * grid: one code may be 2^grid.
+ */
+static bool slice_wide(const struct ordo_model *m, u32 sub)
+{
+	const struct ordo_sub *s = &m->subs[sub];
+	u32 j;
+
+	for (j = 0; j < s->ntt; j++)
+		if ((ordo_model_entry(m, sub, j).code_inca &
+		     ORDO_TT_CODE_MASK) >> s->grid)
+			return true;
+	return false;
+}
+
+/*
+ * Move every loaded slice but @skip's (which is dropped) into new storage
+ * of the kind @packed (with @lb leaf bits an entry), in sub-model order,
+ * with @need more units free after them and 1/@slack of the slices' units
+ * (plus 64) spare.  Return: 0, -ENOSPC or -ENOMEM (the copy is
  * unchanged).
  */
-static int tt_repack(struct ordo_model *m, u32 lb)
+static int tt_rebuild(struct ordo_model *m, u32 skip, u64 need, bool packed,
+		      u32 lb, u32 slack)
 {
-	struct ordo_tt e;
-	u8 *p;
-	u32 i;
+	struct ordo_model to = { .flags = packed ? ORDO_MODEL_F_PACKED : 0,
+				 .leaf_bits = lb, .subs = m->subs };
+	bool conv = packed && !tt_packed(m);
+	u64 live = 0, cap, pos = 0;
+	void *nt;
+	u32 i, j;
 
-	p = ordo_malloc(packed_len(m->tt_cap ? m->tt_cap : 1, lb));
-	if (!p)
+	for (i = m->first; i < m->nsub; i++) {
+		struct ordo_sub s = m->subs[i];
+
+		if (i == skip || s.tt == ORDO_SUB_NO_TT)
+			continue;
+		if (conv)
+			s.wide = slice_wide(m, i);
+		live += tt_units(&to, &s, s.ntt);
+	}
+	cap = live + need + live / slack + 64;
+	if (cap > ORDO_MODEL_MAX_TT)
+		return -ENOSPC;
+	nt = tt_alloc(&to, cap);
+	if (!nt)
 		return -ENOMEM;
-	for (i = 0; i < m->tt_used; i++) {
-		e = ordo_model_tt_at(m, i);
-		packed_put(p, lb, i, e.leaf, e.code_inca);
+	to.tt = packed ? NULL : nt;
+	to.ttp = packed ? nt : NULL;
+	for (i = m->first; i < m->nsub; i++) {
+		struct ordo_sub *s = &m->subs[i], ns = *s;
+
+		if (s->tt == ORDO_SUB_NO_TT)
+			continue;
+		if (i == skip) {
+			s->tt = ORDO_SUB_NO_TT;
+			continue;
+		}
+		if (conv)
+			ns.wide = slice_wide(m, i);
+		ns.tt = pos;
+		for (j = 0; j < s->ntt; j++) {
+			struct ordo_tt e = ordo_model_entry(m, i, j);
+
+			if (packed)
+				packed_put(nt, pos * 8 + (u64)j *
+					   ordo_packed_bits(&to, &ns), lb,
+					   ns.grid + ns.wide, e.leaf,
+					   e.code_inca);
+			else
+				((struct ordo_tt *)nt)[pos + j] = e;
+		}
+		*s = ns;
+		pos += tt_units(&to, &ns, ns.ntt);
 	}
 	ordo_free(tt_base(m));
-	m->flags |= ORDO_MODEL_F_PACKED;
-	m->tt = NULL;
-	m->ttp = p;
+	m->flags = (m->flags & ~ORDO_MODEL_F_PACKED) | to.flags;
+	m->tt = to.tt;
+	m->ttp = to.ttp;
 	m->leaf_bits = lb;
+	m->tt_cap = cap;
+	m->tt_used = pos;
 	return 0;
 }
 
@@ -664,8 +756,8 @@ static int tt_repack(struct ordo_model *m, u32 lb)
  * Let a packed copy's entries hold leaf number @leaf: rewrite every entry
  * with more leaf bits when they cannot (a store whose node count passed a
  * power of two: once per doubling, so the rewrites of a copy's life cost
- * less than two of its largest).  Return: 0 or -ENOMEM (the copy is
- * unchanged).
+ * less than two of its largest).  Return: 0, -ENOSPC or -ENOMEM (the copy
+ * is unchanged).
  */
 static int tt_widen(struct ordo_model *m, u32 leaf)
 {
@@ -677,7 +769,7 @@ static int tt_widen(struct ordo_model *m, u32 leaf)
 		m->leaf_bits = lb;
 		return 0;
 	}
-	return tt_repack(m, lb);
+	return tt_rebuild(m, NO_SKIP, 0, true, lb, CLIENT_TT_SLACK);
 }
 
 /**
@@ -685,21 +777,43 @@ static int tt_widen(struct ordo_model *m, u32 leaf)
  * @m: a client copy (ordo_model_load_top(), ordo_model_from_image())
  *
  * Its entries, and all it loads later, keep the leaf, the fence code and
- * the tie flag in the fewest bits that hold its leaf numbers plus
- * %ORDO_TT_PACK_CODE_BITS; their incarnation bits read as 0 from then
- * on.  Idempotent.
+ * the tie flag in the fewest bits that hold its leaf numbers and each
+ * slice's codes (see ordo_packed_bits()); their incarnation bits read as
+ * 0 from then on.  Idempotent.
  *
- * Return: 0 or -ENOMEM (the copy is unchanged).
+ * Return: 0, -ENOSPC or -ENOMEM (the copy is unchanged).
  */
 int ordo_model_pack(struct ordo_model *m)
 {
-	u32 i, top = 0;
+	u32 i, j, top = 0;
 
 	if (tt_packed(m))
 		return 0;
-	for (i = 0; i < m->tt_used; i++)
-		top = max(top, m->tt[i].leaf);
-	return tt_repack(m, leaf_bits_for(top));
+	for (i = m->first; i < m->nsub; i++)
+		for (j = 0; m->subs[i].tt != ORDO_SUB_NO_TT &&
+		     j < m->subs[i].ntt; j++)
+			top = max(top, m->tt[m->subs[i].tt + j].leaf);
+	return tt_rebuild(m, NO_SKIP, 0, true, leaf_bits_for(top),
+			  CLIENT_TT_SLACK);
+}
+
+/**
+ * ordo_model_tt_trim() - give back a client copy's spare TT room
+ * @m: a client copy whose slices are loaded
+ *
+ * Loading slice by slice grows the room by steps (CLIENT_TT_GROWTH);
+ * when more than 1/32 of it (and 64 units) is spare, repack the slices
+ * with that much to spare.
+ *
+ * Return: 0, or -ENOMEM (the copy is unchanged and usable).
+ */
+int ordo_model_tt_trim(struct ordo_model *m)
+{
+	if (!(m->flags & ORDO_MODEL_F_COMPACT) || !tt_base(m) ||
+	    m->tt_cap - m->tt_used <= m->tt_used / CLIENT_TT_SLACK + 64)
+		return 0;
+	return tt_rebuild(m, NO_SKIP, 0, tt_packed(m), m->leaf_bits,
+			  CLIENT_TT_SLACK);
 }
 
 /*
@@ -830,17 +944,12 @@ u64 ordo_model_bytes(u32 nsub)
 	return ordo_model_tt_off(nsub);
 }
 
-/*
- * Client copies that repack their live slices (a refreshed slice grew and
- * the array is full) keep 1/32 of spare TT entries: the TT is most of a
- * client's memory.
- */
-#define CLIENT_TT_SLACK	32
-
-/* TT slots reserved for @sub: a client copy's slices hold exactly ntt. */
-static u32 slice_cap(const struct ordo_model *m, u32 sub)
+/* TT units reserved for @sub: a client copy's slices hold exactly ntt. */
+static u64 slice_cap(const struct ordo_model *m, u32 sub)
 {
-	return m->meta ? m->meta[sub].cap : m->subs[sub].ntt;
+	const struct ordo_sub *s = &m->subs[sub];
+
+	return m->meta ? m->meta[sub].cap : tt_units(m, s, s->ntt);
 }
 
 static void set_cap(struct ordo_model *m, u32 sub, u32 cap)
@@ -850,65 +959,37 @@ static void set_cap(struct ordo_model *m, u32 sub, u32 cap)
 }
 
 /*
- * Copy @n entries of @src from index @from into storage @dst of @m's kind
- * (@m's, or new storage for it) from index @to; @src's entries may be of
- * another width (packed) or kind.
+ * Reserve @cap units (>= @n, those the new slice needs) for @sub's slice;
+ * see ordo_model_tt_reserve().
  */
-static void tt_copy(const struct ordo_model *m, void *dst, u32 to,
-		    const struct ordo_model *src, u32 from, u32 n)
+static int tt_reserve_units(struct ordo_model *m, u32 sub, u64 n, u64 cap)
 {
-	u32 j;
+	struct ordo_sub *s = &m->subs[sub];
+	int err;
 
-	if (!tt_packed(m) && !tt_packed(src)) {
-		memcpy((struct ordo_tt *)dst + to, src->tt + from,
-		       sizeof(struct ordo_tt) * n);
-		return;
+	if (cap < n)
+		return -EINVAL;
+	if (s->tt != ORDO_SUB_NO_TT && n <= slice_cap(m, sub))
+		return 0;
+	/* The slice last handed out grows in place (appends land there). */
+	if (s->tt != ORDO_SUB_NO_TT &&
+	    s->tt + slice_cap(m, sub) == m->tt_used &&
+	    (u64)s->tt + cap <= m->tt_cap) {
+		set_cap(m, sub, cap);
+		m->tt_used = s->tt + cap;
+		return 0;
 	}
-	for (j = 0; j < n; j++) {
-		struct ordo_tt e = ordo_model_tt_at(src, from + j);
-
-		if (tt_packed(m))
-			packed_put(dst, m->leaf_bits, to + j, e.leaf,
-				   e.code_inca);
-		else
-			((struct ordo_tt *)dst)[to + j] = e;
+	if ((u64)m->tt_used + cap > m->tt_cap) {
+		if (!(m->flags & ORDO_MODEL_F_COMPACT))
+			return -ENOSPC;
+		err = tt_rebuild(m, sub, cap, tt_packed(m), m->leaf_bits,
+				 CLIENT_TT_GROWTH);
+		if (err)
+			return err;
 	}
-}
-
-static int tt_compact(struct ordo_model *m, u32 skip, u32 need)
-{
-	u8 *nt;
-	u64 live = 0, cap;
-	u32 i, pos = 0;
-
-	for (i = m->first; i < m->nsub; i++)
-		if (i != skip && m->subs[i].tt != ORDO_SUB_NO_TT)
-			live += m->subs[i].ntt;
-	cap = live + need + live / CLIENT_TT_SLACK + 64;
-	if (cap > ORDO_MODEL_MAX_TT)
-		return -ENOSPC;
-	nt = tt_alloc(m, cap);
-	if (!nt)
-		return -ENOMEM;
-	for (i = m->first; i < m->nsub; i++) {
-		struct ordo_sub *s = &m->subs[i];
-
-		if (s->tt == ORDO_SUB_NO_TT)
-			continue;
-		if (i == skip) {
-			s->tt = ORDO_SUB_NO_TT;
-			set_cap(m, i, 0);
-			continue;
-		}
-		tt_copy(m, nt, pos, m, s->tt, s->ntt);
-		s->tt = pos;
-		set_cap(m, i, s->ntt);
-		pos += s->ntt;
-	}
-	ordo_free(tt_base(m));
-	tt_set_base(m, nt);
-	m->tt_cap = cap;
-	m->tt_used = pos;
+	s->tt = m->tt_used;
+	set_cap(m, sub, cap);
+	m->tt_used += cap;
 	return 0;
 }
 
@@ -923,37 +1004,30 @@ static int tt_compact(struct ordo_model *m, u32 skip, u32 need)
  * last one handed out (it grows into the free slots after it), else hands
  * out fresh slots; old slots are never reused within an epoch.  Client copies
  * (%ORDO_MODEL_F_COMPACT) repack instead of failing.  The caller writes
- * the entries at m->tt[m->subs[sub].tt] and sets ntt.
+ * the entries at m->tt[m->subs[sub].tt] and sets ntt.  Not for packed
+ * copies, whose slices are sized in bytes.
  *
- * Return: 0, -ENOSPC or -ENOMEM.
+ * Return: 0, -EINVAL, -ENOSPC or -ENOMEM.
  */
 int ordo_model_tt_reserve(struct ordo_model *m, u32 sub, u32 n, u32 cap)
 {
-	struct ordo_sub *s = &m->subs[sub];
-	int err;
-
-	if (cap < n)
+	if (tt_packed(m))
 		return -EINVAL;
-	if (s->tt != ORDO_SUB_NO_TT && n <= slice_cap(m, sub))
-		return 0;
-	/* The slice last handed out grows in place (appends land there). */
-	if (s->tt != ORDO_SUB_NO_TT && s->tt + slice_cap(m, sub) == m->tt_used &&
-	    (u64)s->tt + cap <= m->tt_cap) {
-		set_cap(m, sub, cap);
-		m->tt_used = s->tt + cap;
-		return 0;
-	}
-	if ((u64)m->tt_used + cap > m->tt_cap) {
-		if (!(m->flags & ORDO_MODEL_F_COMPACT))
-			return -ENOSPC;
-		err = tt_compact(m, sub, cap);
-		if (err)
-			return err;
-	}
-	s->tt = m->tt_used;
-	set_cap(m, sub, cap);
-	m->tt_used += cap;
-	return 0;
+	return tt_reserve_units(m, sub, n, cap);
+}
+
+/*
+ * Room in a client copy for @ns's slice (ntt entries at its grid and
+ * wide flag) at @sub: its new tt on success.
+ */
+static int client_reserve(struct ordo_model *m, u32 sub,
+			  const struct ordo_sub *ns, u32 *tt)
+{
+	u64 n = tt_units(m, ns, ns->ntt);
+	int err = tt_reserve_units(m, sub, n, n);
+
+	*tt = m->subs[sub].tt;
+	return err;
 }
 
 /**
@@ -978,7 +1052,10 @@ int ordo_model_tt_grow(struct ordo_model *m, u32 extra)
 		return -ENOMEM;
 	memcpy(nt, tt_base(m), tt_bytes(m, m->tt_used));
 	ordo_free(tt_base(m));
-	tt_set_base(m, nt);
+	if (tt_packed(m))
+		m->ttp = nt;
+	else
+		m->tt = nt;
 	m->tt_cap = cap;
 	m->top_gen++;
 	return 0;
@@ -993,13 +1070,15 @@ int ordo_model_tt_grow(struct ordo_model *m, u32 extra)
 void ordo_sub_to_desc(const struct ordo_sub *s, u64 sum,
 		      struct ordo_model_desc *d)
 {
+	memset(d, 0, sizeof(*d));
 	d->sum = cpu_to_le64(sum);
-	d->slope = cpu_to_le64(s->slope);
+	d->slope = cpu_to_le32(s->slope);
 	d->tt_start = cpu_to_le32(s->tt);
 	d->ntt = cpu_to_le32(s->ntt);
 	d->gen = cpu_to_le32(s->gen);
 	d->err_over = cpu_to_le16(s->over);
 	d->err_under = cpu_to_le16(s->under);
+	d->grid = s->grid;
 }
 
 /**
@@ -1312,21 +1391,25 @@ struct desc_fields {
 static int desc_decode(const void *desc, struct desc_fields *f)
 {
 	struct ordo_model_desc d;
-	u64 slope;
+	u32 slope, ntt;
 
 	memcpy(&d, desc, sizeof(d));
-	slope = le64_to_cpu(d.slope);
+	slope = le32_to_cpu(d.slope);
+	ntt = le32_to_cpu(d.ntt);
 	memset(f, 0, sizeof(*f));
+	if (slope >> (ORDO_MODEL_MANT_BITS + 7) || !ntt ||
+	    ntt > ORDO_MODEL_MAX_SUB_LEAVES || d.grid < ORDO_MODEL_GRID_MIN ||
+	    d.grid > ORDO_MODEL_GRID_MAX || d.zero[0] || d.zero[1] ||
+	    d.zero[2])
+		return -EINVAL;
 	f->sum = le64_to_cpu(d.sum);
 	f->s.slope = slope;
 	f->s.tt = le32_to_cpu(d.tt_start);
-	f->s.ntt = le32_to_cpu(d.ntt);
+	f->s.ntt = ntt;
+	f->s.grid = d.grid;
 	f->s.gen = le32_to_cpu(d.gen);
 	f->s.over = le16_to_cpu(d.err_over);
 	f->s.under = le16_to_cpu(d.err_under);
-	if (ordo_sub_shift(&f->s) > ORDO_MODEL_SHIFT_MAX || !f->s.ntt ||
-	    f->s.ntt > ORDO_MODEL_MAX_SUB_LEAVES)
-		return -EINVAL;
 	return 0;
 }
 
@@ -1366,14 +1449,13 @@ static int slice_check(const struct ordo_sub *s, u64 pivot, u64 end,
 	u32 sh, j;
 
 	ordo_sub_code_params(s, &base, &sh);
-	span = (1ULL << ORDO_MODEL_POS_SHIFT) + base + over_pos(s);
+	span = ordo_sub_span(s);
 	for (j = 0; j < s->ntt; j++, e += ORDO_TT_ENTRY_SIZE) {
 		u32 ci = (u32)(ld_le64(e) >> 32);
 
 		want = (u64)j << ORDO_MODEL_POS_SHIFT;
 		g = code_grid(ci, j, sh);
-		if ((ci & ORDO_TT_ZERO_MASK) ||
-		    (j == 0 && ((ci & ORDO_TT_CODE_MASK) != base >> sh ||
+		if ((j == 0 && ((ci & ORDO_TT_CODE_MASK) != base >> sh ||
 				!(ci & ORDO_TT_TIE_RIGHT))) || g < prev ||
 		    g > (want + span) >> sh)
 			return -EINVAL;
@@ -1428,21 +1510,24 @@ int ordo_model_load_sub(struct ordo_model *m, u32 sub, const void *desc,
 	err = slice_check(&f.s, m->pivots[sub], end, last, slice);
 	if (err)
 		return err;
-	for (j = 0; j < f.s.ntt; j++)
-		top = max_t(u32, top, ld_le64(e + (size_t)j *
-					      ORDO_TT_ENTRY_SIZE));
+	for (j = 0; j < f.s.ntt; j++) {
+		u64 w = ld_le64(e + (size_t)j * ORDO_TT_ENTRY_SIZE);
+
+		top = max_t(u32, top, (u32)w);
+		if (((w >> 32) & ORDO_TT_CODE_MASK) >> f.s.grid)
+			f.s.wide = 1;
+	}
 	err = tt_widen(m, top);
 	if (err)
 		return err;
 	s = &m->subs[sub];
 	old = s->tt == ORDO_SUB_NO_TT ? 0 : s->ntt;
-	err = ordo_model_tt_reserve(m, sub, f.s.ntt, f.s.ntt);
+	err = client_reserve(m, sub, &f.s, &f.s.tt);
 	if (err)
 		return err;
-	f.s.tt = s->tt;
-	for (j = 0; j < f.s.ntt; j++, e += ORDO_TT_ENTRY_SIZE)
-		tt_put(m, f.s.tt + j, (u32)ld_le64(e), (u32)(ld_le64(e) >> 32));
 	*s = f.s;
+	for (j = 0; j < f.s.ntt; j++, e += ORDO_TT_ENTRY_SIZE)
+		tt_put(m, sub, j, (u32)ld_le64(e), (u32)(ld_le64(e) >> 32));
 	m->nleaves = m->nleaves - old + f.s.ntt;
 	return 0;
 }
@@ -1489,23 +1574,28 @@ int ordo_model_adopt_sub(struct ordo_model *m, u32 sub, const void *desc,
 	o = &old->subs[sub];
 	if (o->tt == ORDO_SUB_NO_TT || desc_decode(desc, &f) ||
 	    f.s.slope != o->slope || f.s.ntt != o->ntt || f.s.gen != o->gen ||
-	    f.s.over != o->over || f.s.under != o->under)
+	    f.s.grid != o->grid || f.s.over != o->over ||
+	    f.s.under != o->under)
 		return -ESTALE;
 	/* Entries of another kind: read the slice. */
 	if ((m->flags ^ old->flags) & ORDO_MODEL_F_PACKED)
 		return -ESTALE;
 	for (j = 0; j < o->ntt; j++)
-		top = max(top, ordo_model_tt_at(old, o->tt + j).leaf);
+		top = max(top, ordo_model_entry(old, sub, j).leaf);
 	err = tt_widen(m, top);
 	if (err)
 		return err;
 	s = &m->subs[sub];
-	err = ordo_model_tt_reserve(m, sub, o->ntt, o->ntt);
+	f.s.wide = o->wide;
+	err = client_reserve(m, sub, &f.s, &f.s.tt);
 	if (err)
 		return err;
-	tt_copy(m, tt_base(m), s->tt, old, o->tt, o->ntt);
-	f.s.tt = s->tt;
 	*s = f.s;
+	for (j = 0; j < o->ntt; j++) {
+		struct ordo_tt e = ordo_model_entry(old, sub, j);
+
+		tt_put(m, sub, j, e.leaf, e.code_inca);
+	}
 	m->nleaves += o->ntt;
 	return 0;
 }
@@ -1566,6 +1656,7 @@ int ordo_model_load_image(struct ordo_model **mp, const void *buf,
 		ordo_model_free(m);
 		return err;
 	}
+	ordo_model_tt_trim(m);	/* on -ENOMEM it keeps the spare room */
 	*mp = m;
 	return 0;
 }

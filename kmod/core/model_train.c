@@ -210,7 +210,8 @@ static u64 pla_cell(u64 eps)
 	u64 span = (1ULL << ORDO_MODEL_POS_SHIFT) + 2 * eps +
 		   (2ULL << ERR_TO_POS);
 
-	return ((u64)CELL_RISE << ordo_code_shift(span)) + 1;
+	return ((u64)CELL_RISE << ordo_code_shift(span, ORDO_MODEL_GRID_MAX)) +
+	       1;
 }
 
 /* Start a fit at fence 0; @sep: bound the slope below by pla_cell(). */
@@ -397,16 +398,22 @@ static unsigned int bitlen(u64 v)
 	return v ? 64 - __builtin_clzll(v) : 0;
 }
 
-/* Shift that gives p/q a mantissa just below 2^56. */
+/*
+ * The fit's slopes are fixed point with FIX_BITS of mantissa; the
+ * published one keeps its top ORDO_MODEL_MANT_BITS (set_slope()).
+ */
+#define FIX_BITS	(ORDO_MODEL_MANT_BITS + ORDO_MODEL_MANT_SCALE)
+
+/* Shift that gives p/q a mantissa just below 2^FIX_BITS. */
 static unsigned int frac_shift(u64 p, u64 q)
 {
-	int sh = ORDO_MODEL_MANT_BITS - 1 - (int)bitlen(p) + (int)bitlen(q);
+	int sh = FIX_BITS - 1 - (int)bitlen(p) + (int)bitlen(q);
 
 	return clamp_t(int, sh, 0, ORDO_MODEL_SHIFT_MAX);
 }
 
 /*
- * floor(p * 2^sh / q) for p/q * 2^sh < 2^56 (sh from frac_shift() of a
+ * floor(p * 2^sh / q) for p/q * 2^sh < 2^FIX_BITS (sh from frac_shift() of a
  * ratio >= p/q): one 128-by-64 division whose quotient provably fits.
  */
 static u64 frac_fix(u64 p, u64 q, unsigned int sh)
@@ -418,6 +425,30 @@ static u64 frac_fix(u64 p, u64 q, unsigned int sh)
 	t1 = min_t(unsigned int, sh, 64 - bitlen(p));
 	t2 = sh - t1;
 	return mul_u64_u64_div_u64(p << t1, 1ULL << t2, q);
+}
+
+/*
+ * Publish a slope in [ml, mh] * 2^-sh (FIX_BITS fixed point): the middle
+ * multiple of 2^32 in it, else the one just above ml (an interval that
+ * narrow is rare; the bounds are measured on the stored line all the
+ * same).  Never below ml, so the cell bound of pla_slope() still holds.
+ */
+static void set_slope(struct ordo_sub *s, u64 ml, u64 mh, unsigned int sh)
+{
+	u64 lo = (ml >> ORDO_MODEL_MANT_SCALE) +
+		 !!(ml & ((1ULL << ORDO_MODEL_MANT_SCALE) - 1));
+	u64 hi = mh >> ORDO_MODEL_MANT_SCALE;
+	u64 m = lo <= hi ? lo + (hi - lo) / 2 : lo;
+
+	if (m > ORDO_MODEL_MANT_MASK) {	/* ml rounded up to 2^24 */
+		if (sh) {
+			m >>= 1;
+			sh--;
+		} else {
+			m = ORDO_MODEL_MANT_MASK;
+		}
+	}
+	ordo_sub_set_slope(s, m, sh);
 }
 
 /* Rise and run of the line through @p and @q (p.x < q.x). */
@@ -451,7 +482,8 @@ static void pla_slope(const struct pla *pl, struct ordo_sub *s)
 	if (st->npts == 1) {
 		if (pl->has_fl && f.y > 0) {
 			sh = frac_shift(f.y, f.x);
-			ordo_sub_set_slope(s, frac_fix(f.y, f.x, sh), sh);
+			ml = frac_fix(f.y, f.x, sh);
+			set_slope(s, ml, ml, sh);
 		}
 		return;
 	}
@@ -474,20 +506,21 @@ static void pla_slope(const struct pla *pl, struct ordo_sub *s)
 	sh = frac_shift(hn, hd);
 	mh = frac_fix(hn, hd, sh);
 	ml = frac_fix(ln, ld, sh);
-	ordo_sub_set_slope(s, ml + (mh - ml) / 2, sh);
+	set_slope(s, ml, mh, sh);
 }
 
 /* The chord through (0, 0) and (@dx, @n leaves). */
 static void chord_slope(struct ordo_sub *s, u32 n, u64 dx)
 {
-	u64 y = (u64)n << ORDO_MODEL_POS_SHIFT;
+	u64 y = (u64)n << ORDO_MODEL_POS_SHIFT, m;
 	unsigned int sh;
 
 	s->slope = 0;
 	if (!dx)
 		return;
 	sh = frac_shift(y, dx);
-	ordo_sub_set_slope(s, frac_fix(y, dx, sh), sh);
+	m = frac_fix(y, dx, sh);
+	set_slope(s, m, m, sh);
 }
 
 static u16 err_units(u64 e)
@@ -498,9 +531,60 @@ static u16 err_units(u64 e)
 }
 
 /*
+ * Keys that share a grid cell with a fence (ties) cost a second leaf, or
+ * a second read when absent at training: a slice's grid keeps the cells
+ * that hold fences to 1/2^TIE_SHARE of its leaves' key ranges on average.
+ */
+#define TIE_SHARE	6
+
+/*
+ * The coarsest grid whose cells keep @s's consecutive fences CELL_RISE
+ * apart (@s's bounds final) and ties rare (TIE_SHARE).  The least rise
+ * of F between two fences, d, allows the code shift sh with CELL_RISE <<
+ * sh <= d, since (a >> sh) - (b >> sh) >= (a - b) >> sh; a cell of 2^sh
+ * is 2^sh / g of a leaf whose fences lie g apart, so the mean of 2^sh / g
+ * over the n - 1 gaps, r / (n - 1) with r the sum of 2^40 / g, stays
+ * within 2^-TIE_SHARE while 2^sh * r <= (n - 1) << (40 - TIE_SHARE).  A
+ * run fitted with the cell bound always has a grid (pla_cell() holds it
+ * at %ORDO_MODEL_GRID_MAX); a retrained run that could not be cut takes
+ * the finest.  A client keeps each slice's codes in about grid bits: a
+ * slice of evenly spread keys on a coarse grid costs a few bits a leaf,
+ * one that cuts through a dense cluster keeps fine codes.
+ */
+static void sub_grid(struct ordo_sub *s, const struct ordo_leaf_info *lv,
+		     u32 n, u64 x0)
+{
+	u64 pos, prev = 0, d = U64_MAX, r = 0, q;
+	u32 bits, sh, j;
+
+	for (j = 0; j < n; j++) {
+		pos = ordo_sub_pos(s, ordo_model_dx(lv[j].low, x0));
+		if (j) {
+			d = min(d, pos - prev);
+			/* each term at most 2^38: r < 2^62 */
+			r += pos - prev < 4 ? 1ULL << 38 :
+			     div64_u64(1ULL << 40, pos - prev);
+		}
+		prev = pos;
+	}
+	s->grid = ORDO_MODEL_GRID_MAX;
+	if (d < CELL_RISE)
+		return;
+	sh = bitlen(d / CELL_RISE) - 1;
+	if (r) {
+		q = div64_u64((u64)(n - 1) << (40 - TIE_SHARE), r);
+		sh = min(sh, q ? bitlen(q) - 1 : 0);
+	}
+	bits = bitlen(ordo_sub_span(s));
+	s->grid = bits <= sh + ORDO_MODEL_GRID_MIN ? ORDO_MODEL_GRID_MIN :
+		  min_t(u32, bits - sh, ORDO_MODEL_GRID_MAX);
+}
+
+/*
  * Measure the bounds on the line: both at every fence, the under bound at
  * the domain's end too (F saturates above every fence, so over the end
  * it only ever reaches the cap); ordo_sub_window() relies on exactly these.
+ * Then pick the grid of the fence codes (sub_grid()).
  */
 static void sub_bounds(struct ordo_sub *s, const struct ordo_leaf_info *lv,
 		       u32 n, u64 end, u64 x0)
@@ -522,6 +606,7 @@ static void sub_bounds(struct ordo_sub *s, const struct ordo_leaf_info *lv,
 	}
 	s->over = err_units(over);
 	s->under = err_units(under);
+	sub_grid(s, lv, n, x0);
 }
 
 /*
@@ -974,7 +1059,7 @@ static int cut_piece(struct ordo_model *m, u32 idx,
 
 	fit_one(&t, lv + a, b - a, pend, x0, m->eps, pl);
 	err = ordo_model_tt_reserve(m, idx, t.ntt,
-				    max(t.ntt, slack_slots(t.ntt, p)));
+				    max_t(u32, t.ntt, slack_slots(t.ntt, p)));
 	if (err)
 		return err;
 	m->meta[idx].tied = !!first_tie(&t, lv + a, b - a, x0);
@@ -1179,6 +1264,7 @@ static int retrain_sub(struct ordo_model *m, u32 sub,
 		m->top_gen++;
 	}
 	s->slope = t.slope;
+	s->grid = t.grid;
 	s->over = t.over;
 	s->under = t.under;
 	s->ntt = n;
@@ -1335,7 +1421,7 @@ void ordo_model_health(const struct ordo_model *m,
 
 		if (s->tt == ORDO_SUB_NO_TT)
 			continue;
-		h->max_sub_leaves = max(h->max_sub_leaves, s->ntt);
+		h->max_sub_leaves = max_t(u32, h->max_sub_leaves, s->ntt);
 		h->tied += m->meta[i].tied;
 		if (s->over == ORDO_MODEL_ERR_UNBOUNDED ||
 		    s->under == ORDO_MODEL_ERR_UNBOUNDED)

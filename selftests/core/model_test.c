@@ -602,32 +602,54 @@ static u32 bits_of(u32 leaf)
 	return b;
 }
 
-/* A packed entry's bits: @m's leaf number bits, then code and tie flag. */
-static u32 packed_entry_bits(const struct ordo_model *m)
+/* The bits that hold @m's leaf numbers (those of its slices). */
+static u32 leaf_bits_of(const struct ordo_model *m)
 {
-	u32 i, top = 0;
+	u32 i, j, top = 0;
 
-	for (i = 0; i < m->tt_used; i++)
-		top = top > m->tt[i].leaf ? top : m->tt[i].leaf;
-	return bits_of(top) + ORDO_TT_PACK_CODE_BITS;
+	for (i = m->first; i < m->nsub; i++)
+		for (j = 0; j < m->subs[i].ntt; j++)
+			top = top > m->tt[m->subs[i].tt + j].leaf ? top :
+			      m->tt[m->subs[i].tt + j].leaf;
+	return bits_of(top);
 }
 
 /*
- * A client copy holds what lookups read: 8 + 24 bytes per sub-model in
- * use (none for the image's room in front), TT room for the slices as
- * trained plus 64 entries (8 bytes each, or @ebits bits each packed, with
- * 8 bytes of padding), and the search levels.
+ * A client copy holds what lookups read: 8 + 20 bytes per sub-model in
+ * use (none for the image's room in front), the search levels and TT
+ * room: for a full copy the slices as trained plus 64 entries (8 bytes
+ * each); packed, each slice from a byte in sub-model order, its entries
+ * of @lb leaf bits plus the slice's grid bits (one more when a code is
+ * 2^grid) plus the tie flag, at most 1/32 of them and 64 bytes to
+ * spare, then 8 bytes of padding.
  */
-static void check_client_bytes(const struct ordo_model *c, u32 ebits)
+static void check_client_bytes(const struct ordo_model *c, u32 lb)
 {
 	u64 lv = c->nlevels ? (u64)c->level_off[c->nlevels] +
 			      c->level_len[c->nlevels] : 0;
-	u64 tt = ebits ? ((u64)ebits * c->tt_cap + 7) / 8 + 8 :
-			 8ULL * c->tt_cap;
-	u64 want = 32ULL * (c->nsub - c->first) + 8 * lv + tt;
+	u64 tt = 8ULL * c->tt_cap, used = 0, want;
+	u32 i, j;
 
-	CHECK(sizeof(struct ordo_sub) == 24 && !c->meta &&
-	      c->base == c->first && c->tt_cap == c->nleaves + 64 &&
+	for (i = c->first; lb && i < c->nsub; i++) {
+		const struct ordo_sub *s = &c->subs[i];
+		bool wide = false;
+
+		for (j = 0; j < s->ntt; j++)
+			wide |= (ordo_model_entry(c, i, j).code_inca &
+				 ORDO_TT_CODE_MASK) >> s->grid;
+		CHECK(s->tt == used && s->wide == wide,
+		      "slice %u at byte %u, %llu expected", i, s->tt,
+		      (unsigned long long)used);
+		used += ((u64)s->ntt * (lb + s->grid + wide + 1) + 7) / 8;
+	}
+	if (lb)
+		tt = c->tt_cap + 8;
+	want = 28ULL * (c->nsub - c->first) + 8 * lv + tt;
+	CHECK(sizeof(struct ordo_sub) == 20 && !c->meta &&
+	      c->base == c->first && c->leaf_bits == lb &&
+	      (lb ? c->tt_used == used &&
+		    c->tt_cap <= used + used / 32 + 64 :
+		    c->tt_cap == c->nleaves + 64) &&
 	      ordo_model_mem_bytes(c) == want,
 	      "client copy of %llu bytes, %llu expected",
 	      (unsigned long long)ordo_model_mem_bytes(c),
@@ -690,7 +712,7 @@ static void test_roundtrip(void)
 						check_same(m, c, &s);
 						check_model(c, &s, 100);
 						check_client_bytes(c, i ?
-							packed_entry_bits(m) : 0);
+							leaf_bits_of(m) : 0);
 						ordo_model_free(c);
 					}
 					c = load_parts(img, ch.size, i);
@@ -769,7 +791,11 @@ static int retrain_split(struct sim *s, struct ordo_model *m,
 	return err;
 }
 
-/* Retrain every sub-model touched by the splits of n inserts. */
+/*
+ * Retrain every sub-model touched by n inserts (split or not: a key
+ * inserted since its sub-model's training may be sent right of its leaf
+ * by a tie flag, which check_key() allows only for keys it does not hold).
+ */
 static int retrain_after(struct sim *s, struct ordo_model *m,
 			 const struct ordo_model_params *p, enum dist d,
 			 u32 n, struct chunks *ch)
@@ -781,8 +807,8 @@ static int retrain_after(struct sim *s, struct ordo_model *m,
 	for (i = 0; i < n; i++) {
 		u64 key = gen_key(d, rnd() % (8ULL * n));
 
-		if (sim_insert(s, key, &sp))
-			dirty[ordo_model_sub_of(m, s->lv[sp + 1].low)] = 1;
+		sim_insert(s, key, &sp);
+		dirty[ordo_model_sub_of(m, key)] = 1;
 	}
 	for (i = 0; i < nsub && !err; i++) {
 		struct ordo_leaf_set set;
@@ -1314,7 +1340,7 @@ static void check_sane(const struct ordo_model *m)
 		CHECK(ordo_model_has_sub(m, p.sub) && p.ncand >= 1 &&
 		      p.lln + p.ncand <= s->ntt &&
 		      p.win_lo <= p.lln && p.lln + p.ncand - 1 <= p.win_hi &&
-		      p.tti == s->tt + p.lln && p.m == m &&
+		      p.m == m &&
 		      s->tt + s->ntt <= m->tt_cap,
 		      "lookup out of range");
 	}
@@ -1354,12 +1380,12 @@ static void put64(u8 *b, size_t off, u64 w)
  * The test vector of Documentation/model.rst ("Checksums"), byte for
  * byte: its two sums are what the code computes, and the image loads.
  */
-#define DOC_TOP_SUM	0x5e8e9758fd248c67ULL
-#define DOC_SUB_SUM	0xbc66ed6c48916d2eULL
+#define DOC_TOP_SUM	0x753d770b4e387764ULL
+#define DOC_SUB_SUM	0x6d918e786c173a51ULL
 
 static void doc_image(u8 *img)
 {
-	put64(img, 0, 0x008000064c444d4fULL);
+	put64(img, 0, 0x008000074c444d4fULL);
 	put64(img, 8, 0x0000000800000020ULL);
 	put64(img, 16, 1);
 	put64(img, 24, 0x108);
@@ -1370,12 +1396,12 @@ static void doc_image(u8 *img)
 	put64(img, 64, 0x0000001000000001ULL);
 	put64(img, 88, 1);			/* nsub_cap 1, top_gen 0 */
 	put64(img, 120, DOC_TOP_SUM);
-	put64(img, 200, 0);			/* slope */
-	put64(img, 208, 0x0000000100000000ULL);	/* tt_start 0, ntt 1 */
-	put64(img, 216, 0xffffffff00000000ULL);	/* gen 0, errors 0xffff */
+	put64(img, 200, 0);			/* slope 0, tt_start 0 */
+	put64(img, 208, 1);			/* ntt 1, gen 0 */
+	put64(img, 216, 0x00000010ffffffffULL);	/* errors 0xffff, grid 16 */
 	put64(img, 192, DOC_SUB_SUM);		/* sum */
 	/* leaf 1; code 2^32 >> 18 (U = O = 2^32, s = 18), tie flag, inca 1 */
-	put64(img, 256, 0x0102400000000001ULL);
+	put64(img, 256, 0x0180400000000001ULL);
 }
 
 static void test_doc_vector(void)
@@ -1404,7 +1430,7 @@ static void test_doc_vector(void)
 	}
 	/* The region of the same vector: the anchor, the image at 64. */
 	memset(rgn, 0, sizeof(rgn));
-	put64(rgn, 0, 0x0040000641444d4fULL);
+	put64(rgn, 0, 0x0040000741444d4fULL);
 	put64(rgn, 16, 64);
 	put64(rgn, 24, 1);
 	memcpy(rgn + 64, img, sizeof(img));
@@ -1451,7 +1477,7 @@ static u64 ref_sat(u64 dx, u64 mant, u32 shift, u32 ntt, u32 over)
  */
 static void test_saturation(void)
 {
-	const u64 mant = (1ULL << 55) + (1ULL << 23);
+	const u64 slope = (55ULL << ORDO_MODEL_MANT_BITS) | 0x800001;
 	struct ordo_model *m = NULL;
 	static u8 img[264];
 	u32 i, k;
@@ -1465,7 +1491,7 @@ static void test_saturation(void)
 		u64 prev = 0, dx = 0;
 
 		ordo_sub_set_slope(&s, rnd() & (ORDO_MODEL_MANT_MASK >>
-						(rnd() % 56)),
+						(rnd() % 24)),
 				   rnd() % (ORDO_MODEL_SHIFT_MAX + 1));
 		for (k = 0; k < 16; k++) {
 			u64 f;
@@ -1482,9 +1508,9 @@ static void test_saturation(void)
 		}
 	}
 	doc_image(img);
-	put64(img, 200, mant | (55ULL << ORDO_MODEL_MANT_BITS));
-	put64(img, 216, 0);	/* gen 0, over 0, under 0 */
-	put64(img, 256, 0x0102000000000001ULL);	/* code U >> s = 0 */
+	put64(img, 200, slope);	/* tt_start 0 */
+	put64(img, 216, 16ULL << 32);	/* over 0, under 0, grid 16 */
+	put64(img, 256, 0x0180000000000001ULL);	/* code U >> s = 0 */
 	put64(img, 192, ordo_sub_checksum(1, 0, 0, img + 192, img + 256, 1));
 	err = ordo_model_from_image(&m, img, sizeof(img));
 	CHECK(!err, "steep slope: %d", err);
@@ -1681,7 +1707,7 @@ static void test_packed_widths(void)
 	ordo_model_params_default(&p);
 	p.leaves_per_sub = 8;
 	m = train(&s, &p, 7);
-	CHECK(m && ordo_model_count(m) >= 4 && packed_entry_bits(m) <= 32,
+	CHECK(m && ordo_model_count(m) >= 4 && leaf_bits_of(m) <= 8,
 	      "a model of leaf numbers below 256");
 	if (!m || ordo_model_count(m) < 4)
 		goto out;
@@ -1691,8 +1717,7 @@ static void test_packed_widths(void)
 	CHECK(!ordo_model_parse_hdr(img, ORDO_MODEL_HDR_SIZE, &lay), "hdr");
 	for (k = 0; k < ARRAY_SIZE(big); k++) {
 		o = c = u = w = NULL;
-		was = k ? bits_of(big[k - 1]) : packed_entry_bits(m) -
-			     ORDO_TT_PACK_CODE_BITS;
+		was = k ? bits_of(big[k - 1]) : leaf_bits_of(m);
 		CHECK(!ordo_model_load_image(&o, img, ch.size, true) &&
 		      !ordo_model_load_image(&c, img, ch.size, true) &&
 		      o->leaf_bits == was, "copies of %u-bit leaves", was);
@@ -1717,7 +1742,7 @@ static void test_packed_widths(void)
 			CHECK(same_entries(u, c), "entries after widening");
 			check_same(u, c, &s);
 		}
-		check_client_bytes(c, bits_of(big[k]) + ORDO_TT_PACK_CODE_BITS);
+		check_client_bytes(c, bits_of(big[k]));
 		/* A copy of the new width adopts the narrow copy's slices. */
 		CHECK(!ordo_model_load_top(&w, img, ch.size) &&
 		      !ordo_model_pack(w) &&
@@ -1782,7 +1807,7 @@ static void test_lying_server(void)
 			d->tt_start = cpu_to_le32(rnd() % 64);
 			break;
 		case 2:
-			d->slope = cpu_to_le64(rnd());
+			d->slope = cpu_to_le32(rnd());
 			break;
 		case 3:
 			d->err_over = cpu_to_le16(rnd() % 3);
@@ -1792,8 +1817,8 @@ static void test_lying_server(void)
 			e[rnd() % 3].code_inca = cpu_to_le32(rnd());
 			break;
 		case 5:
-			d->slope = cpu_to_le64(le64_to_cpu(d->slope) ^
-					       (1ULL << (rnd() % 64)));
+			d->slope = cpu_to_le32(le32_to_cpu(d->slope) ^
+					       (1U << (rnd() % 32)));
 			break;
 		default:
 			d->ntt = cpu_to_le32(le32_to_cpu(d->ntt) + 1);
@@ -1810,21 +1835,40 @@ static void test_lying_server(void)
 		free(img);
 	}
 	CHECK(refused > 1000, "only %u refused", refused);
-	/* An entry with a bit between the tie flag and the incarnation set. */
+	/*
+	 * Descriptors with a grid out of range, a nonzero padding byte or
+	 * slope bit 31 set; a slice with a code above 2^grid.
+	 */
 	for (i = 0; m && i < 64; i++) {
 		u32 sub = m->first + rnd() % ordo_model_count(m);
 		struct ordo_model_desc *d;
 		struct ordo_tt_entry *e;
 		u8 *img = image_sub(&ch, m, sub, &d, &e);
-		u32 bit = ORDO_TT_CODE_BITS + 1 +
-			  rnd() % (ORDO_TT_INCA_SHIFT - ORDO_TT_CODE_BITS - 1);
+		u32 ci;
 
-		e += rnd() % le32_to_cpu(d->ntt);
-		e->code_inca = cpu_to_le32(le32_to_cpu(e->code_inca) |
-					   1U << bit);
+		switch (i % 4) {
+		case 0:
+			d->grid = rnd() % 2 ? ORDO_MODEL_GRID_MIN - 1 - rnd() %
+					      ORDO_MODEL_GRID_MIN :
+					      ORDO_MODEL_GRID_MAX + 1 +
+					      rnd() % 200;
+			break;
+		case 1:
+			d->zero[rnd() % 3] = 1 + rnd() % 255;
+			break;
+		case 2:
+			d->slope = cpu_to_le32(le32_to_cpu(d->slope) |
+					       1U << 31);
+			break;
+		default:
+			e += rnd() % le32_to_cpu(d->ntt);
+			ci = le32_to_cpu(e->code_inca) & ~ORDO_TT_CODE_MASK;
+			e->code_inca = cpu_to_le32(ci | ORDO_TT_CODE_MASK);
+			break;
+		}
 		reseal(img, m, sub);
 		err = ordo_model_from_image(&c, img, ch.size);
-		CHECK(err == -EINVAL, "bit %u of code_inca set: %d", bit, err);
+		CHECK(err == -EINVAL, "case %u: %d", i % 4, err);
 		if (!err)
 			ordo_model_free(c);
 		free(img);
@@ -1833,7 +1877,8 @@ static void test_lying_server(void)
 	ordo_model_free(m);
 	sim_free(&s);
 	tap("consistent-but-wrong descriptors are refused or stay in range; "
-	    "so are entries with bits that must be zero");
+	    "grids out of range, bits that must be zero and codes past the "
+	    "grid are refused");
 }
 
 /*
@@ -2302,8 +2347,8 @@ static u64 ref_cell(u64 eps)
 	u64 span = (1ULL << 32) + 2 * eps + (2ULL << 24);
 	int bits = 64 - __builtin_clzll(span);
 
-	return (16ULL << (bits > ORDO_TT_CODE_BITS - 1 ?
-			 bits - (ORDO_TT_CODE_BITS - 1) : 0)) + 1;
+	return (16ULL << (bits > ORDO_MODEL_GRID_MAX ?
+			 bits - ORDO_MODEL_GRID_MAX : 0)) + 1;
 }
 
 /*
@@ -2406,8 +2451,11 @@ static u32 ref_fences(struct ordo_leaf_info *lv, u32 max)
 }
 
 /*
- * Is the slope the middle of [lo, hi] (rounded down at a 56-bit mantissa)?
- * long double is ample for that.
+ * Is the slope the middle of [lo, hi] as published: a multiple of u =
+ * 2^(32 - shift) (a 24-bit mantissa), the middle one of those in the
+ * interval, else the one just above lo?  The interval's ends are known
+ * to within f = 2^-shift (the fit's 56-bit fixed point).  long double is
+ * ample for that.
  */
 static bool slope_mid(const struct ordo_sub *s, struct ref_frac lo,
 		      struct ref_frac hi)
@@ -2415,9 +2463,51 @@ static bool slope_mid(const struct ordo_sub *s, struct ref_frac lo,
 	long double l = (long double)lo.n / lo.d, h = (long double)hi.n / hi.d;
 	int sh = ordo_sub_shift(s);
 	long double q = ldexpl(ordo_sub_mant(s), -sh), mid = (l + h) / 2;
+	long double f = ldexpl(1, -sh), u = ldexpl(1, 32 - sh);
+	long double tiny = ldexpl(mid, -50);
 
-	return q >= l - ldexpl(2, -sh) && q <= h &&
-	       fabsl(q - mid) <= ldexpl(2, -sh) + ldexpl(mid, -50);
+	if (ceill((l - f) / u) * u <= h + f)
+		return q >= l - f - tiny && q <= h + f + tiny &&
+		       fabsl(q - mid) <= u + f + tiny;
+	return q >= l - f - tiny && q <= l + u + f + tiny;
+}
+
+/*
+ * A full training's grid (Documentation/model.rst, The grid of a slice):
+ * consecutive fences at least 16 cells apart; cells that hold a fence at
+ * most 1/64 of their leaf's key range on average (the trainer's integer
+ * sum may fall short by 2^(shift - 40) a gap), unless the grid is the
+ * finest; and one grid bit fewer would break one of the two (the
+ * trainer's sum is never more than the exact one).
+ */
+static void check_grid(const struct ordo_sub *s,
+		       const struct ordo_leaf_info *lv, u64 x0)
+{
+	u64 base, prev = 0, pos, d = ~0ULL;
+	long double share = 0;
+	u32 sh, j;
+
+	ordo_sub_code_params(s, &base, &sh);
+	for (j = 0; j < s->ntt; j++) {
+		pos = ordo_sub_pos(s, ordo_model_dx(lv[j].low, x0));
+		if (j) {
+			d = pos - prev < d ? pos - prev : d;
+			share += ldexpl(1, sh) / (pos - prev);
+		}
+		prev = pos;
+	}
+	if (s->ntt < 2)
+		return;
+	share /= s->ntt - 1;
+	CHECK(d >= 16ULL << sh, "fences %llu apart, cells of 2^%u",
+	      (unsigned long long)d, sh);
+	CHECK(s->grid == ORDO_MODEL_GRID_MAX ||
+	      share <= ldexpl(1, -6) + ldexpl(1, (int)sh - 40),
+	      "tie share %Lg at grid %u", share, s->grid);
+	CHECK(s->grid == ORDO_MODEL_GRID_MIN || d < 32ULL << sh ||
+	      2 * share > ldexpl(1, -6),
+	      "grid %u is not the coarsest (gap %llu, share %Lg)", s->grid,
+	      (unsigned long long)d, share);
 }
 
 /*
@@ -2500,6 +2590,7 @@ static void test_fit_reference(void)
 						      a + j);
 						prev = g;
 					}
+					check_grid(s, lv + a, x0);
 					if (b == n || s->ntt == cap) {
 						capped += b < n;
 						a = b;
@@ -2579,6 +2670,8 @@ static void test_pick_search(void)
 
 		s.over = rnd() % 2048;
 		s.under = rnd() % 2048;
+		/* a grid of 2^8 cells or more: a leaf is a cell or more */
+		s.grid = 8 + rnd() % (ORDO_MODEL_GRID_MAX - 7);
 		ordo_sub_code_params(&s, &base, &sh);
 		lo = rnd() % s.ntt;
 		hi = lo + rnd() % (s.ntt - lo);

@@ -31,7 +31,7 @@
  * tt[tt_start, tt_start + ntt) lists them in key order.  Its logical
  * position of a key k is
  *
- *	F(k) = min(((max(k, pivot[i]) - pivot[i]) * mant) >> shift,
+ *	F(k) = min(((max(k, pivot[i]) - pivot[i]) * (mant << 32)) >> shift,
  *		   (ntt << 32) + over)
  *
  * (a 128-bit product) in units of 2^-32 logical leaf.  For every key of
@@ -41,10 +41,10 @@
  *
  * with over = err_over << 24 and under = err_under << 24 (each ntt << 32
  * for %ORDO_MODEL_ERR_UNBOUNDED), clamped to [0, ntt - 1].  A TT entry
- * does not carry its leaf's fence but a 17-bit code of F(fence) (struct
- * ordo_tt_entry), which narrows the window to the leaf, or to a few
- * adjacent leaves when a fence's code equals the key's; the leaf's own
- * fences are the final check.
+ * does not carry its leaf's fence but a code of F(fence) on the
+ * sub-model's own grid (struct ordo_tt_entry), which narrows the window
+ * to the leaf, or to a few adjacent leaves when a fence's code equals the
+ * key's; the leaf's own fences are the final check.
  */
 #ifndef _UAPI_LINUX_ORDO_MODEL_H
 #define _UAPI_LINUX_ORDO_MODEL_H
@@ -59,9 +59,10 @@
  * Of the anchor and the image: 3 added the anchor (double buffering), 4
  * the 8-byte TT entry with fence codes, 5 sub_first (sub-models added in
  * front of the first) and a first pivot that may lie above key 0, 6 a
- * coarser code grid (2^16 cells a window instead of 2^22: 17-bit codes).
+ * coarser code grid (2^16 cells a window instead of 2^22: 17-bit codes),
+ * 7 a grid per sub-model (ordo_model_desc.grid) and 24-bit slopes.
  */
-#define ORDO_MODEL_VERSION		6
+#define ORDO_MODEL_VERSION		7
 
 #define ORDO_MODEL_ANCHOR_SIZE		64
 
@@ -82,22 +83,30 @@
 /* An error bound this large means "search the whole slice". */
 #define ORDO_MODEL_ERR_UNBOUNDED	0xffff
 
-/* ordo_model_desc.slope: mantissa in bits 0-55, shift in bits 56-63. */
-#define ORDO_MODEL_MANT_BITS		56
-#define ORDO_MODEL_MANT_MASK		((1ULL << ORDO_MODEL_MANT_BITS) - 1)
+/*
+ * ordo_model_desc.slope: mantissa in bits 0-23, shift in bits 24-30, bit
+ * 31 zero.  The line's slope is (mant << 32) / 2^shift.
+ */
+#define ORDO_MODEL_MANT_BITS		24
+#define ORDO_MODEL_MANT_MASK		((1U << ORDO_MODEL_MANT_BITS) - 1)
+#define ORDO_MODEL_MANT_SCALE		32
 #define ORDO_MODEL_SHIFT_MAX		127
 
 /*
- * ordo_tt_entry.code_inca: the fence code, the tie flag, bits that must be
- * zero, incarnation bits.  A window's span is cut into 2^(CODE_BITS - 1)
- * grid cells; codes lie in [0, 2^(CODE_BITS - 1)].
+ * ordo_model_desc.grid: a window's span is cut into 2^grid cells, grid in
+ * [GRID_MIN, GRID_MAX]; codes lie in [0, 2^grid].
  */
-#define ORDO_TT_CODE_BITS		17
+#define ORDO_MODEL_GRID_MIN		2
+#define ORDO_MODEL_GRID_MAX		22
+
+/*
+ * ordo_tt_entry.code_inca: the fence code (bits 0-22), the tie flag (bit
+ * 23), incarnation bits (24-31).
+ */
+#define ORDO_TT_CODE_BITS		(ORDO_MODEL_GRID_MAX + 1)
 #define ORDO_TT_CODE_MASK		((1U << ORDO_TT_CODE_BITS) - 1)
-#define ORDO_TT_TIE_RIGHT		0x20000U	/* the bit above the code */
+#define ORDO_TT_TIE_RIGHT		0x800000U	/* the bit above the code */
 #define ORDO_TT_INCA_SHIFT		24
-#define ORDO_TT_ZERO_MASK		(((1U << ORDO_TT_INCA_SHIFT) - 1) & \
-					 ~(ORDO_TT_CODE_MASK | ORDO_TT_TIE_RIGHT))
 #define ORDO_TT_INCA_BITS		8
 #define ORDO_TT_INCA_MASK		((1U << ORDO_TT_INCA_BITS) - 1)
 
@@ -228,45 +237,54 @@ struct ordo_model_hdr {
  *	reader that fetched the descriptor and the slice with separate reads
  *	accepts them only if the checksum matches, whatever order the bytes
  *	were read in.
- * @slope: mantissa (bits 0-55) and shift (bits 56-63, at most
- *	%ORDO_MODEL_SHIFT_MAX) of F(k) = min(((k - pivot) * mant) >> shift,
- *	(@ntt << 32) + O) for k >= pivot and F(k) = 0 below it (only keys
- *	of the first sub-model lie below its pivot), the product and shift
- *	exact in 128 bits (O as at struct ordo_tt_entry).
+ * @slope: mantissa mant (bits 0-23) and shift (bits 24-30, at most
+ *	%ORDO_MODEL_SHIFT_MAX; bit 31 zero) of F(k) = min(((k - pivot) *
+ *	(mant << 32)) >> shift, (@ntt << 32) + O) for k >= pivot and F(k) =
+ *	0 below it (only keys of the first sub-model lie below its pivot),
+ *	the product (below 2^120) and the shift exact in 128 bits (O as at
+ *	struct ordo_tt_entry).
  * @tt_start: index of the first TT entry of the slice.
- * @ntt: leaves in the slice (>= 1); logical leaf j is tt[tt_start + j].
+ * @ntt: leaves in the slice, 1 to %ORDO_MODEL_MAX_SUB_LEAVES; logical
+ *	leaf j is tt[tt_start + j].
  * @gen: bumped by each patch of this sub-model within an epoch.
  * @err_over: how far F may run ahead of a leaf's logical position, in
  *	1/256 leaf; %ORDO_MODEL_ERR_UNBOUNDED: no bound.
  * @err_under: how far F may lag behind, same units.
+ * @grid: the fence codes' grid: the window's span is cut into 2^@grid
+ *	cells, @grid in [%ORDO_MODEL_GRID_MIN, %ORDO_MODEL_GRID_MAX]
+ *	(struct ordo_tt_entry).  The writer takes the coarsest grid that
+ *	keeps consecutive fences 16 cells apart, so a dense slice keeps fine
+ *	codes and a sparse one costs a client few bits.
+ * @zero: zero.
  */
 struct ordo_model_desc {
 	__le64 sum;
-	__le64 slope;
+	__le32 slope;
 	__le32 tt_start;
 	__le32 ntt;
 	__le32 gen;
 	__le16 err_over;
 	__le16 err_under;
+	__u8 grid;
+	__u8 zero[3];
 };
 
 /**
  * struct ordo_tt_entry - one logical leaf of a sub-model
  * @leaf: node number of the leaf in the node pool.
- * @code_inca: bits 0-16: the fence code c of the leaf's low fence; bit 17:
- *	%ORDO_TT_TIE_RIGHT; bits 18-23: zero (%ORDO_TT_ZERO_MASK; a reader
- *	refuses a slice with any of them set); bits 24-31: the low 8 bits of
- *	the leaf's incarnation at training time.
+ * @code_inca: bits 0-22: the fence code c of the leaf's low fence; bit 23:
+ *	%ORDO_TT_TIE_RIGHT; bits 24-31: the low 8 bits of the leaf's
+ *	incarnation at training time.
  *
  * The fence code places the leaf's low fence f on the sub-model's line
  * without storing it.  With U = err_under << 24 and O = err_over << 24
  * (each ntt << 32 instead when it is %ORDO_MODEL_ERR_UNBOUNDED), the
- * code shift is s = max(0, bitlen(2^32 + O + U) - 16), where bitlen(v) is
- * the position of v's highest set bit plus one (so the span, shifted by
- * s, is below 2^16: the window has 2^16 grid cells or fewer); logical
- * leaf j's grid position is G(j) = c + ((j << 32) >> s), and the writer
- * stores c = ((F(f) + U) >> s) - ((j << 32) >> s), which lies in
- * [0, 2^16].
+ * code shift is s = max(0, bitlen(2^32 + O + U) - grid), grid from the
+ * descriptor, where bitlen(v) is the position of v's highest set bit
+ * plus one (so the span, shifted by s, is below 2^grid: the window has
+ * 2^grid grid cells or fewer); logical leaf j's grid position is G(j) =
+ * c + ((j << 32) >> s), and the writer stores c = ((F(f) + U) >> s) -
+ * ((j << 32) >> s), which lies in [0, 2^grid].
  * For a key k of the domain let A = (F(k) + U) >> s.  F being monotone,
  * G(j) < A proves f < k (the leaf starts left of k) and G(j) > A proves
  * f > k.  G(j) == A (always so for k == f) decides nothing by itself;
