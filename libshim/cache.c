@@ -288,6 +288,9 @@ static int refresh_top(struct ordo *o, const struct ordo_model_layout *lay,
 		if (!ret)
 			o->cnt.sub_refreshes++;
 	}
+	/* Slices loaded one by one grew the room in steps: give it back. */
+	if (!ret)
+		ordo_model_tt_trim(m);
 out:
 	free(slice);
 	free(img);
