@@ -105,7 +105,8 @@ struct ordo_tt {
  * @ntt: leaves (TT entries) of the sub-model, at most
  *	%ORDO_MODEL_MAX_SUB_LEAVES.
  * @grid: the fence codes' grid (ordo_model_desc.grid).
- * @wide: a packed copy's codes take @grid + 1 bits (one is 2^@grid).
+ * @wide: a packed copy's codes take @grid + 1 bits (a code may be
+ *	2^@grid).
  * @gen: patch generation within the epoch.
  * @over: error bound ahead, 1/256 leaf.
  * @under: error bound behind, 1/256 leaf.

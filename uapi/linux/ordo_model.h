@@ -253,8 +253,10 @@ struct ordo_model_hdr {
  * @grid: the fence codes' grid: the window's span is cut into 2^@grid
  *	cells, @grid in [%ORDO_MODEL_GRID_MIN, %ORDO_MODEL_GRID_MAX]
  *	(struct ordo_tt_entry).  The writer takes the coarsest grid that
- *	keeps consecutive fences 16 cells apart, so a dense slice keeps fine
- *	codes and a sparse one costs a client few bits.
+ *	keeps consecutive fences 16 cells apart and the cells that hold a
+ *	fence within 1/64 of their leaves' key ranges on average, so a slice
+ *	through a dense cluster keeps fine codes and an evenly spread one
+ *	costs a client few bits.
  * @zero: zero.
  */
 struct ordo_model_desc {
