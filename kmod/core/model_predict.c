@@ -700,13 +700,14 @@ static int tt_rebuild(struct ordo_model *m, u32 skip, u64 need, bool packed,
 	u32 i, j;
 
 	for (i = m->first; i < m->nsub; i++) {
-		struct ordo_sub s = m->subs[i];
+		struct ordo_sub *s = &m->subs[i];
 
-		if (i == skip || s.tt == ORDO_SUB_NO_TT)
+		if (i == skip || s->tt == ORDO_SUB_NO_TT)
 			continue;
+		/* An unpacked copy reads no wide flag: set it here, once. */
 		if (conv)
-			s.wide = slice_wide(m, i);
-		live += tt_units(&to, &s, s.ntt);
+			s->wide = slice_wide(m, i);
+		live += tt_units(&to, s, s->ntt);
 	}
 	cap = live + need + live / slack + 64;
 	if (cap > ORDO_MODEL_MAX_TT)
@@ -725,8 +726,6 @@ static int tt_rebuild(struct ordo_model *m, u32 skip, u64 need, bool packed,
 			s->tt = ORDO_SUB_NO_TT;
 			continue;
 		}
-		if (conv)
-			ns.wide = slice_wide(m, i);
 		ns.tt = pos;
 		for (j = 0; j < s->ntt; j++) {
 			struct ordo_tt e = ordo_model_entry(m, i, j);
