@@ -1882,6 +1882,63 @@ static void test_lying_server(void)
 }
 
 /*
+ * A code of exactly 2^grid, which the reader allows (G(j) up to ((j << 32)
+ * + span) >> s) though a writer makes none with a shift of 32 or less:
+ * two leaves, both bounds 3 leaves, grid 2, so span = 7 << 32 and s = 33;
+ * leaf 1's code is ((1 << 32) + span) >> 33 = 4.  A packed copy gives the
+ * slice one more code bit and reads the same entries and leaves as a
+ * full copy, for keys on both sides of the fence.
+ */
+static void test_wide_codes(void)
+{
+	static u8 img[272];
+	struct ordo_model *full = NULL, *packed = NULL;
+	struct ordo_pred a, b;
+	u64 k;
+	u32 j;
+	int err;
+
+	doc_image(img);
+	put64(img, 24, sizeof(img));		/* region_size */
+	put64(img, 56, 0x0000000200000001ULL);	/* nsub 1, tt_cap 2 */
+	put64(img, 64, 0x0000001000000002ULL);	/* nleaves 2, slots 16 */
+	put64(img, 120, ordo_model_top_checksum(img, img + 128, 0, 1));
+	put64(img, 200, 0x20000001);		/* mant 1, shift 32: F(k) = k */
+	put64(img, 208, 2);			/* ntt 2, gen 0 */
+	put64(img, 216, 0x0000000203000300ULL);	/* errors 3 leaves, grid 2 */
+	put64(img, 256, 0x0080000100000001ULL);	/* leaf 1, code 1, tie */
+	put64(img, 264, 0x0000000400000002ULL);	/* leaf 2, code 4 */
+	put64(img, 192, ordo_sub_checksum(1, 0, 0, img + 192, img + 256, 2));
+	err = ordo_model_load_image(&full, img, sizeof(img), false);
+	CHECK(!err, "full copy: %d", err);
+	err = ordo_model_load_image(&packed, img, sizeof(img), true);
+	CHECK(!err, "packed copy: %d", err);
+	if (!full || !packed)
+		goto out;
+	CHECK(packed->subs[0].wide && packed->subs[0].grid == 2,
+	      "wide %u grid %u", packed->subs[0].wide, packed->subs[0].grid);
+	for (j = 0; j < 2; j++)
+		CHECK(ordo_model_entry(packed, 0, j).leaf ==
+		      ordo_model_entry(full, 0, j).leaf &&
+		      ordo_model_entry(packed, 0, j).code_inca ==
+		      (ordo_model_entry(full, 0, j).code_inca &
+		       ~(ORDO_TT_INCA_MASK << ORDO_TT_INCA_SHIFT)), "entry %u", j);
+	for (k = 0; k < 6ULL << 32; k += 1ULL << 28) {
+		CHECK(!ordo_model_lookup(full, k, &a) &&
+		      !ordo_model_lookup(packed, k, &b) && a.lln == b.lln &&
+		      a.ncand == b.ncand &&
+		      ordo_pred_ent(&a, 0).leaf == ordo_pred_ent(&b, 0).leaf,
+		      "key %llx", (unsigned long long)k);
+	}
+	CHECK(!ordo_model_lookup(packed, 5ULL << 32, &b) &&
+	      ordo_pred_ent(&b, 0).leaf == 2, "a key past the fence's cell");
+out:
+	ordo_model_free(full);
+	ordo_model_free(packed);
+	tap("a code of 2^grid: packed one bit wider, read as a full copy reads it");
+}
+
+/*
  * Double buffering: a full training writes its image where it does not
  * overlap the live one and then moves the anchor.  The live image stays
  * byte for byte the same through the write and the move, so a client
@@ -2729,7 +2786,7 @@ static void test_pick_search(void)
 
 int main(void)
 {
-	printf("1..25\n");
+	printf("1..28\n");
 	RUN(test_tiny);
 	RUN(test_edges);
 	RUN(test_distributions);
@@ -2745,6 +2802,7 @@ int main(void)
 	RUN(test_stale);
 	RUN(test_doc_vector);
 	RUN(test_saturation);
+	RUN(test_wide_codes);
 	RUN(test_garbage);
 	RUN(test_truncated);
 	RUN(test_bitflip);
