@@ -767,6 +767,7 @@ struct policy {
 	u64 tt_grows;		/* TT area grown in place instead */
 	u64 tail_cuts;		/* the tail cut, sub-models appended */
 	u64 head_cuts;		/* the head cut, sub-models put in front */
+	u64 mid_cuts;		/* cut, sub-models renumbered: a new image */
 	double patch_s, full_s;
 	u64 *patch_ns;		/* each patch: snapshot, retrain, publish */
 	u64 npatch_ns;
@@ -820,6 +821,7 @@ static struct ordo_model *policy_split(const struct sim *s,
 				       u64 sep, struct policy *pc)
 {
 	u32 sub = ordo_model_sub_of(m, sep), nsub = m->nsub, first = m->first;
+	u32 renum = m->renum_gen;
 	struct ordo_model_health h;
 	struct ordo_leaf_set set;
 	struct snap d;
@@ -834,9 +836,17 @@ static struct ordo_model *policy_split(const struct sim *s,
 	err = ordo_model_retrain_sub(m, sub, &set, prm);
 	if (!err)	/* a tail cut may have grown the image */
 		region_fit(&pc->rg, ordo_region_bytes(m));
-	if (!err && ordo_region_patch(&pc->rg.rg, m, sub)) {
-		fprintf(stderr, "model_bench: policy: region patch failed\n");
-		exit(3);
+	if (!err) {
+		int perr = ordo_region_patch(&pc->rg.rg, m, sub);
+
+		/* The module writes a new image beside the live one. */
+		if (perr == -EXDEV)
+			perr = ordo_region_write(&pc->rg.rg, m);
+		if (perr) {
+			fprintf(stderr, "model_bench: policy: region patch "
+				"failed: %d\n", perr);
+			exit(3);
+		}
 	}
 	snap_free(&d);
 	t = now() - t;
@@ -850,8 +860,12 @@ static struct ordo_model *policy_split(const struct sim *s,
 		return policy_full(s, m, prm, 0, pc);
 	}
 	pc->patches++;
-	pc->tail_cuts += m->nsub > nsub;
-	pc->head_cuts += m->first < first;
+	if (m->renum_gen != renum) {
+		pc->mid_cuts++;
+	} else {
+		pc->tail_cuts += m->nsub > nsub;
+		pc->head_cuts += m->first < first;
+	}
 	ordo_model_health(m, &h);
 	extra = ordo_model_tt_room_due(&h, prm);
 	if (extra && !ordo_model_tt_grow(m, extra)) {
@@ -987,6 +1001,7 @@ static void j_stream(const char *name, u64 bulk, u64 n,
 		"        \"full_trains\": %llu, \"full_trains_after_error\": "
 		"%llu, \"full_trains_resize\": %llu,\n"
 		"        \"tail_cuts\": %llu, \"head_cuts\": %llu, "
+		"\"middle_cuts\": %llu, "
 		"\"tt_grows\": %llu, "
 		"\"full_trains_per_1m_%s\": %.1f, "
 		"\"patch_us_avg\": %.3f, \"patch_us_p50\": %.3f, "
@@ -998,6 +1013,7 @@ static void j_stream(const char *name, u64 bulk, u64 n,
 		(unsigned long long)pc->full_resize,
 		(unsigned long long)pc->tail_cuts,
 		(unsigned long long)pc->head_cuts,
+		(unsigned long long)pc->mid_cuts,
 		(unsigned long long)pc->tt_grows,
 		strcmp(name, "appends") ? "keys" : "appends",
 		n ? full * 1e6 / n : 0,
@@ -1088,8 +1104,9 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 	struct policy pcs[STREAM_COUNT];
 	bool ran[STREAM_COUNT];
 	u64 valid = 0, moved = 0, fallback = 0, probes = 0;
-	u32 nsweep = 0, dirty_n = 0, n, *byno;
-	u8 *dirty;
+	u32 nsweep = 0, dirty_n = 0, *byno;
+	u64 *skeys, send;
+	bool bounded;
 	static const u32 sweep[] = { 4096, 512, 64, 16, 4, 2 };
 	struct { u32 lps, nsub, eps; double pct, win, one; } sw[6];
 
@@ -1193,38 +1210,47 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 	}
 	free(byno);
 
-	/* Retrain only what split, publish each as a patch. */
-	dirty = xcalloc(m->nsub, 1);
-	for (i = 0; i < s.splits; i++) {
-		u32 r = s.split_at[i];
-
-		dirty[ordo_model_sub_of(m, s.u[s.lv[r].rlo])] = 1;
-	}
-	for (i = 0, n = m->nsub; i < n; i++) {	/* the tail may grow */
+	/*
+	 * Retrain only what split, in key order as the module does (a
+	 * middle cut renumbers sub-models), and publish each as a patch, or
+	 * after a middle cut as a new image.
+	 */
+	skeys = xcalloc(s.splits ? s.splits : 1, sizeof(u64));
+	for (i = 0; i < s.splits; i++)
+		skeys[i] = s.u[s.lv[s.split_at[i]].rlo];
+	qsort(skeys, s.splits, sizeof(u64), cmp_u64);
+	for (i = 0, send = 0, bounded = true; i < s.splits && bounded; i++) {
 		struct ordo_leaf_set set;
+		u64 slo;
+		u32 sub;
 		int err;
 
-		if (!dirty[i])
+		if (i && skeys[i] < send)
 			continue;
+		sub = ordo_model_sub_of(m, skeys[i]);
+		bounded = ordo_model_sub_domain(m, sub, &slo, &send);
 		dirty_n++;
-		set = snap_domain(&b, m, i);
+		set = snap_domain(&b, m, sub);
 		t = now();
-		err = ordo_model_retrain_sub(m, i, &set, &prm);
+		err = ordo_model_retrain_sub(m, sub, &set, &prm);
 		t_retrain += now() - t;
 		if (err) {
-			fprintf(stderr, "model_bench: retrain %llu: %d\n",
-				(unsigned long long)i, err);
+			fprintf(stderr, "model_bench: retrain %u: %d\n", sub,
+				err);
 			exit(3);
 		}
 		t = now();
-		err = ordo_region_patch(&rg.rg, m, i);
+		region_fit(&rg, ordo_region_bytes(m));
+		err = ordo_region_patch(&rg.rg, m, sub);
+		if (err == -EXDEV)
+			err = ordo_region_write(&rg.rg, m);
 		t_patch += now() - t;
 		if (err) {
 			fprintf(stderr, "model_bench: patch: %d\n", err);
 			exit(3);
 		}
 	}
-	free(dirty);
+	free(skeys);
 	memset(&mt_p, 0, sizeof(mt_p));
 	measure(m, &b, o->stride, 0, &mt_p);
 	mt_p.train_s = t_retrain;

@@ -189,6 +189,9 @@ static inline void ordo_sub_set_slope(struct ordo_sub *s, u32 mant, u32 shift)
  * @nsub: one past the last sub-model in use: [@first, @nsub) are.
  * @nsub_cap: room for sub-models (@pivots, @subs; the image's nsub_cap).
  * @top_gen: top-level changes within the epoch (the image's top_gen).
+ * @renum_gen: the trainer's only: @top_gen of the last change that moved
+ *	sub-models to other indices (a middle cut); an image of an older
+ *	top level cannot be patched, only written anew.
  * @leaf_slots: slots per leaf.
  * @eps: training error target, 1/256 leaf.
  * @flags: ORDO_MODEL_F_* bits.
@@ -223,6 +226,7 @@ struct ordo_model {
 	u32 nsub;
 	u32 nsub_cap;
 	u32 top_gen;
+	u32 renum_gen;
 	u32 leaf_slots;
 	u32 eps;
 	u32 flags;

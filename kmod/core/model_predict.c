@@ -1537,6 +1537,21 @@ static u64 sub_end(const struct ordo_model *m, u32 sub)
 	return sub + 1 < m->nsub ? m->pivots[sub + 1] : U64_MAX;
 }
 
+/* The sub-model of @m whose pivot is @piv, or U32_MAX. */
+static u32 sub_with_pivot(const struct ordo_model *m, u64 piv)
+{
+	u32 lo = m->first, hi = m->nsub, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (m->pivots[mid] < piv)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nsub && m->pivots[lo] == piv ? lo : U32_MAX;
+}
+
 /**
  * ordo_model_adopt_sub() - keep a sub-model from the copy being replaced
  * @m: client copy from ordo_model_load_top()
@@ -1545,14 +1560,15 @@ static u64 sub_end(const struct ordo_model *m, u32 sub)
  * @old: a client copy of the same epoch, loaded before
  *
  * A top level that changed within the epoch (sub-models added at either
- * end, the first one's pivot moved, the TT area grew) leaves most
- * sub-models as they were.  One whose descriptor matches @old's in all
- * but the TT offset and the checksum (slope, bounds, leaf count, patch
- * generation), at the same index, pivot and domain end, takes @old's
- * slice without reading it again: within an epoch a slice changes only
- * with a patch, which bumps the generation, and sub-models cut later take
- * indices @old did not have.  (Whatever a slice says, the leaves' checks
- * decide: an adopted slice can cost reads, never an answer.)
+ * end or cut in the middle, which moves others to new indices; the first
+ * one's pivot moved; the TT area grew) leaves most sub-models as they
+ * were.  One whose descriptor matches @old's sub-model of the same pivot
+ * and domain end in all but the TT offset and the checksum (slope,
+ * bounds, leaf count, patch generation) takes @old's slice without
+ * reading it again: within an epoch a slice changes only with a patch,
+ * which bumps the generation, and cuts give their pieces pivots @old did
+ * not have.  (Whatever a slice says, the leaves' checks decide: an
+ * adopted slice can cost reads, never an answer.)
  *
  * Return: 0; -ESTALE when the sub-model is not @old's (read it); -ENOMEM
  * or -ENOSPC (no TT room).
@@ -1563,14 +1579,15 @@ int ordo_model_adopt_sub(struct ordo_model *m, u32 sub, const void *desc,
 	const struct ordo_sub *o;
 	struct desc_fields f;
 	struct ordo_sub *s;
-	u32 j, top = 0;
+	u32 j, top = 0, from;
 	int err;
 
-	if (!ordo_model_has_sub(m, sub) || !ordo_model_has_sub(old, sub) ||
-	    old->epoch != m->epoch || old->pivots[sub] != m->pivots[sub] ||
-	    sub_end(old, sub) != sub_end(m, sub))
+	if (!ordo_model_has_sub(m, sub) || old->epoch != m->epoch)
 		return -ESTALE;
-	o = &old->subs[sub];
+	from = sub_with_pivot(old, m->pivots[sub]);
+	if (from == U32_MAX || sub_end(old, from) != sub_end(m, sub))
+		return -ESTALE;
+	o = &old->subs[from];
 	if (o->tt == ORDO_SUB_NO_TT || desc_decode(desc, &f) ||
 	    f.s.slope != o->slope || f.s.ntt != o->ntt || f.s.gen != o->gen ||
 	    f.s.grid != o->grid || f.s.over != o->over ||
@@ -1580,7 +1597,7 @@ int ordo_model_adopt_sub(struct ordo_model *m, u32 sub, const void *desc,
 	if ((m->flags ^ old->flags) & ORDO_MODEL_F_PACKED)
 		return -ESTALE;
 	for (j = 0; j < o->ntt; j++)
-		top = max(top, ordo_model_entry(old, sub, j).leaf);
+		top = max(top, ordo_model_entry(old, from, j).leaf);
 	err = tt_widen(m, top);
 	if (err)
 		return err;
@@ -1591,7 +1608,7 @@ int ordo_model_adopt_sub(struct ordo_model *m, u32 sub, const void *desc,
 		return err;
 	*s = f.s;
 	for (j = 0; j < o->ntt; j++) {
-		struct ordo_tt e = ordo_model_entry(old, sub, j);
+		struct ordo_tt e = ordo_model_entry(old, from, j);
 
 		tt_put(m, sub, j, e.leaf, e.code_inca);
 	}

@@ -239,6 +239,16 @@ static void rg_put_sub_pivot(const struct ordo_region *rg,
 		sizeof(piv));
 }
 
+/*
+ * Did @m move sub-models to other indices since the top level of the
+ * image whose header is @h?  Then only a whole new image describes it.
+ */
+static bool hdr_before_renum(const struct ordo_model_hdr *h,
+			     const struct ordo_model *m)
+{
+	return (s32)(le32_to_cpu(h->top_gen) - m->renum_gen) < 0;
+}
+
 /**
  * ordo_region_retop() - publish a retraining that changed the top level
  * @rg: the region; @rg->base is the image of @m's epoch
@@ -304,10 +314,12 @@ static int ordo_region_retop(const struct ordo_region *rg,
  * descriptor's checksum covers both, so it retries.  When retraining
  * changed the top level (@m's top_gen is not the image's: sub-models cut
  * off either end, the first one's pivot moved), publishes the new
- * sub-models too and then the header (ordo_region_retop()).
+ * sub-models too and then the header (ordo_region_retop()).  A middle
+ * cut moved sub-models to other indices (@m's renum_gen is past the
+ * image's top_gen): nothing is written; write @m as a new image.
  *
- * Return: 0, -EINVAL, -ENOSPC or -ESTALE (the region holds another epoch
- * or layout).
+ * Return: 0, -EINVAL, -ENOSPC, -ESTALE (the region holds another epoch
+ * or layout) or -EXDEV (sub-models renumbered: write a new image).
  */
 int ordo_region_patch(const struct ordo_region *rg,
 		      const struct ordo_model *m, u32 sub)
@@ -315,10 +327,6 @@ int ordo_region_patch(const struct ordo_region *rg,
 	struct ordo_model_hdr h;
 	int err;
 
-	if (!ordo_model_has_sub(m, sub))
-		return -EINVAL;
-	if (!sub_placed(m, &m->subs[sub]))
-		return -EINVAL;
 	err = rg_check(rg, sizeof(h));
 	if (err)
 		return err;
@@ -327,6 +335,11 @@ int ordo_region_patch(const struct ordo_region *rg,
 	    le32_to_cpu(h.nsub_cap) != m->nsub_cap ||
 	    le32_to_cpu(h.tt_cap) > m->tt_cap)
 		return -ESTALE;
+	/* Before @sub: a middle cut may have moved it out of range. */
+	if (hdr_before_renum(&h, m))
+		return -EXDEV;
+	if (!ordo_model_has_sub(m, sub) || !sub_placed(m, &m->subs[sub]))
+		return -EINVAL;
 	if (le32_to_cpu(h.top_gen) != m->top_gen)
 		return ordo_region_retop(rg, m, sub, &h);
 	if (le32_to_cpu(h.sub_first) != m->first ||
@@ -366,7 +379,7 @@ int ordo_region_grow(const struct ordo_region *rg,
 	    le32_to_cpu(h.sub_first) != m->first ||
 	    le32_to_cpu(h.nsub) != m->nsub ||
 	    le32_to_cpu(h.nsub_cap) != m->nsub_cap ||
-	    le32_to_cpu(h.tt_cap) > m->tt_cap)
+	    le32_to_cpu(h.tt_cap) > m->tt_cap || hdr_before_renum(&h, m))
 		return -ESTALE;
 	hdr_fill(m, &h);
 	/* Slots past the old tt_cap are named only after this header. */

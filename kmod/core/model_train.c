@@ -1088,16 +1088,14 @@ static int cut_room(struct ordo_model *m, u64 need,
 }
 
 /*
- * End of segment @k of the last sub-model's leaves from leaf @a: cut as a
- * full training cuts (one line at the model's eps, at most @cap leaves),
- * but the last segment the model has room for takes the rest.
+ * End of the segment of the last sub-model's leaves from leaf @a: cut as
+ * a full training cuts (one line at the model's eps, at most @cap
+ * leaves).
  */
 static u32 tail_seg_end(const struct ordo_model *m,
 			const struct ordo_leaf_info *lv, u32 a, u32 n,
-			u32 k, u32 cap, struct pla *pl)
+			u32 cap, struct pla *pl)
 {
-	if (k == m->nsub_cap - m->nsub)
-		return n;
 	return seg_end(lv, a, n, U64_MAX, seg_anchor(lv, a, n, U64_MAX),
 		       (u64)m->eps << ERR_TO_POS, cap, true, pl);
 }
@@ -1108,8 +1106,8 @@ static u32 tail_seg_end(const struct ordo_model *m,
  * full training would and append the new sub-models behind it: their
  * pivots lie above every other, so no index changes; the TT area grows
  * when the new slices need it.  Return: 0 when cut; -EAGAIN when the
- * leaves stay one sub-model (one segment, or no room for more sub-models
- * or their TT slots); nothing changes then.
+ * leaves stay one sub-model (one segment, or no room behind the last for
+ * the new sub-models, or none for their TT slots); nothing changes then.
  */
 static int extend_tail(struct ordo_model *m, u32 sub,
 		       const struct ordo_leaf_set *set,
@@ -1126,14 +1124,14 @@ static int extend_tail(struct ordo_model *m, u32 sub,
 		return -EAGAIN;
 	/* Count the segments and their TT slots first: all or nothing. */
 	for (a = 0, k = 0; a < n; a = b, k++) {
-		b = tail_seg_end(m, lv, a, n, k, cap, pl);
+		b = tail_seg_end(m, lv, a, n, cap, pl);
 		if (k || b - a > m->meta[sub].cap)
 			need += max(b - a, slack_slots(b - a, p));
 	}
-	if (k == 1 || cut_room(m, need, p))
+	if (k == 1 || k - 1 > m->nsub_cap - m->nsub || cut_room(m, need, p))
 		return -EAGAIN;
 	for (a = 0, k = 0; a < n; a = b, k++) {
-		b = tail_seg_end(m, lv, a, n, k, cap, pl);
+		b = tail_seg_end(m, lv, a, n, cap, pl);
 		err = cut_piece(m, k ? m->nsub + k - 1 : sub, set, a, b,
 				U64_MAX, k ? 0 : gen, p, pl);
 		if (err)	/* not after the count above */
@@ -1186,8 +1184,8 @@ static u32 head_seg_start(const struct ordo_leaf_info *lv, u32 b, u32 n,
  * inserts land, is the one left short) and put the new sub-models in
  * front of it: indices sub - 1, sub - 2, ..., whose pivots lie below
  * every other, so no index changes.  The piece that keeps @sub is the
- * rightmost; the leftmost the model has room for takes the rest.  Return
- * as extend_tail().
+ * rightmost.  Return as extend_tail() (-EAGAIN also without room in
+ * front for the new sub-models).
  */
 static int extend_head(struct ordo_model *m, u32 sub,
 		       const struct ordo_leaf_set *set, u64 end,
@@ -1204,16 +1202,14 @@ static int extend_head(struct ordo_model *m, u32 sub,
 	if (!m->first || (n <= cap && run_fits(lv, 0, n, n, end, eps, pl)))
 		return -EAGAIN;
 	for (b = n, k = 0; b; b = a, k++) {
-		a = k == m->first ? 0 :
-		    head_seg_start(lv, b, n, end, eps, cap, pl);
+		a = head_seg_start(lv, b, n, end, eps, cap, pl);
 		if (k || b - a > m->meta[sub].cap)
 			need += max(b - a, slack_slots(b - a, p));
 	}
-	if (k == 1 || cut_room(m, need, p))
+	if (k == 1 || k - 1 > m->first || cut_room(m, need, p))
 		return -EAGAIN;
 	for (b = n, k = 0; b; b = a, k++) {
-		a = k == m->first ? 0 :
-		    head_seg_start(lv, b, n, end, eps, cap, pl);
+		a = head_seg_start(lv, b, n, end, eps, cap, pl);
 		err = cut_piece(m, sub - k, set, a, b, end, k ? 0 : gen, p,
 				pl);
 		if (err)
@@ -1227,6 +1223,114 @@ static int extend_head(struct ordo_model *m, u32 sub,
 	return 0;
 }
 
+/*
+ * Move sub-models [@a, @b) to start at index @to, sealed again (the
+ * checksum binds the index).
+ */
+static void subs_move(struct ordo_model *m, u32 a, u32 b, u32 to)
+{
+	u32 i;
+
+	memmove(&m->pivots[to], &m->pivots[a], sizeof(*m->pivots) * (b - a));
+	memmove(&m->subs[to], &m->subs[a], sizeof(*m->subs) * (b - a));
+	memmove(&m->meta[to], &m->meta[a], sizeof(*m->meta) * (b - a));
+	for (i = to; i < to + b - a; i++)
+		sub_seal(m, i);
+}
+
+/* Sub-models [@a, @b) become unused: no pivot, no slots. */
+static void subs_clear(struct ordo_model *m, u32 a, u32 b)
+{
+	for (; a < b; a++) {
+		m->pivots[a] = 0;
+		m->subs[a].tt = ORDO_SUB_NO_TT;
+		memset(&m->meta[a], 0, sizeof(m->meta[a]));
+	}
+}
+
+/*
+ * Would retrained sub-model @t (@tied: its fences share a cell) make the
+ * model's health call for a full training on its own?
+ */
+static bool sub_wants_full(const struct ordo_model *m,
+			   const struct ordo_sub *t, bool tied,
+			   const struct ordo_model_params *p)
+{
+	struct ordo_model_health h = {
+		.eps = m->eps,
+		.max_sub_leaves = t->ntt,
+	};
+
+	if (t->over == ORDO_MODEL_ERR_UNBOUNDED ||
+	    t->under == ORDO_MODEL_ERR_UNBOUNDED)
+		h.unbounded = 1;
+	else
+		h.max_err = (u32)t->over + t->under;
+	return tied || ordo_model_needs_expand(&h, p);
+}
+
+/*
+ * A retrained sub-model (@sub) that would call for a full training: a
+ * hotspot's splits crowd its fences into shared cells, its window grew
+ * past the expansion threshold or its leaves past twice the cap; or the
+ * last or first one, cut at an end without room left there.  Cut its
+ * leaves as a full training would (the cell bound keeps each piece
+ * untied), the first piece in @sub's slice, the others in fresh slots,
+ * and give the top level its room back evenly at both ends: the
+ * sub-models move to new indices, so the image cannot be patched in
+ * place, and the move costs no more than the cut's own new image
+ * (renum_gen tells ordo_region_patch() to refuse).  Return: 0 when cut;
+ * -EAGAIN when nothing changed (one piece, or no room for the pieces'
+ * indices or TT slots).
+ */
+static int cut_middle(struct ordo_model *m, u32 sub,
+		      const struct ordo_leaf_set *set, u64 end,
+		      const struct ordo_model_params *p, struct pla *pl)
+{
+	const struct ordo_leaf_info *lv = set->leaves;
+	u32 n = set->nleaves, cap = sub_leaves_cap(p), a, b, k, s0, to;
+	u32 old = m->subs[sub].ntt, gen = m->subs[sub].gen + 1, count;
+	u64 eps = (u64)m->eps << ERR_TO_POS, need = 0;
+	int err;
+
+	for (a = 0, k = 0; a < n; a = b, k++) {
+		b = seg_end(lv, a, n, end, seg_anchor(lv, a, n, end), eps,
+			    cap, true, pl);
+		if (k || b - a > m->meta[sub].cap)
+			need += max(b - a, slack_slots(b - a, p));
+	}
+	count = m->nsub - m->first + k - 1;
+	if (k == 1 || count > m->nsub_cap || cut_room(m, need, p))
+		return -EAGAIN;
+	/* [first, sub] to start at @to, the rest after the new pieces. */
+	to = (m->nsub_cap - count) / 2;
+	s0 = to + sub - m->first;
+	if (s0 + k > sub + 1) {	/* the right part moves up: it goes first */
+		subs_move(m, sub + 1, m->nsub, s0 + k);
+		subs_move(m, m->first, sub + 1, to);
+	} else {
+		subs_move(m, m->first, sub + 1, to);
+		subs_move(m, sub + 1, m->nsub, s0 + k);
+	}
+	m->first = to;
+	m->nsub = to + count;
+	/* The room and the new pieces' indices hold no slots. */
+	subs_clear(m, 0, to);
+	subs_clear(m, s0 + 1, s0 + k);
+	subs_clear(m, m->nsub, m->nsub_cap);
+	for (a = 0, k = 0; a < n; a = b, k++) {
+		b = seg_end(lv, a, n, end, seg_anchor(lv, a, n, end), eps,
+			    cap, true, pl);
+		err = cut_piece(m, s0 + k, set, a, b, end, k ? 0 : gen, p, pl);
+		if (err)	/* not after the count above */
+			return err;
+		sub_seal(m, s0 + k);
+	}
+	m->nleaves = m->nleaves - old + n;
+	m->renum_gen = ++m->top_gen;
+	return 0;
+}
+
 /* ordo_model_retrain_sub() of a checked @set, domain end @end. */
 static int retrain_sub(struct ordo_model *m, u32 sub,
 		       const struct ordo_leaf_set *set,
@@ -1236,6 +1340,7 @@ static int retrain_sub(struct ordo_model *m, u32 sub,
 	const struct ordo_leaf_info *lv = set->leaves;
 	u32 n = set->nleaves, old;
 	struct ordo_sub *s, t;
+	bool tied;
 	u64 x0;
 	int err;
 
@@ -1249,11 +1354,17 @@ static int retrain_sub(struct ordo_model *m, u32 sub,
 		if (err != -EAGAIN)
 			return err;
 	}
-	if (n > ORDO_MODEL_MAX_SUB_LEAVES)
-		return -ENOSPC;
 	/* A lone leaf fits any anchor: keep the pivot (and the top level). */
 	x0 = n > 1 ? seg_anchor(lv, 0, n, end) : m->pivots[sub];
 	fit_one(&t, lv, n, end, x0, m->eps, pl);
+	tied = !!first_tie(&t, lv, n, x0);
+	if (n > ORDO_MODEL_MAX_SUB_LEAVES || sub_wants_full(m, &t, tied, p)) {
+		err = cut_middle(m, sub, set, end, p, pl);
+		if (err != -EAGAIN)
+			return err;
+	}
+	if (n > ORDO_MODEL_MAX_SUB_LEAVES)
+		return -ENOSPC;
 	s = &m->subs[sub];
 	old = s->ntt;
 	err = ordo_model_tt_reserve(m, sub, n, max(n, slack_slots(n, p)));
@@ -1269,7 +1380,7 @@ static int retrain_sub(struct ordo_model *m, u32 sub,
 	s->under = t.under;
 	s->ntt = n;
 	s->gen++;
-	m->meta[sub].tied = !!first_tie(s, lv, n, x0);
+	m->meta[sub].tied = tied;
 	tt_fill(m->tt + s->tt, s, lv, set->keys, n, x0);
 	sub_seal(m, sub);
 	m->nleaves = m->nleaves - old + n;
@@ -1293,10 +1404,14 @@ static int retrain_sub(struct ordo_model *m, u32 sub,
  * it, is cut as a full training would cut it and the new sub-models are
  * appended behind it (nsub grows, up to nsub_cap); the first one is cut
  * the same way from its right end and the new sub-models go in front of
- * it (first falls, down to 0).  The first sub-model's pivot follows its
+ * it (first falls, down to 0).  Any other whose retraining would call
+ * for a full training (fences sharing a cell, a window past the
+ * expansion threshold, leaves past twice the cap) is cut the same way,
+ * and the sub-models on one side move over for the pieces (renum_gen
+ * records it).  The first sub-model's pivot follows its
  * leftmost leaves (seg_anchor()).  Whenever the top level changes,
  * top_gen counts it.  On error the model is unchanged.  Publish with
- * ordo_region_patch().
+ * ordo_region_patch(), or as a new image after a middle cut.
  *
  * Return: 0; -ERANGE if @set does not tile the domain (train a new model);
  * -EINVAL; -ENOSPC when the TT has no room left (train a new model);

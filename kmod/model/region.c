@@ -89,7 +89,8 @@ bool ordo_model_mem_room(const struct ordo_model_mem *mm, u64 bytes)
 /**
  * ordo_model_mem_publish - write @m as a new image and make it live
  * @mm: the region's memory
- * @m: a freshly trained model (a new epoch)
+ * @m: a freshly trained model (a new epoch), or the live one after a
+ *	middle cut renumbered its sub-models (same epoch, a new top_gen)
  *
  * The image goes where it does not overlap the live one, so readers of
  * the live image keep consistent bytes for the whole write; one anchor
@@ -128,7 +129,11 @@ int ordo_model_mem_publish(struct ordo_model_mem *mm,
  * @m: the live model after ordo_model_retrain_sub()
  * @sub: the sub-model
  *
- * Return: 0, or as ordo_region_patch(); -ESTALE without a live image.
+ * A cut that renumbered sub-models cannot be patched into the live image:
+ * @m is written as a new image beside it (ordo_model_mem_publish()).
+ *
+ * Return: 0, or as ordo_region_patch() or ordo_model_mem_publish();
+ * -ESTALE without a live image.
  */
 int ordo_model_mem_patch(struct ordo_model_mem *mm,
 			 const struct ordo_model *m, u32 sub)
@@ -149,6 +154,8 @@ int ordo_model_mem_patch(struct ordo_model_mem *mm,
 		mm->live_bytes = ordo_region_bytes(m);
 	write_seqcount_end(&mm->seq);
 	preempt_enable();
+	if (ret == -EXDEV)
+		ret = ordo_model_mem_publish(mm, m);
 	return ret;
 }
 

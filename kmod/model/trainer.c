@@ -254,25 +254,32 @@ static int ordo_full_train(struct ordo_trainer *tr, u32 target_subs)
 	return 0;
 }
 
-static int cmp_u32(const void *a, const void *b)
+static int cmp_u64(const void *a, const void *b)
 {
-	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-/* Retrain sub-model @sub from a fresh snapshot of its domain; publish it. */
-static int ordo_retrain_one(struct ordo_trainer *tr, u32 sub)
+/*
+ * Retrain the sub-model that holds @key from a fresh snapshot of its
+ * domain and publish it.  *@end: where that domain ended (keys from
+ * @key up to it are covered, whatever indices a cut gave the pieces);
+ * *@bounded: false if it was the last sub-model's, which ends at U64_MAX.
+ */
+static int ordo_retrain_one(struct ordo_trainer *tr, u64 key, u64 *end,
+			    bool *bounded)
 {
 	struct ordo_model *m = tr->model;
+	u32 sub = ordo_model_sub_of(m, key);
 	struct ordo_leaf_set set;
 	u32 key_cap = 1024;
-	u64 lo, hi = 0;
-	bool bounded;
+	u64 lo;
 	int ret;
 
-	bounded = ordo_model_sub_domain(m, sub, &lo, &hi);
-	ret = ordo_snapshot_leaves(&tr->od->tree, lo, hi, !bounded, &set,
+	*end = 0;
+	*bounded = ordo_model_sub_domain(m, sub, &lo, end);
+	ret = ordo_snapshot_leaves(&tr->od->tree, lo, *end, !*bounded, &set,
 				   &key_cap);
 	if (ret)
 		return ret;
@@ -284,21 +291,22 @@ static int ordo_retrain_one(struct ordo_trainer *tr, u32 sub)
 }
 
 /*
- * Retrain the sub-models that hold the queued keys.  Return: 0, or an
- * error meaning "train a full model instead".
+ * Retrain the sub-models that hold the queued keys, in key order (a
+ * middle cut renumbers sub-models: keys, not indices, name them).
+ * Return: 0, or an error meaning "train a full model instead".
  */
-static int ordo_retrain_queued(struct ordo_trainer *tr, const u64 *keys, u32 n)
+static int ordo_retrain_queued(struct ordo_trainer *tr, u64 *keys, u32 n)
 {
-	u32 *subs = tr->subs, i, nsubs = 0;
+	u32 i, nsubs = 0;
+	bool bounded = true;
+	u64 end = 0;
 	int ret = 0;
 
-	for (i = 0; i < n; i++)
-		subs[i] = ordo_model_sub_of(tr->model, keys[i]);
-	sort(subs, n, sizeof(*subs), cmp_u32, NULL);
-	for (i = 0; i < n && !ret; i++) {
-		if (i && subs[i] == subs[i - 1])
-			continue;
-		ret = ordo_retrain_one(tr, subs[i]);
+	sort(keys, n, sizeof(*keys), cmp_u64, NULL);
+	for (i = 0; i < n && !ret && bounded; i++) {
+		if (i && keys[i] < end)
+			continue;	/* that sub-model was retrained */
+		ret = ordo_retrain_one(tr, keys[i], &end, &bounded);
 		nsubs++;
 	}
 	spin_lock(&tr->lock);
@@ -316,16 +324,22 @@ static int ordo_retrain_queued(struct ordo_trainer *tr, const u64 *keys, u32 n)
 static int ordo_retrain_range(struct ordo_trainer *tr, u64 lo, u64 hi)
 {
 	u32 a = ordo_model_sub_of(tr->model, lo);
-	u32 b = ordo_model_sub_of(tr->model, hi), sub;
+	u32 b = ordo_model_sub_of(tr->model, hi), nsubs = 0;
+	bool bounded = true;
+	u64 key = lo;
 	int ret = 0;
 
 	if (b - a >= ORDO_OVERFLOW_SUBS)
 		return -E2BIG;
 	/* Retraining the last one may append more: they are fresh. */
-	for (sub = a; sub <= b && !ret; sub++)
-		ret = ordo_retrain_one(tr, sub);
+	while (!ret && bounded) {
+		ret = ordo_retrain_one(tr, key, &key, &bounded);
+		nsubs++;
+		if (key > hi)
+			break;
+	}
 	spin_lock(&tr->lock);
-	tr->info.retrains += sub - a - (ret ? 1 : 0);
+	tr->info.retrains += nsubs - (ret ? 1 : 0);
 	ordo_info_sizes(&tr->info, tr->model, tr->mem.live);
 	spin_unlock(&tr->lock);
 	return ret;

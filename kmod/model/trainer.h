@@ -60,7 +60,6 @@ struct ordo_model_mem {
  * @last_full: jiffies of the last full training
  * @inflight: work the thread has taken on but not published yet
  * @drained: the thread's copy of @queue
- * @subs: sub-models of the drained keys
  * @lock: protects the fields below it
  * @queue: keys of splits and retirements not yet retrained
  * @nqueue: entries in @queue
@@ -86,7 +85,6 @@ struct ordo_trainer {
 	unsigned long last_full;
 	u32 inflight;
 	u64 drained[ORDO_TRAIN_QUEUE];
-	u32 subs[ORDO_TRAIN_QUEUE];
 
 	spinlock_t lock;	/* the queue, requests and info */
 	u64 queue[ORDO_TRAIN_QUEUE];

@@ -778,6 +778,16 @@ static void test_determinism(void)
  * A leaf split at @sp (its right half at @sp + 1): retrain the sub-model
  * holding the split, as the trainer does, and patch @ch's region if given.
  */
+static int publish(struct chunks *ch, const struct ordo_model *m, u32 sub)
+{
+	int err = ordo_region_patch(&ch->rg, m, sub);
+
+	/* A middle cut renumbered sub-models: a new image (no readers race). */
+	if (err == -EXDEV)
+		err = ordo_region_write(&ch->rg, m);
+	return err;
+}
+
 static int retrain_split(struct sim *s, struct ordo_model *m,
 			 const struct ordo_model_params *p, u32 sp,
 			 struct chunks *ch)
@@ -787,7 +797,44 @@ static int retrain_split(struct sim *s, struct ordo_model *m,
 	int err = ordo_model_retrain_sub(m, sub, &set, p);
 
 	if (!err && ch)
-		err = ordo_region_patch(&ch->rg, m, sub);
+		err = publish(ch, m, sub);
+	return err;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Retrain the sub-models that hold @keys as the trainer does: in key
+ * order, each domain once (a middle cut renumbers sub-models, so keys,
+ * not indices, name them).
+ */
+static int retrain_keys(struct sim *s, struct ordo_model *m,
+			const struct ordo_model_params *p, u64 *keys, u32 n,
+			struct chunks *ch)
+{
+	u64 lo, end = 0;
+	bool bounded = true;
+	u32 i, sub;
+	int err = 0;
+
+	qsort(keys, n, sizeof(*keys), cmp_key);
+	for (i = 0; i < n && !err && bounded; i++) {
+		struct ordo_leaf_set set;
+
+		if (i && keys[i] < end)
+			continue;
+		sub = ordo_model_sub_of(m, keys[i]);
+		bounded = ordo_model_sub_domain(m, sub, &lo, &end);
+		set = sim_domain(s, m, sub);
+		err = ordo_model_retrain_sub(m, sub, &set, p);
+		if (!err && ch)
+			err = publish(ch, m, sub);
+	}
 	return err;
 }
 
@@ -800,27 +847,16 @@ static int retrain_after(struct sim *s, struct ordo_model *m,
 			 const struct ordo_model_params *p, enum dist d,
 			 u32 n, struct chunks *ch)
 {
-	u8 *dirty = calloc(m->nsub, 1);
-	u32 i, sp, nsub = m->nsub;	/* retraining may append more */
-	int err = 0;
+	u64 *keys = malloc(sizeof(*keys) * n);
+	u32 i, sp;
+	int err;
 
 	for (i = 0; i < n; i++) {
-		u64 key = gen_key(d, rnd() % (8ULL * n));
-
-		sim_insert(s, key, &sp);
-		dirty[ordo_model_sub_of(m, key)] = 1;
+		keys[i] = gen_key(d, rnd() % (8ULL * n));
+		sim_insert(s, keys[i], &sp);
 	}
-	for (i = 0; i < nsub && !err; i++) {
-		struct ordo_leaf_set set;
-
-		if (!dirty[i])
-			continue;
-		set = sim_domain(s, m, i);
-		err = ordo_model_retrain_sub(m, i, &set, p);
-		if (!err && ch)
-			err = ordo_region_patch(&ch->rg, m, i);
-	}
-	free(dirty);
+	err = retrain_keys(s, m, p, keys, n, ch);
+	free(keys);
 	return err;
 }
 
@@ -1014,6 +1050,25 @@ static u64 run_stream(struct sim *s, struct ordo_model *m,
 }
 
 /*
+ * @bulk random keys in [@lo, @lo + 2^40) in 16-slot leaves, trained with
+ * small sub-models (32 leaves, at most 64) so that streams cut them soon.
+ */
+static struct ordo_model *train_small(struct sim *s,
+				      struct ordo_model_params *p, u32 bulk,
+				      u64 lo, u64 epoch)
+{
+	u32 i, sp;
+
+	sim_init(s, 16);
+	for (i = 0; i < bulk; i++)
+		sim_insert(s, lo + rnd() % (1ULL << 40), &sp);
+	ordo_model_params_default(p);
+	p->leaves_per_sub = 32;
+	p->max_sub_leaves = 64;
+	return train(s, p, epoch);
+}
+
+/*
  * A time series outgrows its last sub-model: after a bulk load, keys
  * arrive in order with gaps that change scale, so one line at the model's
  * eps stops fitting the tail and max_sub_leaves (small here) caps it.
@@ -1032,17 +1087,11 @@ static void test_tail_extension(void)
 	struct stream_run r = { 0 };
 	struct chunks ch;
 	struct sim s;
-	u32 i, sp, nsub0 = 0, sub;
+	u32 i, nsub0 = 0, sub;
 	u64 key = 1ULL << 40, off, len;
 	int err;
 
-	sim_init(&s, 16);
-	for (i = 0; i < bulk; i++)
-		sim_insert(&s, rnd() % (1ULL << 40), &sp);
-	ordo_model_params_default(&p);
-	p.leaves_per_sub = 32;
-	p.max_sub_leaves = 64;
-	m = train(&s, &p, 7);
+	m = train_small(&s, &p, bulk, 0, 7);
 	if (m) {
 		nsub0 = m->nsub;
 		/* Room for the image to grow, as the module's region has. */
@@ -1124,17 +1173,11 @@ static void test_head_extension(void)
 	struct stream_run r = { 0 };
 	struct chunks ch;
 	struct sim s;
-	u32 i, sp, first0 = 0, kept = 0, fetched = 0;
+	u32 i, first0 = 0, kept = 0, fetched = 0;
 	u64 off, len;
 	int err;
 
-	sim_init(&s, 16);
-	for (i = 0; i < bulk; i++)
-		sim_insert(&s, (1ULL << 40) + rnd() % (1ULL << 40), &sp);
-	ordo_model_params_default(&p);
-	p.leaves_per_sub = 32;
-	p.max_sub_leaves = 64;
-	m = train(&s, &p, 9);
+	m = train_small(&s, &p, bulk, 1ULL << 40, 9);
 	if (m) {
 		first0 = m->first;
 		CHECK(first0 >= 64, "no room in front: first %u", first0);
@@ -1205,6 +1248,134 @@ static void test_head_extension(void)
 	ordo_model_free(m);
 	sim_free(&s);
 	tap("a growing head is cut and extended in front within the epoch");
+}
+
+/*
+ * A hotspot: keys land in random order in a narrow range inside one
+ * sub-model's domain, far from either end of the top level.  Its splits
+ * crowd fences into shared cells until one line cannot keep them apart;
+ * retraining then cuts the sub-model as a full training would and moves
+ * the sub-models on one side to other indices for the pieces.  No
+ * split calls for a full training; an image of the older top level
+ * refuses the patch (-EXDEV) untouched, and the new image loads as the
+ * trainer's model; a client that held the first top level keeps every
+ * slice but the hot sub-model's, found by pivot at their new indices.
+ */
+static void test_middle_cut(void)
+{
+	const u32 bulk = 20000, inserts = 6000;
+	struct ordo_model_params p;
+	struct ordo_model *m, *c, *old = NULL;
+	struct ordo_model_health h;
+	struct chunks ch;
+	struct sim s;
+	u32 i, sp, sub, nsub0 = 0, first0 = 0, splits = 0, full = 0;
+	u32 rewrites = 0, kept = 0, fetched = 0, moved = 0, extra;
+	u64 lo, hi = 0, off, len, x;
+	int err;
+
+	m = train_small(&s, &p, bulk, 1ULL << 40, 9);
+	if (!m) {
+		sim_free(&s);
+		tap("a hotspot's sub-model is cut in the middle of the top level");
+		return;
+	}
+	nsub0 = m->nsub;
+	first0 = m->first;
+	chunks_init(&ch, 4 * ordo_region_bytes(m), 12);
+	CHECK(!ordo_region_write(&ch.rg, m), "write");
+	CHECK(!ordo_model_load_image(&old, chunks_flat(&ch), ch.size, true),
+	      "first image");
+	sub = m->first + ordo_model_count(m) / 2;
+	ordo_model_sub_domain(m, sub, &lo, &hi);
+	x = lo + (hi - lo) / 2;
+	for (i = 0; i < inserts; i++) {
+		if (!sim_insert(&s, x + rnd() % (1ULL << 20), &sp))
+			continue;
+		splits++;
+		sub = ordo_model_sub_of(m, s.lv[sp + 1].low);
+		{
+			struct ordo_leaf_set set = sim_domain(&s, m, sub);
+			u32 renum = m->renum_gen;
+
+			err = ordo_model_retrain_sub(m, sub, &set, &p);
+			CHECK(!err, "retrain after split %u: %d", splits, err);
+			if (!err && m->renum_gen != renum) {
+				u8 *before = malloc(ch.size);
+
+				memcpy(before, chunks_flat(&ch), ch.size);
+				CHECK(ordo_region_patch(&ch.rg, m, sub) ==
+				      -EXDEV, "patched a renumbered top level");
+				CHECK(!memcmp(before, chunks_flat(&ch),
+					      ch.size), "refused patch wrote");
+				free(before);
+				CHECK(!ordo_region_write(&ch.rg, m), "rewrite");
+				rewrites++;
+			} else if (!err) {
+				CHECK(!ordo_region_patch(&ch.rg, m, sub),
+				      "patch");
+			}
+		}
+		ordo_model_health(m, &h);
+		extra = ordo_model_tt_room_due(&h, &p);
+		if (extra) {
+			CHECK(!ordo_model_tt_grow(m, extra) &&
+			      !ordo_region_grow(&ch.rg, m), "TT growth");
+			ordo_model_health(m, &h);
+		}
+		full += ordo_model_needs_rebuild(&h, &p);
+	}
+	CHECK(rewrites > 0 && m->nsub - m->first > nsub0 - first0,
+	      "never cut: %u sub-models", ordo_model_count(m));
+	CHECK(!full, "%u of %u splits called for a full training", full,
+	      splits);
+	check_model(m, &s, 1000);
+	err = ordo_model_from_image(&c, chunks_flat(&ch), ch.size);
+	CHECK(!err, "image after cuts: %d", err);
+	if (!err) {
+		CHECK(c->first == m->first && c->nsub == m->nsub &&
+		      c->top_gen == m->top_gen, "first, nsub, top_gen");
+		check_same(m, c, &s);
+		ordo_model_free(c);
+	}
+	if (old) {
+		struct ordo_model_layout lay;
+		const u8 *d;
+
+		ordo_model_parse_hdr(ch.flat, ch.size, &lay);
+		CHECK(!ordo_model_load_top(&c, ch.flat, ch.size) &&
+		      !ordo_model_pack(c), "new top");
+		for (i = c ? c->first : 0; c && i < c->nsub; i++) {
+			d = ch.flat + lay.desc_off + ORDO_MODEL_DESC_SIZE * i;
+			if (!ordo_model_adopt_sub(c, i, d, old)) {
+				kept++;
+				moved += i < old->first || i >= old->nsub ||
+					 old->pivots[i] != c->pivots[i];
+				continue;
+			}
+			CHECK(!ordo_model_desc_slice(&lay, d, &off, &len) &&
+			      !ordo_model_load_sub(c, i, d, ch.flat + off, len),
+			      "sub-model %u", i);
+			fetched++;
+		}
+		CHECK(kept == ordo_model_count(old) - 1 && moved &&
+		      fetched == ordo_model_count(m) - kept,
+		      "%u slices kept (%u moved), %u read", kept, moved,
+		      fetched);
+		if (c)
+			check_same(m, c, &s);
+		ordo_model_free(c);
+	}
+	printf("# middle: %u splits, sub-models %u -> %u (first %u -> %u), "
+	       "%u new images, %u full trainings needed, %u slices kept "
+	       "(%u at new indices), %u read\n", splits, nsub0 - first0,
+	       ordo_model_count(m), first0, m->first, rewrites, full, kept,
+	       moved, fetched);
+	chunks_free(&ch);
+	ordo_model_free(old);
+	ordo_model_free(m);
+	sim_free(&s);
+	tap("a hotspot's sub-model is cut in the middle of the top level");
 }
 
 static void test_enospc(void)
@@ -2786,7 +2957,7 @@ static void test_pick_search(void)
 
 int main(void)
 {
-	printf("1..28\n");
+	printf("1..29\n");
 	RUN(test_tiny);
 	RUN(test_edges);
 	RUN(test_distributions);
@@ -2798,6 +2969,7 @@ int main(void)
 	RUN(test_appends);
 	RUN(test_tail_extension);
 	RUN(test_head_extension);
+	RUN(test_middle_cut);
 	RUN(test_enospc);
 	RUN(test_stale);
 	RUN(test_doc_vector);
