@@ -582,6 +582,8 @@ bool ordo_model_needs_rebuild(const struct ordo_model_health *h,
 			      const struct ordo_model_params *p);
 u32 ordo_model_tt_room_due(const struct ordo_model_health *h,
 			   const struct ordo_model_params *p);
+u32 ordo_model_tt_extra(const struct ordo_model_health *h,
+			const struct ordo_model_params *p);
 u32 ordo_model_resize_target(const struct ordo_model_health *h,
 			     const struct ordo_model_params *p);
 

@@ -1636,13 +1636,26 @@ bool ordo_model_needs_rebuild(const struct ordo_model_health *h,
 u32 ordo_model_tt_room_due(const struct ordo_model_health *h,
 			   const struct ordo_model_params *p)
 {
-	u64 extra;
-
 	if (8ULL * h->tt_used <= 7ULL * h->tt_cap ||
 	    ordo_model_needs_expand(h, p) || ordo_model_needs_shrink(h, p))
 		return 0;
-	extra = max_t(u64, DIV_ROUND_UP((u64)h->nleaves * p->tt_spare_pct,
-					100), h->tt_cap / 8 + 1);
+	return ordo_model_tt_extra(h, p);
+}
+
+/**
+ * ordo_model_tt_extra() - how much a TT area grows in place
+ * @h: figures from ordo_model_health()
+ * @p: parameters the model was trained with
+ *
+ * Return: entries to add with ordo_model_tt_grow(): tt_spare_pct of the
+ * leaves in use, at least an eighth of the area.
+ */
+u32 ordo_model_tt_extra(const struct ordo_model_health *h,
+			const struct ordo_model_params *p)
+{
+	u64 extra = max_t(u64, DIV_ROUND_UP((u64)h->nleaves * p->tt_spare_pct,
+					    100), h->tt_cap / 8 + 1);
+
 	return min_t(u64, extra, ORDO_MODEL_MAX_TT);
 }
 

@@ -254,6 +254,31 @@ static int ordo_full_train(struct ordo_trainer *tr, u32 target_subs)
 	return 0;
 }
 
+/*
+ * Grow the TT area in place by @extra entries (0: as much as a growth
+ * for room gives) and publish it.  Return: 0, or an error; after a
+ * failed publication the model is ahead of its image (train afresh).
+ */
+static int ordo_grow_tt(struct ordo_trainer *tr, u32 extra)
+{
+	struct ordo_model_health h;
+	int ret;
+
+	if (!extra) {
+		ordo_model_health(tr->model, &h);
+		extra = ordo_model_tt_extra(&h, &tr->params);
+	}
+	ret = ordo_model_tt_grow(tr->model, extra);
+	if (!ret)
+		ret = ordo_model_mem_grow(&tr->mem, tr->model);
+	if (!ret) {
+		spin_lock(&tr->lock);
+		ordo_info_sizes(&tr->info, tr->model, tr->mem.live);
+		spin_unlock(&tr->lock);
+	}
+	return ret;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -284,6 +309,12 @@ static int ordo_retrain_one(struct ordo_trainer *tr, u64 key, u64 *end,
 	if (ret)
 		return ret;
 	ret = ordo_model_retrain_sub(m, sub, &set, &tr->params);
+	/*
+	 * No TT room left mid-round (the health check after the round had
+	 * not seen it coming): grow the area in place and try once more.
+	 */
+	if (ret == -ENOSPC && !ordo_grow_tt(tr, 0))
+		ret = ordo_model_retrain_sub(m, sub, &set, &tr->params);
 	ordo_snapshot_free(&set);
 	if (!ret)
 		ret = ordo_model_mem_patch(&tr->mem, m, sub);
@@ -378,13 +409,8 @@ static void ordo_resize_if_due(struct ordo_trainer *tr)
 
 	ordo_model_health(tr->model, &h);
 	extra = ordo_model_tt_room_due(&h, p);
-	if (extra && !ordo_model_tt_grow(tr->model, extra) &&
-	    !ordo_model_mem_grow(&tr->mem, tr->model)) {
-		spin_lock(&tr->lock);
-		ordo_info_sizes(&tr->info, tr->model, tr->mem.live);
-		spin_unlock(&tr->lock);
+	if (extra && !ordo_grow_tt(tr, extra))
 		return;
-	}
 	/* A failed growth leaves the model ahead of its image: retrain. */
 	if (extra || ordo_model_needs_expand(&h, p) ||
 	    ordo_model_needs_shrink(&h, p) || ordo_model_needs_rebuild(&h, p))
