@@ -1050,6 +1050,47 @@ static u64 run_stream(struct sim *s, struct ordo_model *m,
 }
 
 /*
+ * A client refreshing its top level from the image in @ch, as libordo
+ * does: it loads the new top level (packed), takes from @old every slice
+ * that did not change, at whatever index, and reads the others.  Return:
+ * the new copy (NULL if its top level did not load); *@kept and *@read
+ * count the slices, *@moved (if not NULL) those kept at another index.
+ */
+static struct ordo_model *refresh_top(struct chunks *ch,
+				      const struct ordo_model *old,
+				      u32 *kept, u32 *read, u32 *moved)
+{
+	struct ordo_model_layout lay;
+	struct ordo_model *c = NULL;
+	const u8 *d;
+	u64 off, len;
+	u32 i;
+
+	chunks_flat(ch);
+	*kept = *read = 0;
+	if (moved)
+		*moved = 0;
+	ordo_model_parse_hdr(ch->flat, ch->size, &lay);
+	CHECK(!ordo_model_load_top(&c, ch->flat, ch->size) &&
+	      !ordo_model_pack(c), "new top");
+	for (i = c ? c->first : 0; c && i < c->nsub; i++) {
+		d = ch->flat + lay.desc_off + ORDO_MODEL_DESC_SIZE * i;
+		if (!ordo_model_adopt_sub(c, i, d, old)) {
+			(*kept)++;
+			if (moved)
+				*moved += i < old->first || i >= old->nsub ||
+					  old->pivots[i] != c->pivots[i];
+			continue;
+		}
+		CHECK(!ordo_model_desc_slice(&lay, d, &off, &len) &&
+		      !ordo_model_load_sub(c, i, d, ch->flat + off, len),
+		      "sub-model %u", i);
+		(*read)++;
+	}
+	return c;
+}
+
+/*
  * @bulk random keys in [@lo, @lo + 2^40) in 16-slot leaves, trained with
  * small sub-models (32 leaves, at most 64) so that streams cut them soon.
  */
@@ -1173,7 +1214,7 @@ static void test_head_extension(void)
 	struct stream_run r = { 0 };
 	struct chunks ch;
 	struct sim s;
-	u32 i, first0 = 0, kept = 0, fetched = 0;
+	u32 first0 = 0, kept = 0, fetched = 0;
 	u64 off, len;
 	int err;
 
@@ -1218,19 +1259,7 @@ static void test_head_extension(void)
 		      -EBADMSG, "an old client took the moved first sub-model");
 		CHECK(old->pivots[first0] != m->pivots[first0], "pivot kept");
 		/* Refreshing the top keeps every slice that did not change. */
-		CHECK(!ordo_model_load_top(&c, ch.flat, ch.size) &&
-		      !ordo_model_pack(c), "new top");
-		for (i = c ? c->first : 0; c && i < c->nsub; i++) {
-			d = ch.flat + lay.desc_off + ORDO_MODEL_DESC_SIZE * i;
-			if (!ordo_model_adopt_sub(c, i, d, old)) {
-				kept++;
-				continue;
-			}
-			CHECK(!ordo_model_desc_slice(&lay, d, &off, &len) &&
-			      !ordo_model_load_sub(c, i, d, ch.flat + off, len),
-			      "sub-model %u", i);
-			fetched++;
-		}
+		c = refresh_top(&ch, old, &kept, &fetched, NULL);
 		CHECK(kept == ordo_model_count(old) - 1 &&
 		      fetched == 1 + first0 - m->first,
 		      "%u slices kept, %u read", kept, fetched);
@@ -1271,7 +1300,7 @@ static void test_middle_cut(void)
 	struct sim s;
 	u32 i, sp, sub, nsub0 = 0, first0 = 0, splits = 0, full = 0;
 	u32 rewrites = 0, kept = 0, fetched = 0, moved = 0, extra;
-	u64 lo, hi = 0, off, len, x;
+	u64 lo, hi = 0, x;
 	int err;
 
 	m = train_small(&s, &p, bulk, 1ULL << 40, 9);
@@ -1339,25 +1368,7 @@ static void test_middle_cut(void)
 		ordo_model_free(c);
 	}
 	if (old) {
-		struct ordo_model_layout lay;
-		const u8 *d;
-
-		ordo_model_parse_hdr(ch.flat, ch.size, &lay);
-		CHECK(!ordo_model_load_top(&c, ch.flat, ch.size) &&
-		      !ordo_model_pack(c), "new top");
-		for (i = c ? c->first : 0; c && i < c->nsub; i++) {
-			d = ch.flat + lay.desc_off + ORDO_MODEL_DESC_SIZE * i;
-			if (!ordo_model_adopt_sub(c, i, d, old)) {
-				kept++;
-				moved += i < old->first || i >= old->nsub ||
-					 old->pivots[i] != c->pivots[i];
-				continue;
-			}
-			CHECK(!ordo_model_desc_slice(&lay, d, &off, &len) &&
-			      !ordo_model_load_sub(c, i, d, ch.flat + off, len),
-			      "sub-model %u", i);
-			fetched++;
-		}
+		c = refresh_top(&ch, old, &kept, &fetched, &moved);
 		CHECK(kept == ordo_model_count(old) - 1 && moved &&
 		      fetched == ordo_model_count(m) - kept,
 		      "%u slices kept (%u moved), %u read", kept, moved,
