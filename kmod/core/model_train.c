@@ -1088,15 +1088,15 @@ static int cut_room(struct ordo_model *m, u64 need,
 }
 
 /*
- * End of the segment of the last sub-model's leaves from leaf @a: cut as
- * a full training cuts (one line at the model's eps, at most @cap
- * leaves).
+ * End of the piece from leaf @a of a sub-model's leaves (domain end
+ * @end) that a cut makes: as a full training cuts (one line at the
+ * model's eps, cell bound included, at most @cap leaves).
  */
-static u32 tail_seg_end(const struct ordo_model *m,
-			const struct ordo_leaf_info *lv, u32 a, u32 n,
-			u32 cap, struct pla *pl)
+static u32 cut_seg_end(const struct ordo_model *m,
+		       const struct ordo_leaf_info *lv, u32 a, u32 n, u64 end,
+		       u32 cap, struct pla *pl)
 {
-	return seg_end(lv, a, n, U64_MAX, seg_anchor(lv, a, n, U64_MAX),
+	return seg_end(lv, a, n, end, seg_anchor(lv, a, n, end),
 		       (u64)m->eps << ERR_TO_POS, cap, true, pl);
 }
 
@@ -1124,14 +1124,14 @@ static int extend_tail(struct ordo_model *m, u32 sub,
 		return -EAGAIN;
 	/* Count the segments and their TT slots first: all or nothing. */
 	for (a = 0, k = 0; a < n; a = b, k++) {
-		b = tail_seg_end(m, lv, a, n, cap, pl);
+		b = cut_seg_end(m, lv, a, n, U64_MAX, cap, pl);
 		if (k || b - a > m->meta[sub].cap)
 			need += max(b - a, slack_slots(b - a, p));
 	}
 	if (k == 1 || k - 1 > m->nsub_cap - m->nsub || cut_room(m, need, p))
 		return -EAGAIN;
 	for (a = 0, k = 0; a < n; a = b, k++) {
-		b = tail_seg_end(m, lv, a, n, cap, pl);
+		b = cut_seg_end(m, lv, a, n, U64_MAX, cap, pl);
 		err = cut_piece(m, k ? m->nsub + k - 1 : sub, set, a, b,
 				U64_MAX, k ? 0 : gen, p, pl);
 		if (err)	/* not after the count above */
@@ -1290,12 +1290,11 @@ static int cut_middle(struct ordo_model *m, u32 sub,
 	const struct ordo_leaf_info *lv = set->leaves;
 	u32 n = set->nleaves, cap = sub_leaves_cap(p), a, b, k, s0, to;
 	u32 old = m->subs[sub].ntt, gen = m->subs[sub].gen + 1, count;
-	u64 eps = (u64)m->eps << ERR_TO_POS, need = 0;
+	u64 need = 0;
 	int err;
 
 	for (a = 0, k = 0; a < n; a = b, k++) {
-		b = seg_end(lv, a, n, end, seg_anchor(lv, a, n, end), eps,
-			    cap, true, pl);
+		b = cut_seg_end(m, lv, a, n, end, cap, pl);
 		if (k || b - a > m->meta[sub].cap)
 			need += max(b - a, slack_slots(b - a, p));
 	}
@@ -1319,8 +1318,7 @@ static int cut_middle(struct ordo_model *m, u32 sub,
 	subs_clear(m, s0 + 1, s0 + k);
 	subs_clear(m, m->nsub, m->nsub_cap);
 	for (a = 0, k = 0; a < n; a = b, k++) {
-		b = seg_end(lv, a, n, end, seg_anchor(lv, a, n, end), eps,
-			    cap, true, pl);
+		b = cut_seg_end(m, lv, a, n, end, cap, pl);
 		err = cut_piece(m, s0 + k, set, a, b, end, k ? 0 : gen, p, pl);
 		if (err)	/* not after the count above */
 			return err;
