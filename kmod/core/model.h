@@ -569,6 +569,9 @@ u64 ordo_model_image_floor(u32 nleaves, const struct ordo_model_params *p);
 int ordo_model_retrain_sub(struct ordo_model *m, u32 sub,
 			   const struct ordo_leaf_set *set,
 			   const struct ordo_model_params *p);
+int ordo_model_merge_subs(struct ordo_model *m, u32 a, u32 b,
+			  const struct ordo_leaf_set *set,
+			  const struct ordo_model_params *p);
 int ordo_model_eval(const struct ordo_model *m,
 		    const struct ordo_leaf_set *set, u32 stride,
 		    struct ordo_model_stats *st);

@@ -1437,6 +1437,91 @@ int ordo_model_retrain_sub(struct ordo_model *m, u32 sub,
 	return err;
 }
 
+/* A sub-model a merge removes, kept to put it back on error. */
+struct merged_sub {
+	u64 pivot;
+	struct ordo_sub sub;
+	struct ordo_sub_meta meta;
+};
+
+/**
+ * ordo_model_merge_subs() - retrain adjacent sub-models as one
+ * @m: the trainer's model
+ * @a: first sub-model index (it keeps its index)
+ * @b: last one, @a < @b
+ * @set: a fresh snapshot of exactly the leaves tiling the domains of @a
+ *	to @b together
+ * @p: parameters (TT slack)
+ *
+ * Retiring an empty leaf hands its range to a neighbour, which then
+ * reaches across a pivot when the retired leaf was the first or last of
+ * its sub-model: the leaves tile neither domain any more, and
+ * ordo_model_retrain_sub() refuses both (-ERANGE).  Dropping the pivots
+ * of @a + 1 to @b joins the domains; the union is retrained as
+ * ordo_model_retrain_sub() retrains one domain (cut again where one line
+ * at the model's eps does not cover it).  The sub-models after @b move
+ * down to close the gap, so the image cannot be patched in place
+ * (renum_gen, as after a middle cut); the slots of the dropped slices
+ * stay unused until the next full training, as those of any slice that
+ * moved.
+ *
+ * Return: as ordo_model_retrain_sub(); on error the model is unchanged.
+ */
+int ordo_model_merge_subs(struct ordo_model *m, u32 a, u32 b,
+			  const struct ordo_leaf_set *set,
+			  const struct ordo_model_params *p)
+{
+	u32 k = b - a, nsub = m->nsub, nleaves = m->nleaves, i;
+	struct merged_sub *gone;
+	u64 lo, hi = 0, x;
+	struct pla pl;
+	bool last;
+	int err;
+
+	if (a >= b || !ordo_model_has_sub(m, a) || !ordo_model_has_sub(m, b))
+		return -EINVAL;
+	for (i = a; i <= b; i++)
+		if (m->subs[i].tt == ORDO_SUB_NO_TT)
+			return -EINVAL;
+	ordo_model_sub_domain(m, a, &lo, &x);
+	last = !ordo_model_sub_domain(m, b, &x, &hi);
+	err = ordo_leaf_set_check(set, lo, hi, last);
+	if (err)
+		return err;
+	gone = ordo_malloc(sizeof(*gone) * k);
+	if (!gone)
+		return -ENOMEM;
+	if (pla_alloc(&pl, set->nleaves)) {
+		ordo_free(gone);
+		return -ENOMEM;
+	}
+	for (i = 0; i < k; i++) {
+		gone[i].pivot = m->pivots[a + 1 + i];
+		gone[i].sub = m->subs[a + 1 + i];
+		gone[i].meta = m->meta[a + 1 + i];
+		m->nleaves -= gone[i].sub.ntt;
+	}
+	subs_move(m, b + 1, nsub, a + 1);
+	m->nsub -= k;
+	subs_clear(m, m->nsub, nsub);
+	err = retrain_sub(m, a, set, p, last ? U64_MAX : hi, last, &pl);
+	if (err) {
+		subs_move(m, a + 1, m->nsub, b + 1);
+		m->nsub = nsub;
+		for (i = 0; i < k; i++) {
+			m->pivots[a + 1 + i] = gone[i].pivot;
+			m->subs[a + 1 + i] = gone[i].sub;
+			m->meta[a + 1 + i] = gone[i].meta;
+		}
+		m->nleaves = nleaves;
+	} else {
+		m->renum_gen = ++m->top_gen;
+	}
+	pla_free(&pl);
+	ordo_free(gone);
+	return err;
+}
+
 /**
  * ordo_model_eval() - measure a model against a leaf snapshot
  * @m: model

@@ -14,7 +14,8 @@
  *    cannot be applied in place;
  *  - after deletes, retires empty leaves (their nodes are reused by later
  *    splits; stale TT entries see the changed incarnations) and retrains
- *    the sub-models that named them.
+ *    the sub-models that named them, merged with a neighbour when the
+ *    heir's range reaches across their pivot.
  *
  * Publication never blocks readers: a full training writes its image beside
  * the live one and moves the region's anchor to it, so the live image
@@ -68,6 +69,12 @@ static u64 ordo_model_max_bytes(void)
  * dropped keys (a bulk load at random) is served by a full training.
  */
 #define ORDO_OVERFLOW_SUBS	64
+
+/*
+ * Sub-models one retraining joins, at most, when retired leaves reach
+ * across their pivots; more (a range delete) is a full training's work.
+ */
+#define ORDO_MERGE_SUBS	16
 
 /* Empty leaves retired per trainer round, at most. */
 #define ORDO_RETIRE_ROUND	4096
@@ -287,37 +294,86 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /*
+ * Snapshot the leaves of sub-models @a to @b together.  Retirement may
+ * have left a leaf across a pivot at either end (the neighbour of a
+ * retired first or last leaf takes its range): then widen the range by
+ * the sub-model on that side and look again, up to ORDO_MERGE_SUBS
+ * sub-models.  *@end, *@bounded: where the range ends, as
+ * ordo_model_sub_domain() tells.  Return: 0, -ERANGE past the bound, or
+ * the snapshot's error.
+ */
+static int ordo_snapshot_subs(struct ordo_trainer *tr, u32 *a, u32 *b,
+			      struct ordo_leaf_set *set, u64 *end,
+			      bool *bounded)
+{
+	const struct ordo_model *m = tr->model;
+	u32 key_cap = 1024;
+	u64 lo, x;
+	int ret;
+
+	for (;;) {
+		const struct ordo_leaf_info *l;
+
+		ordo_model_sub_domain(m, *a, &lo, &x);
+		*end = 0;
+		*bounded = ordo_model_sub_domain(m, *b, &x, end);
+		ret = ordo_snapshot_leaves(&tr->od->tree, lo, *end, !*bounded,
+					   set, &key_cap);
+		if (ret || !set->nleaves)
+			return ret;
+		l = &set->leaves[set->nleaves - 1];
+		if (set->leaves[0].low < lo && *a > m->first)
+			--*a;
+		else if (*bounded && ((l->flags & ORDO_LEAF_LAST) ||
+				      l->high > *end))
+			++*b;
+		else
+			return 0;
+		ordo_snapshot_free(set);
+		if (*b - *a >= ORDO_MERGE_SUBS)
+			return -ERANGE;
+	}
+}
+
+/* Retrain sub-models @a to @b (usually one) over their snapshot @set. */
+static int ordo_retrain_set(struct ordo_model *m, u32 a, u32 b,
+			    const struct ordo_leaf_set *set,
+			    const struct ordo_model_params *p)
+{
+	if (a == b)
+		return ordo_model_retrain_sub(m, a, set, p);
+	return ordo_model_merge_subs(m, a, b, set, p);
+}
+
+/*
  * Retrain the sub-model that holds @key from a fresh snapshot of its
- * domain and publish it.  *@end: where that domain ended (keys from
- * @key up to it are covered, whatever indices a cut gave the pieces);
- * *@bounded: false if it was the last sub-model's, which ends at U64_MAX.
+ * domain and publish it; with its neighbours when a retired leaf's
+ * range reaches across a pivot (ordo_model_merge_subs()).  *@end: where
+ * the domain ended (keys from @key up to it are covered, whatever
+ * indices a cut gave the pieces); *@bounded: false if it was the last
+ * sub-model's, which ends at U64_MAX.
  */
 static int ordo_retrain_one(struct ordo_trainer *tr, u64 key, u64 *end,
 			    bool *bounded)
 {
 	struct ordo_model *m = tr->model;
-	u32 sub = ordo_model_sub_of(m, key);
+	u32 a = ordo_model_sub_of(m, key), b = a;
 	struct ordo_leaf_set set;
-	u32 key_cap = 1024;
-	u64 lo;
 	int ret;
 
-	*end = 0;
-	*bounded = ordo_model_sub_domain(m, sub, &lo, end);
-	ret = ordo_snapshot_leaves(&tr->od->tree, lo, *end, !*bounded, &set,
-				   &key_cap);
+	ret = ordo_snapshot_subs(tr, &a, &b, &set, end, bounded);
 	if (ret)
 		return ret;
-	ret = ordo_model_retrain_sub(m, sub, &set, &tr->params);
+	ret = ordo_retrain_set(m, a, b, &set, &tr->params);
 	/*
 	 * No TT room left mid-round (the health check after the round had
 	 * not seen it coming): grow the area in place and try once more.
 	 */
 	if (ret == -ENOSPC && !ordo_grow_tt(tr, 0))
-		ret = ordo_model_retrain_sub(m, sub, &set, &tr->params);
+		ret = ordo_retrain_set(m, a, b, &set, &tr->params);
 	ordo_snapshot_free(&set);
 	if (!ret)
-		ret = ordo_model_mem_patch(&tr->mem, m, sub);
+		ret = ordo_model_mem_patch(&tr->mem, m, a);
 	return ret;
 }
 

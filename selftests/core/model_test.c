@@ -201,6 +201,29 @@ static struct ordo_leaf_set sim_domain(struct sim *s,
 	return sim_set_range(s, a, b);
 }
 
+/*
+ * Retire leaf @i (never the leftmost) as the tree does once it is empty:
+ * its keys go, and the neighbour on the left (@left) or on the right
+ * takes its range and a new incarnation.
+ */
+static void sim_retire(struct sim *s, u32 i, bool left)
+{
+	struct ordo_leaf_info *l = &s->lv[i];
+
+	if (left) {
+		s->lv[i - 1].high = l->high;
+		s->lv[i - 1].flags = l->flags;
+		s->lv[i - 1].inca++;
+	} else {
+		s->lv[i + 1].low = l->low;
+		s->lv[i + 1].inca++;
+	}
+	memmove(s->lv + i, s->lv + i + 1, (s->n - i - 1) * sizeof(*s->lv));
+	memmove(s->k + (size_t)i * s->slots, s->k + (size_t)(i + 1) * s->slots,
+		(size_t)(s->n - i - 1) * s->slots * sizeof(u64));
+	s->n--;
+}
+
 /* ---- key generators ----------------------------------------------------- */
 
 enum dist { D_UNIFORM, D_DENSE, D_CLUSTER, D_SKEW, D_EXTREME, D_NDIST };
@@ -1056,6 +1079,45 @@ static u64 run_stream(struct sim *s, struct ordo_model *m,
  * the new copy (NULL if its top level did not load); *@kept and *@read
  * count the slices, *@moved (if not NULL) those kept at another index.
  */
+/*
+ * The region's image (patched, grown or written anew within the epoch)
+ * loads as the trainer's model @m: the same top level, the same lookups.
+ */
+static void check_image(struct chunks *ch, const struct ordo_model *m,
+			const struct sim *s, const char *after)
+{
+	struct ordo_model *c = NULL;
+	int err = ordo_model_from_image(&c, chunks_flat(ch), ch->size);
+
+	CHECK(!err, "image after %s: %d", after, err);
+	if (err)
+		return;
+	CHECK(c->first == m->first && c->nsub == m->nsub &&
+	      c->top_gen == m->top_gen, "first, nsub, top_gen after %s",
+	      after);
+	check_same(m, c, s);
+	ordo_model_free(c);
+}
+
+/*
+ * The trainer's health check after a round (@h), once the TT area, if
+ * it ran short, grew in place.
+ */
+static void health_after_round(struct ordo_model *m, struct chunks *ch,
+			       const struct ordo_model_params *p,
+			       struct ordo_model_health *h)
+{
+	u32 extra;
+
+	ordo_model_health(m, h);
+	extra = ordo_model_tt_room_due(h, p);
+	if (!extra)
+		return;
+	CHECK(!ordo_model_tt_grow(m, extra) && !ordo_region_grow(&ch->rg, m),
+	      "TT growth");
+	ordo_model_health(m, h);
+}
+
 static struct ordo_model *refresh_top(struct chunks *ch,
 				      const struct ordo_model *old,
 				      u32 *kept, u32 *read, u32 *moved)
@@ -1124,7 +1186,7 @@ static void test_tail_extension(void)
 {
 	const u32 bulk = 20000, appends = 14000;
 	struct ordo_model_params p;
-	struct ordo_model *m, *c, *old = NULL;
+	struct ordo_model *m, *old = NULL;
 	struct stream_run r = { 0 };
 	struct chunks ch;
 	struct sim s;
@@ -1152,13 +1214,7 @@ static void test_tail_extension(void)
 		      "(window %llu/256 leaves at most)", r.full, r.splits,
 		      (unsigned long long)r.max_err);
 		check_model(m, &s, 1000);
-		err = ordo_model_from_image(&c, chunks_flat(&ch), ch.size);
-		CHECK(!err, "image after extensions: %d", err);
-		if (!err) {
-			CHECK(c->top_gen == m->top_gen, "top_gen");
-			check_same(m, c, &s);
-			ordo_model_free(c);
-		}
+		check_image(&ch, m, &s, "extensions");
 	}
 	if (m && old) {
 		/* The old last sub-model, narrowed, against the old top. */
@@ -1216,7 +1272,6 @@ static void test_head_extension(void)
 	struct sim s;
 	u32 first0 = 0, kept = 0, fetched = 0;
 	u64 off, len;
-	int err;
 
 	m = train_small(&s, &p, bulk, 1ULL << 40, 9);
 	if (m) {
@@ -1238,14 +1293,7 @@ static void test_head_extension(void)
 		      "(window %llu/256 leaves at most)", r.full, r.splits,
 		      (unsigned long long)r.max_err);
 		check_model(m, &s, 1000);
-		err = ordo_model_from_image(&c, chunks_flat(&ch), ch.size);
-		CHECK(!err, "image after extensions: %d", err);
-		if (!err) {
-			CHECK(c->first == m->first && c->top_gen == m->top_gen,
-			      "first, top_gen");
-			check_same(m, c, &s);
-			ordo_model_free(c);
-		}
+		check_image(&ch, m, &s, "extensions");
 	}
 	if (m && old) {
 		/* The old first sub-model, now pivoted elsewhere. */
@@ -1299,7 +1347,7 @@ static void test_middle_cut(void)
 	struct chunks ch;
 	struct sim s;
 	u32 i, sp, sub, nsub0 = 0, first0 = 0, splits = 0, full = 0;
-	u32 rewrites = 0, kept = 0, fetched = 0, moved = 0, extra;
+	u32 rewrites = 0, kept = 0, fetched = 0, moved = 0;
 	u64 lo, hi = 0, x;
 	int err;
 
@@ -1345,13 +1393,7 @@ static void test_middle_cut(void)
 				      "patch");
 			}
 		}
-		ordo_model_health(m, &h);
-		extra = ordo_model_tt_room_due(&h, &p);
-		if (extra) {
-			CHECK(!ordo_model_tt_grow(m, extra) &&
-			      !ordo_region_grow(&ch.rg, m), "TT growth");
-			ordo_model_health(m, &h);
-		}
+		health_after_round(m, &ch, &p, &h);
 		full += ordo_model_needs_rebuild(&h, &p);
 	}
 	CHECK(rewrites > 0 && m->nsub - m->first > nsub0 - first0,
@@ -1359,14 +1401,7 @@ static void test_middle_cut(void)
 	CHECK(!full, "%u of %u splits called for a full training", full,
 	      splits);
 	check_model(m, &s, 1000);
-	err = ordo_model_from_image(&c, chunks_flat(&ch), ch.size);
-	CHECK(!err, "image after cuts: %d", err);
-	if (!err) {
-		CHECK(c->first == m->first && c->nsub == m->nsub &&
-		      c->top_gen == m->top_gen, "first, nsub, top_gen");
-		check_same(m, c, &s);
-		ordo_model_free(c);
-	}
+	check_image(&ch, m, &s, "cuts");
 	if (old) {
 		c = refresh_top(&ch, old, &kept, &fetched, &moved);
 		CHECK(kept == ordo_model_count(old) - 1 && moved &&
@@ -1387,6 +1422,188 @@ static void test_middle_cut(void)
 	ordo_model_free(m);
 	sim_free(&s);
 	tap("a hotspot's sub-model is cut in the middle of the top level");
+}
+
+/*
+ * The trainer after a retirement: the sub-model holding @key, widened by
+ * a neighbour while a leaf reaches across a pivot at either end of the
+ * leaves taken (the snapshot starts at the leaf holding the range's
+ * first key and ends with the last leaf starting before its end), then
+ * retrained alone or merged.  *@joined: sub-models dropped by the merge.
+ */
+static int retrain_widened(struct sim *s, struct ordo_model *m,
+			   const struct ordo_model_params *p, u64 key,
+			   struct chunks *ch, u32 *joined)
+{
+	u32 a = ordo_model_sub_of(m, key), b = a, i, j;
+	struct ordo_leaf_set set;
+	u64 lo, end = 0, x;
+	bool bounded;
+	int err;
+
+	for (;;) {
+		ordo_model_sub_domain(m, a, &lo, &x);
+		bounded = ordo_model_sub_domain(m, b, &x, &end);
+		i = sim_find(s, lo);
+		j = bounded ? sim_find(s, end - 1) + 1 : s->n;
+		if (s->lv[i].low < lo && a > m->first)
+			a--;
+		else if (bounded && ((s->lv[j - 1].flags & ORDO_LEAF_LAST) ||
+				     s->lv[j - 1].high > end))
+			b++;
+		else
+			break;
+	}
+	set = sim_set_range(s, i, j);
+	*joined = b - a;
+	err = a == b ? ordo_model_retrain_sub(m, a, &set, p) :
+		       ordo_model_merge_subs(m, a, b, &set, p);
+	if (!err && ch)
+		err = publish(ch, m, a);
+	return err;
+}
+
+/* The whole native state of a model, to show an error changed nothing. */
+static bool same_state(const struct ordo_model *m, const struct ordo_model *c)
+{
+	return m->first == c->first && m->nsub == c->nsub &&
+	       m->nleaves == c->nleaves && m->top_gen == c->top_gen &&
+	       m->renum_gen == c->renum_gen && m->tt_used == c->tt_used &&
+	       !memcmp(m->pivots, c->pivots, sizeof(u64) * m->nsub_cap) &&
+	       !memcmp(m->subs, c->subs, sizeof(*m->subs) * m->nsub_cap) &&
+	       !memcmp(m->meta, c->meta, sizeof(*m->meta) * m->nsub_cap);
+}
+
+static struct ordo_model *copy_state(const struct ordo_model *m)
+{
+	struct ordo_model *c = malloc(sizeof(*c));
+
+	*c = *m;
+	c->pivots = malloc(sizeof(u64) * m->nsub_cap);
+	c->subs = malloc(sizeof(*m->subs) * m->nsub_cap);
+	c->meta = malloc(sizeof(*m->meta) * m->nsub_cap);
+	memcpy(c->pivots, m->pivots, sizeof(u64) * m->nsub_cap);
+	memcpy(c->subs, m->subs, sizeof(*m->subs) * m->nsub_cap);
+	memcpy(c->meta, m->meta, sizeof(*m->meta) * m->nsub_cap);
+	return c;
+}
+
+static void free_state(struct ordo_model *c)
+{
+	free(c->pivots);
+	free(c->subs);
+	free(c->meta);
+	free(c);
+}
+
+/*
+ * Deletes empty leaves at sub-model boundaries and the tree retires
+ * them: the first leaf of a sub-model to its left neighbour, the last
+ * one to its right neighbour, or every leaf of a sub-model, one by one.
+ * A leaf then reaches across a pivot, so neither domain can be retrained
+ * alone (-ERANGE); the sub-models are merged instead: no full training
+ * is called for, every key stays exact, each merge writes a new image
+ * that loads as the trainer's model, and a client keeps the slices of
+ * the other sub-models.  A merge that fails (no TT room, bad arguments,
+ * leaves that do not tile the union) changes nothing.
+ */
+static void test_retired_boundary(void)
+{
+	const u32 rounds = 30;
+	struct ordo_model_params p, q;
+	struct ordo_model *m, *c, *old = NULL, *st;
+	struct ordo_model_health h;
+	struct ordo_leaf_set set;
+	struct chunks ch;
+	struct sim s;
+	u32 r, i, sub, n, nsub0, joined, merges = 0, full = 0;
+	u32 kept = 0, fetched = 0;
+	u64 lo, hi = 0, x;
+	int err;
+
+	m = train_small(&s, &p, 20000, 1ULL << 40, 9);
+	if (!m) {
+		sim_free(&s);
+		tap("a leaf retired at a sub-model boundary merges sub-models");
+		return;
+	}
+	nsub0 = ordo_model_count(m);
+	chunks_init(&ch, 4 * ordo_region_bytes(m), 12);
+	CHECK(!ordo_region_write(&ch.rg, m), "write");
+	CHECK(!ordo_model_load_image(&old, chunks_flat(&ch), ch.size, true),
+	      "first image");
+	/* Failed merges change nothing. */
+	st = copy_state(m);
+	sub = m->first + ordo_model_count(m) / 2;
+	set = sim_domain(&s, m, sub);
+	CHECK(ordo_model_merge_subs(m, sub, sub, &set, &p) == -EINVAL &&
+	      ordo_model_merge_subs(m, m->nsub - 1, m->nsub, &set, &p) ==
+	      -EINVAL, "bad indices");
+	CHECK(ordo_model_merge_subs(m, sub, sub + 1, &set, &p) == -ERANGE,
+	      "leaves of one domain merged as two");
+	ordo_model_sub_domain(m, sub, &lo, &x);
+	CHECK(ordo_model_sub_domain(m, sub + 1, &x, &hi), "sub-model %u last",
+	      sub + 1);
+	set = sim_set_range(&s, sim_find(&s, lo), sim_find(&s, hi));
+	q = p;
+	q.expand_err_x = 0;	/* no cut: the union needs slots */
+	m->tt_cap = m->tt_used;
+	CHECK(ordo_model_merge_subs(m, sub, sub + 1, &set, &q) == -ENOSPC,
+	      "merged without TT room");
+	m->tt_cap = st->tt_cap;
+	CHECK(same_state(m, st), "a failed merge changed the model");
+	free_state(st);
+
+	for (r = 0; r < rounds && ordo_model_count(m) > 4; r++) {
+		sub = m->first + 1 + rnd() % (ordo_model_count(m) - 2);
+		ordo_model_sub_domain(m, sub, &lo, &hi);
+		i = sim_find(&s, lo);
+		if (r % 3 == 0 || i == 1) {
+			sim_retire(&s, i, true);
+		} else if (r % 3 == 1) {
+			sim_retire(&s, i - 1, false);
+		} else {
+			for (n = sim_find(&s, hi) - i; n; n--)
+				sim_retire(&s, i, true);
+		}
+		set = sim_domain(&s, m, sub);
+		CHECK(ordo_model_retrain_sub(m, sub, &set, &p) == -ERANGE,
+		      "round %u: sub-model %u retrained alone", r, sub);
+		/* The trainer queues both sides of the retired fence. */
+		err = retrain_widened(&s, m, &p, lo, &ch, &joined);
+		CHECK(!err && joined, "round %u: merge %d", r, err);
+		merges += joined;
+		err = retrain_widened(&s, m, &p, lo - 1, &ch, &joined);
+		CHECK(!err && !joined, "round %u: left side %d", r, err);
+		if (!r && old) {	/* all but the two merged slices kept */
+			c = refresh_top(&ch, old, &kept, &fetched, NULL);
+			CHECK(kept == ordo_model_count(old) - 2 &&
+			      kept + fetched == ordo_model_count(m),
+			      "%u slices kept, %u read", kept, fetched);
+			if (c)
+				check_same(m, c, &s);
+			ordo_model_free(c);
+		}
+		health_after_round(m, &ch, &p, &h);
+		/* The trainer's health check after each round. */
+		full += ordo_model_needs_rebuild(&h, &p) ||
+			ordo_model_needs_expand(&h, &p) ||
+			ordo_model_needs_shrink(&h, &p);
+	}
+	CHECK(!full, "%u of %u merges called for a full training", full,
+	      rounds);
+	check_model(m, &s, 1000);
+	check_image(&ch, m, &s, "merges");
+
+	printf("# retired: %u rounds, %u sub-models merged away, sub-models "
+	       "%u -> %u, %u full trainings needed; after the first, %u "
+	       "slices kept, %u read\n", rounds, merges, nsub0,
+	       ordo_model_count(m), full, kept, fetched);
+	chunks_free(&ch);
+	ordo_model_free(old);
+	ordo_model_free(m);
+	sim_free(&s);
+	tap("a leaf retired at a sub-model boundary merges sub-models");
 }
 
 static void test_enospc(void)
@@ -2968,7 +3185,7 @@ static void test_pick_search(void)
 
 int main(void)
 {
-	printf("1..29\n");
+	printf("1..30\n");
 	RUN(test_tiny);
 	RUN(test_edges);
 	RUN(test_distributions);
@@ -2981,6 +3198,7 @@ int main(void)
 	RUN(test_tail_extension);
 	RUN(test_head_extension);
 	RUN(test_middle_cut);
+	RUN(test_retired_boundary);
 	RUN(test_enospc);
 	RUN(test_stale);
 	RUN(test_doc_vector);

@@ -76,6 +76,25 @@ static uint64_t next_rand(uint64_t *x)
 	return *x;
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * @n ascending keys on a curve: one line cannot cover them, so a model
+ * has many sub-models (gaps of 64 * (2i + 1), jitter below 32).
+ */
+static void curved_keys(uint64_t *keys, uint32_t n, uint64_t *x)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		keys[i] = (1ULL << 40) + 64ULL * i * i + next_rand(x) % 32;
+}
+
 struct resolve {
 	long match;	/* a candidate covers the key, incarnation matched */
 	long mismatch;	/* stale entry detected by incarnation */
@@ -666,9 +685,7 @@ TEST_F_TIMEOUT(model, hotspot_cuts_in_the_middle, 900)
 
 	t_module_params(params, sizeof(params));
 	reload(_metadata, self, params);
-	/* Curved: one line cannot cover them, so there are many sub-models. */
-	for (i = 0; i < n0; i++)
-		keys[i] = (1ULL << 40) + 64ULL * i * i + next_rand(&x) % 32;
+	curved_keys(keys, n0, &x);
 	mid = keys[n0 / 2] + 100;
 	for (i = 0; i < n1; i++)
 		keys[n0 + i] = mid + 25ULL * i;
@@ -794,6 +811,81 @@ TEST_F_TIMEOUT(model, retires_empty_leaves, 900)
 
 	free(keys);
 	free(rest);
+}
+
+/*
+ * Deletes empty the leaves on both sides of some pivots and the trainer
+ * retires them: a neighbour takes each one's range, and where the
+ * retired leaf was the first or last of its sub-model, the neighbour's
+ * range reaches across the pivot.  The trainer merges the sub-models on
+ * both sides (cutting the union again where one line does not cover it)
+ * and writes a new image within the epoch; before, each such retirement
+ * cost a full training (this test saw the epoch change).  The image
+ * resolves every key left.
+ */
+TEST_F_TIMEOUT(model, retired_boundaries_merge_sub_models, 900)
+{
+	uint32_t n = 60000, i, j, kept = 0, bounds = 0;
+	uint64_t *keys = malloc(n * 8), *rest = malloc(n * 8), v, x = 7;
+	uint8_t *gone = calloc(n, 1);
+	unsigned long long retired0;
+	struct ordo_model *m, *m2;
+	struct ordo_model_info a, b;
+	char params[512];
+
+	/* A fresh store: its fences, hence the pivots, are stored keys. */
+	t_module_params(params, sizeof(params));
+	reload(_metadata, self, params);
+	curved_keys(keys, n, &x);
+	put_keys(_metadata, self->fd, self->vs, keys, n);
+	ASSERT_EQ(0, retrain(self->fd, &v));
+	ASSERT_EQ(0, model_info(self->fd, &a));
+	ASSERT_EQ(0, read_model(self->region, &m));
+	ASSERT_LT(4, ordo_model_count(m));
+	retired0 = t_sysfs_u64("stats/leaves_retired");
+	/* 40 keys on either side of every other pivot (a stored key). */
+	for (i = m->first + 1; i < m->nsub; i += 2, bounds++) {
+		uint64_t *at = bsearch(&m->pivots[i], keys, n, 8, cmp_key);
+
+		ASSERT_NE(NULL, at);
+		ASSERT_LT(40, at - keys);
+		for (j = at - keys - 40; j < at - keys + 40 && j < n; j++) {
+			ASSERT_EQ(0, t_kv(self->fd, ORDO_IOC_DELETE, keys[j],
+					  NULL, 0));
+			gone[j] = 1;
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (!gone[i])
+			rest[kept++] = keys[i];
+	/* Retirement runs in the trainer's rounds, one a second at most. */
+	for (i = 0; i < 240; i++) {
+		if (t_sysfs_u64("stats/leaves_retired") > retired0)
+			break;
+		usleep(500000);
+	}
+	settle(self->fd);
+	ASSERT_EQ(0, model_info(self->fd, &b));
+	ASSERT_EQ(0, read_model(self->region, &m2));
+	TH_LOG("%u boundaries emptied, %llu leaves retired; sub-models %u -> "
+	       "%u, top_gen %u -> %u, full trainings %llu -> %llu, retrains "
+	       "%llu -> %llu", bounds,
+	       t_sysfs_u64("stats/leaves_retired") - retired0, a.sub_models,
+	       b.sub_models, m->top_gen, m2->top_gen,
+	       (unsigned long long)a.full_trains,
+	       (unsigned long long)b.full_trains,
+	       (unsigned long long)a.retrains,
+	       (unsigned long long)b.retrains);
+	EXPECT_LT(retired0, t_sysfs_u64("stats/leaves_retired"));
+	EXPECT_EQ(a.full_trains, b.full_trains);
+	EXPECT_EQ(m->epoch, m2->epoch);
+	EXPECT_LT(m->top_gen, m2->top_gen);
+	expect_resolved(_metadata, self, rest, kept, b.sub_models);
+	ordo_model_free(m);
+	ordo_model_free(m2);
+	free(keys);
+	free(rest);
+	free(gone);
 }
 
 /*
