@@ -97,10 +97,9 @@ static uint64_t model_bytes(const struct shim_cache *c)
 
 	if (!m)
 		return 0;
-	b = (uint64_t)m->nsub * (sizeof(*m->pivots) + sizeof(*m->subs) + 1);
-	if (c->mode == ORDO_MODE_LEARNED)
-		b += (uint64_t)m->tt_cap * sizeof(*m->tt);
-	else
+	/* The copy as allocated (a packed TT's room is in bytes), a flag each. */
+	b = ordo_model_mem_bytes(m) + m->nsub;
+	if (c->mode != ORDO_MODE_LEARNED)
 		b += (uint64_t)m->nsub * sizeof(*c->tt_start);
 	return b + (uint64_t)c->npast * sizeof(*c->past);
 }

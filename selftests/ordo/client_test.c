@@ -252,6 +252,7 @@ TEST_F_TIMEOUT(client, rdma_fast_path_counters, 900)
 	uint8_t val[ORDO_VALUE_SIZE_MAX];
 	struct ordo_counters a, b;
 	long long s0, s1, t0, refreshes, extra;
+	unsigned long long pub;
 	struct ordo_info info;
 	struct ordo *o;
 	char num[32];
@@ -293,7 +294,15 @@ TEST_F_TIMEOUT(client, rdma_fast_path_counters, 900)
 	EXPECT_EQ(0, b.rpcs - a.rpcs);
 	EXPECT_EQ(0, b.fallbacks - a.fallbacks);
 	EXPECT_EQ(0, s1 - s0);
+	/*
+	 * The learned cache is a packed copy: fewer bytes than the model as
+	 * published (8-byte TT entries, 40 bytes a sub-model), not more.
+	 */
+	pub = t_sysfs_u64("model/model_bytes") + t_sysfs_u64("model/tt_bytes");
+	TH_LOG("learned cache %llu bytes, published model %llu",
+	       (unsigned long long)b.cache_bytes, pub);
 	EXPECT_GT(b.cache_bytes, 0);
+	EXPECT_LT(b.cache_bytes, pub);
 	ordo_close(o);
 
 	/* walk: at most height round trips per GET, none with a warm cache. */
