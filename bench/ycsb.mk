@@ -34,6 +34,26 @@ bench/results/ycsb_throughput.png: bench/results/ycsb.json bench/ycsb_plot.py
 .PHONY: bench-ycsb
 bench-ycsb: bench/results/ycsb.json bench/results/ycsb_throughput.png
 
+# Issue #11's figures end to end: the learned model on every key set of
+# bench/datasets.c, one fresh store each (bench/ycsb_sets.sh; about 20
+# minutes at 1M keys here).  Not part of `make bench`'s default set:
+# `make bench/results/ycsb_sets.txt`.
+YCSB_SETS_KEYS ?= 1000000
+YCSB_SETS_SECONDS ?= 5
+bench/results/ycsb_sets.json: $(YCSB_BIN) tools/ordoctl bench/ycsb_sets.sh \
+		module
+	@mkdir -p $(dir $@) $(BUILD)/bench
+	tools/vmrun --mem 3G --timeout 3500 -- bench/ycsb_sets.sh \
+		$(YCSB_SETS_KEYS) $(YCSB_SETS_SECONDS) | \
+		tee $(BUILD)/bench/ycsb_sets.log
+	sed -n '/^--- ycsb_sets.json begin/,/^--- ycsb_sets.json end/p' \
+		$(BUILD)/bench/ycsb_sets.log | sed '1d;$$d' > $@.tmp
+	python3 -m json.tool $@.tmp > /dev/null && mv $@.tmp $@
+
+bench/results/ycsb_sets.txt: bench/results/ycsb_sets.json \
+		bench/ycsb_sets_report.py
+	$(YCSB_PYTHON) bench/ycsb_sets_report.py $< > $@
+
 # Issue #12's figures: GETs of 1 KiB values (a leaf read in parts), and of
 # 100-byte values in the same 1 KiB slots (a GET reads the value's length,
 # not the slot), on a store loaded with value_size=1024; and of values out
