@@ -1499,7 +1499,8 @@ static void free_state(struct ordo_model *c)
 /*
  * Deletes empty leaves at sub-model boundaries and the tree retires
  * them: the first leaf of a sub-model to its left neighbour, the last
- * one to its right neighbour, or every leaf of a sub-model, one by one.
+ * one to its right neighbour, every leaf of a sub-model one by one, or
+ * its first and last leaves (three sub-models merge).
  * A leaf then reaches across a pivot, so neither domain can be retrained
  * alone (-ERANGE); the sub-models are merged instead: no full training
  * is called for, every key stays exact, each merge writes a new image
@@ -1516,7 +1517,7 @@ static void test_retired_boundary(void)
 	struct ordo_leaf_set set;
 	struct chunks ch;
 	struct sim s;
-	u32 r, i, sub, n, nsub0, joined, merges = 0, full = 0;
+	u32 r, i, sub, n, nsub0, joined, merges = 0, full = 0, widest = 0;
 	u32 kept = 0, fetched = 0;
 	u64 lo, hi = 0, x;
 	int err;
@@ -1558,13 +1559,17 @@ static void test_retired_boundary(void)
 		sub = m->first + 1 + rnd() % (ordo_model_count(m) - 2);
 		ordo_model_sub_domain(m, sub, &lo, &hi);
 		i = sim_find(&s, lo);
-		if (r % 3 == 0 || i == 1) {
+		n = sim_find(&s, hi) - i;	/* the sub-model's leaves */
+		if (r % 4 == 0 || i == 1 || (r % 4 == 3 && n < 2)) {
 			sim_retire(&s, i, true);
-		} else if (r % 3 == 1) {
+		} else if (r % 4 == 1) {
 			sim_retire(&s, i - 1, false);
-		} else {
-			for (n = sim_find(&s, hi) - i; n; n--)
+		} else if (r % 4 == 2) {
+			for (; n; n--)
 				sim_retire(&s, i, true);
+		} else {	/* across both of its pivots: three merge */
+			sim_retire(&s, i, true);
+			sim_retire(&s, sim_find(&s, hi) - 1, false);
 		}
 		set = sim_domain(&s, m, sub);
 		CHECK(ordo_model_retrain_sub(m, sub, &set, &p) == -ERANGE,
@@ -1573,6 +1578,7 @@ static void test_retired_boundary(void)
 		err = retrain_widened(&s, m, &p, lo, &ch, &joined);
 		CHECK(!err && joined, "round %u: merge %d", r, err);
 		merges += joined;
+		widest = max(widest, joined + 1);
 		err = retrain_widened(&s, m, &p, lo - 1, &ch, &joined);
 		CHECK(!err && !joined, "round %u: left side %d", r, err);
 		if (!r && old) {	/* all but the two merged slices kept */
@@ -1592,13 +1598,14 @@ static void test_retired_boundary(void)
 	}
 	CHECK(!full, "%u of %u merges called for a full training", full,
 	      rounds);
+	CHECK(widest >= 3, "at most %u sub-models merged at once", widest);
 	check_model(m, &s, 1000);
 	check_image(&ch, m, &s, "merges");
 
-	printf("# retired: %u rounds, %u sub-models merged away, sub-models "
-	       "%u -> %u, %u full trainings needed; after the first, %u "
-	       "slices kept, %u read\n", rounds, merges, nsub0,
-	       ordo_model_count(m), full, kept, fetched);
+	printf("# retired: %u rounds, %u sub-models merged away (up to %u "
+	       "at once), sub-models %u -> %u, %u full trainings needed; "
+	       "after the first, %u slices kept, %u read\n", rounds, merges,
+	       widest, nsub0, ordo_model_count(m), full, kept, fetched);
 	chunks_free(&ch);
 	ordo_model_free(old);
 	ordo_model_free(m);
