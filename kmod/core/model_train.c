@@ -1411,8 +1411,9 @@ static int retrain_sub(struct ordo_model *m, u32 sub,
  * top_gen counts it.  On error the model is unchanged.  Publish with
  * ordo_region_patch(), or as a new image after a middle cut.
  *
- * Return: 0; -ERANGE if @set does not tile the domain (train a new model);
- * -EINVAL; -ENOSPC when the TT has no room left (train a new model);
+ * Return: 0; -ERANGE if @set does not tile the domain (a retired leaf's
+ * heir reaches across a pivot: ordo_model_merge_subs()); -EINVAL;
+ * -ENOSPC when the TT has no room left (train a new model);
  * -ENOMEM (the fit's workspace, 8 bytes per leaf of @set).
  */
 int ordo_model_retrain_sub(struct ordo_model *m, u32 sub,

@@ -276,7 +276,8 @@ static int ordo_grow_tt(struct ordo_trainer *tr, u32 extra)
 		extra = ordo_model_tt_extra(&h, &tr->params);
 	}
 	ret = ordo_model_tt_grow(tr->model, extra);
-	if (!ret)
+	/* A renumbered model's new image, due this round, has it all. */
+	if (!ret && !tr->renumbered)
 		ret = ordo_model_mem_grow(&tr->mem, tr->model);
 	if (!ret) {
 		spin_lock(&tr->lock);
@@ -357,7 +358,7 @@ static int ordo_retrain_one(struct ordo_trainer *tr, u64 key, u64 *end,
 			    bool *bounded)
 {
 	struct ordo_model *m = tr->model;
-	u32 a = ordo_model_sub_of(m, key), b = a;
+	u32 a = ordo_model_sub_of(m, key), b = a, renum = m->renum_gen;
 	struct ordo_leaf_set set;
 	int ret;
 
@@ -372,9 +373,32 @@ static int ordo_retrain_one(struct ordo_trainer *tr, u64 key, u64 *end,
 	if (ret == -ENOSPC && !ordo_grow_tt(tr, 0))
 		ret = ordo_retrain_set(m, a, b, &set, &tr->params);
 	ordo_snapshot_free(&set);
-	if (!ret)
-		ret = ordo_model_mem_patch(&tr->mem, m, a);
-	return ret;
+	if (ret)
+		return ret;
+	/*
+	 * Sub-models moved to other indices: no patch fits the live image
+	 * any more.  Write the model anew once, when the round is done
+	 * (ordo_publish_round()), not after every cut or merge of it.
+	 */
+	if (m->renum_gen != renum)
+		tr->renumbered = true;
+	return tr->renumbered ? 0 : ordo_model_mem_patch(&tr->mem, m, a);
+}
+
+/*
+ * End of a round of retrainings (@ret its result): write the new image a
+ * renumbering left due.  Return: @ret, or the publication's error (the
+ * model is then ahead of its image: train afresh).
+ */
+static int ordo_publish_round(struct ordo_trainer *tr, int ret)
+{
+	int err;
+
+	if (!tr->renumbered)
+		return ret;
+	tr->renumbered = false;
+	err = ordo_model_mem_publish(&tr->mem, tr->model);
+	return ret ?: err;
 }
 
 /*
@@ -396,6 +420,7 @@ static int ordo_retrain_queued(struct ordo_trainer *tr, u64 *keys, u32 n)
 		ret = ordo_retrain_one(tr, keys[i], &end, &bounded);
 		nsubs++;
 	}
+	ret = ordo_publish_round(tr, ret);
 	spin_lock(&tr->lock);
 	tr->info.retrains += nsubs - (ret ? 1 : 0);
 	ordo_info_sizes(&tr->info, tr->model, tr->mem.live);
@@ -425,6 +450,7 @@ static int ordo_retrain_range(struct ordo_trainer *tr, u64 lo, u64 hi)
 		if (key > hi)
 			break;
 	}
+	ret = ordo_publish_round(tr, ret);
 	spin_lock(&tr->lock);
 	tr->info.retrains += nsubs - (ret ? 1 : 0);
 	ordo_info_sizes(&tr->info, tr->model, tr->mem.live);

@@ -57,6 +57,9 @@ struct ordo_model_mem {
  * @hooks: tree callbacks (leaf split, leaf retired)
  * @first_epoch: epoch of the first model of this load, random, < 2^63
  * @full_due: a full training is needed (queue overflow, failed patch)
+ * @renumbered: a retraining of this round renumbered sub-models (a middle
+ *	cut, a merge): the live image cannot take patches, and @model is
+ *	written as a new image once, at the round's end
  * @last_full: jiffies of the last full training
  * @inflight: work the thread has taken on but not published yet
  * @drained: the thread's copy of @queue
@@ -82,6 +85,7 @@ struct ordo_trainer {
 	struct ordo_tree_hooks hooks;
 	u64 first_epoch;
 	bool full_due;
+	bool renumbered;
 	unsigned long last_full;
 	u32 inflight;
 	u64 drained[ORDO_TRAIN_QUEUE];
