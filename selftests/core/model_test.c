@@ -1073,13 +1073,6 @@ static u64 run_stream(struct sim *s, struct ordo_model *m,
 }
 
 /*
- * A client refreshing its top level from the image in @ch, as libordo
- * does: it loads the new top level (packed), takes from @old every slice
- * that did not change, at whatever index, and reads the others.  Return:
- * the new copy (NULL if its top level did not load); *@kept and *@read
- * count the slices, *@moved (if not NULL) those kept at another index.
- */
-/*
  * The region's image (patched, grown or written anew within the epoch)
  * loads as the trainer's model @m: the same top level, the same lookups.
  */
@@ -1118,6 +1111,13 @@ static void health_after_round(struct ordo_model *m, struct chunks *ch,
 	ordo_model_health(m, h);
 }
 
+/*
+ * A client refreshing its top level from the image in @ch, as libordo
+ * does: it loads the new top level (packed), takes from @old every slice
+ * that did not change, at whatever index, and reads the others.  Return:
+ * the new copy (NULL if its top level did not load); *@kept and *@read
+ * count the slices, *@moved (if not NULL) those kept at another index.
+ */
 static struct ordo_model *refresh_top(struct chunks *ch,
 				      const struct ordo_model *old,
 				      u32 *kept, u32 *read, u32 *moved)
