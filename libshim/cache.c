@@ -252,9 +252,12 @@ static int refresh_top(struct ordo *o, const struct ordo_model_layout *lay,
 	ret = o->be->bulk(o, SHIM_MODEL, lay->base, img, lay->model_size);
 	if (!ret)
 		ret = ordo_model_parse_hdr(img, lay->model_size, &il);
-	/* The header read first must describe these bytes. */
-	if (!ret && (il.epoch != lay->epoch || il.top_gen != lay->top_gen ||
-		     il.first != lay->first || il.nsub != lay->nsub))
+	/*
+	 * The header read first must describe these bytes: the same model
+	 * and layout (nsub_cap places the descriptors, tt_cap the slices).
+	 */
+	if (!ret && (!shim_model_same_layout(&il, lay) ||
+		     il.top_gen != lay->top_gen))
 		ret = -EBADMSG;
 	if (!ret)
 		ret = ordo_model_load_top(&m, img, lay->model_size);

@@ -280,6 +280,9 @@ int shim_dec_scan(const uint8_t *b, uint32_t blen, uint32_t value_size,
 	s->n = n;
 	s->more = le32toh(w->more);
 	s->next = le64toh(w->next);
+	/* More only after a key, and from past it: a scan always moves on. */
+	if (s->more && (!n || s->next <= prev))
+		return -EPROTO;
 	s->vals = p + 12 * (size_t)n;
 	return 0;
 }
@@ -392,6 +395,9 @@ int shim_dec_regions(struct shim_regions *acc, uint16_t kind,
 	if (got && le32toh(rep->total) != acc->total)
 		return -EPROTO;
 	acc->total = le32toh(rep->total);
+	/* The table is one region (none before the first publication). */
+	if (kind == ORDO_WIRE_REGION_TABLE && acc->total > 1)
+		return -EPROTO;
 	acc->covered = le64toh(rep->covered);
 	if (k > acc->total - got || (!k && got < acc->total) ||
 	    blen != sizeof(*rep) + (uint64_t)k * sizeof(*e))
@@ -582,6 +588,8 @@ int shim_dec_conn_rep(const struct ordo_wire_conn_rep *rep, uint32_t max_qd,
 		      const struct ordo_geo *have, struct ordo_geo *geo)
 {
 	uint32_t qd = le16toh(rep->queue_depth), mm = le32toh(rep->max_msg);
+	uint32_t vmax = le32toh(rep->value_max);
+	uint64_t chunk = le64toh(rep->chunk_size);
 	struct ordo_geo g;
 
 	if (le32toh(rep->magic) != ORDO_WIRE_MAGIC ||
@@ -592,7 +600,10 @@ int shim_dec_conn_rep(const struct ordo_wire_conn_rep *rep, uint32_t max_qd,
 			  le32toh(rep->value_size)) ||
 	    g.node_size != le32toh(rep->node_size) ||
 	    g.inner_fanout != le32toh(rep->inner_fanout) ||
-	    !le32toh(rep->nodes_per_chunk) || !rep->chunk_size)
+	    !le32toh(rep->nodes_per_chunk) || chunk < g.node_size)
+		return -EPROTO;
+	/* Lengths are checked against it: it must be what the chunks hold. */
+	if (vmax < g.value_size || vmax > ordo_value_len_max(chunk))
 		return -EPROTO;
 	if (have->node_size && memcmp(&g, have, sizeof(g)))
 		return -EPROTO;	/* a reconnect met another geometry */
@@ -892,6 +903,25 @@ int shim_scan_take(const struct ordo_geo *geo, struct shim_scan *s,
 }
 
 /**
+ * shim_model_same_layout() - do two reads of a model header agree?
+ * @a: one header
+ * @b: the other
+ *
+ * The same epoch, sub-models in use, and the same places for pivots,
+ * descriptors and slices (nsub_cap and tt_cap fix them): bytes read
+ * with one header may be decoded with the other.
+ *
+ * Return: true if they agree.
+ */
+bool shim_model_same_layout(const struct ordo_model_layout *a,
+			    const struct ordo_model_layout *b)
+{
+	return a->epoch == b->epoch && a->first == b->first &&
+	       a->nsub == b->nsub && a->nsub_cap == b->nsub_cap &&
+	       a->tt_cap == b->tt_cap;
+}
+
+/**
  * shim_dec_model_only() - a model-only cache from the model's top level
  * @lay: the layout of the header read first
  * @img: the image's bytes [0, @len): header, pivots and descriptors
@@ -913,22 +943,19 @@ int shim_dec_model_only(const struct ordo_model_layout *lay,
 	uint32_t i;
 	int ret;
 
-	ret = ordo_model_load_top(&m, img, len);
-	if (ret)
-		return ret;
-	/* The TT entries stay with the server: no room for them here. */
-	ordo_model_drop_tt(m);
 	/*
 	 * The header was read before the image: a model published between
 	 * the two reads has another layout (another range: the loop below
 	 * would leave sub-models out or write past m->subs).  Read again.
 	 */
-	if (m->epoch != lay->epoch || m->first != lay->first ||
-	    m->nsub != lay->nsub ||
-	    ordo_model_parse_hdr(img, len, &il) || il.tt_cap != lay->tt_cap) {
-		ordo_model_free(m);
+	if (ordo_model_parse_hdr(img, len, &il) ||
+	    !shim_model_same_layout(&il, lay))
 		return -EBADMSG;
-	}
+	ret = ordo_model_load_top(&m, img, len);
+	if (ret)
+		return ret;
+	/* The TT entries stay with the server: no room for them here. */
+	ordo_model_drop_tt(m);
 	*starts = calloc(lay->nsub, sizeof(**starts));
 	for (i = lay->first; *starts && i < lay->nsub; i++) {
 		const uint8_t *d = img + lay->desc_off +

@@ -286,6 +286,8 @@ enum shim_walk_res shim_walk_step(const struct ordo_geo *geo,
 				  struct shim_walk *w, const void *buf);
 int shim_scan_take(const struct ordo_geo *geo, struct shim_scan *s,
 		   const void *leaf);
+bool shim_model_same_layout(const struct ordo_model_layout *a,
+			    const struct ordo_model_layout *b);
 int shim_dec_model_only(const struct ordo_model_layout *lay,
 			const uint8_t *img, size_t len,
 			struct ordo_model **mp, uint32_t **starts,

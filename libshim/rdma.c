@@ -259,7 +259,13 @@ void rdma_on_reply(struct ordo *o, const uint8_t *msg, uint32_t len)
 		return;
 	}
 	op = slot < o->qd ? &o->ops[slot] : NULL;
-	if (!op || !op->busy || op->call_id != le64toh(h->id) ||
+	/*
+	 * Only the reply to the call the slot waits for: a slot waiting for
+	 * none has call_id 0, which no request carries (its sequence bits
+	 * start at 1), and its op->call is the last call's, long answered.
+	 */
+	if (!op || !op->busy || !op->call_id ||
+	    op->call_id != le64toh(h->id) ||
 	    h->op != rlong_expect_op(o, op, wire_op(&op->call))) {
 		send_pending(o);
 		return;	/* a late reply of a request that timed out */

@@ -443,9 +443,10 @@ int rconn_connect(struct ordo *o)
 	}
 	if (ev->event != RDMA_CM_EVENT_ESTABLISHED ||
 	    ev->param.conn.private_data_len < sizeof(r->rep)) {
-		rdma_ack_cm_event(ev);
+		/* The ack frees the event: read it first. */
 		ret = ev->event == RDMA_CM_EVENT_UNREACHABLE ? -EHOSTUNREACH :
 		      -ECONNRESET;
+		rdma_ack_cm_event(ev);
 		goto fail;
 	}
 	memcpy(&r->rep, ev->param.conn.private_data, sizeof(r->rep));

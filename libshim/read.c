@@ -969,6 +969,7 @@ void shim_op_start(struct ordo *o, struct shim_op *op)
 	memset(&op->st, 0, sizeof(op->st));
 	op->tries = 0;
 	op->nio = 0;
+	op->call_id = 0;
 	switch (op->req->op) {
 	case ORDO_OP_GET:
 		op->step = o->mode == ORDO_MODE_RPC ? get_rpc_start : get_start;

@@ -1336,7 +1336,7 @@ int ordo_model_load_top(struct ordo_model **mp, const void *buf, size_t len)
 	struct ordo_model_layout lay;
 	const u8 *piv;
 	struct ordo_model *m;
-	u64 prev = 0, sum;
+	u64 prev = 0, sum, room;
 	u32 i;
 	int err;
 
@@ -1358,9 +1358,14 @@ int ordo_model_load_top(struct ordo_model **mp, const void *buf, size_t len)
 			return -EINVAL;
 		prev = p;
 	}
-	/* Room for the slices as trained; a growing one repacks them. */
+	/*
+	 * Room for the slices as trained when @buf holds the whole image,
+	 * whose bytes bound it; else little (the header alone must not size
+	 * an allocation).  A slice that outgrows it repacks them.
+	 */
+	room = len >= lay.region_size ? lay.nleaves + 64 : 64;
 	m = model_alloc(lay.first, lay.nsub, lay.nsub,
-			min_t(u64, lay.nleaves + 64, ORDO_MODEL_MAX_TT), false);
+			min_t(u64, room, ORDO_MODEL_MAX_TT), false);
 	if (!m)
 		return -ENOMEM;
 	m->epoch = lay.epoch;

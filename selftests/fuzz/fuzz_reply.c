@@ -64,6 +64,9 @@ static void fz_scan(const u8 *b, u32 blen, u32 vs, u32 vmax, u64 start,
 		FZ_CHECK(s.n <= count && s.more <= 1);
 		for (i = 0; i < s.n; i++)
 			FZ_CHECK(keys[i] >= start && (!i || keys[i] > keys[i - 1]));
+		/* A scan that goes on moves past what it took. */
+		if (s.more)
+			FZ_CHECK(s.n && s.next > keys[s.n - 1]);
 		FZ_CHECK(s.vals >= b && s.vals + (size_t)s.n * vs == b + blen);
 		for (i = 0; i < s.n; i++)
 			FZ_CHECK(le32toh(s.lens[i]) <= vmax);
@@ -163,6 +166,9 @@ static void fz_conn_rep(const u8 *b, size_t len, u32 max_qd)
 		 le16toh(rep.queue_depth) <= max_qd);
 	FZ_CHECK(le32toh(rep.max_msg) >= ORDO_WIRE_MSG_MIN &&
 		 le32toh(rep.max_msg) <= ORDO_WIRE_MSG_MAX);
+	FZ_CHECK(le32toh(rep.value_max) >= geo.value_size &&
+		 le32toh(rep.value_max) <=
+		 ordo_value_len_max(le64toh(rep.chunk_size)));
 	FZ_CHECK(!ordo_geo_init(&again, geo.leaf_slots, geo.value_size));
 	FZ_CHECK(!memcmp(&again, &geo, sizeof(geo)));
 	/* A reconnect to the same geometry is accepted again. */

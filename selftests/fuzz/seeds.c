@@ -484,6 +484,7 @@ static void reply_seeds(void)
 		r.max_chunks = htole32(256);
 		r.nr_chunks = htole32(1);
 		r.batch_max = htole32(256);
+		r.value_max = htole32(ordo_value_len_max(64 << 10));
 		reply_prefix(4, 0, 31); put(&r, sizeof(r));
 		emit("reply", "conn-rep");
 	}

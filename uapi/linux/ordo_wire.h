@@ -348,7 +348,8 @@ struct ordo_wire_scan_req {
  * struct ordo_wire_scan_rep - SCAN reply body
  * @next: when @more, the key to continue at.
  * @returned: pairs in this reply, in ascending key order.
- * @more: 1 if keys past the last one returned may exist.
+ * @more: 1 if keys past the last one returned may exist; only with
+ *	@returned at least 1, and @next is then past the last key.
  *
  * Followed by ``__le64 keys[returned]`` and, unless
  * %ORDO_WIRE_SCAN_KEYS_ONLY, ``__le32 lens[returned]`` (each value's
