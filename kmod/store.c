@@ -32,9 +32,13 @@ int ordo_store_init(struct ordo_dev *od)
 	struct ordo_tree_params params;
 	u64 chunk = (u64)ordo_chunk_kb << 10;
 	u64 max_bytes = (u64)ordo_max_memory_mb << 20;
+	u64 nmax = div64_u64(max_bytes, chunk);
 	int ret;
 
-	ret = ordo_chunks_init(&od->pool_mem, chunk, div64_u64(max_bytes, chunk));
+	/* No more than the pool can name (ordo_pool_init() caps it too). */
+	nmax = min(nmax, div64_u64(1ULL << (ORDO_EXTENT_OFF_BITS + 6), chunk));
+	nmax = min_t(u64, nmax, U32_MAX);
+	ret = ordo_chunks_init(&od->pool_mem, chunk, (u32)nmax);
 	if (ret)
 		return ret;
 	ordo_tree_default_params(&params);
@@ -47,9 +51,13 @@ int ordo_store_init(struct ordo_dev *od)
 	/* A client outliving this load must not meet old stamps by counting. */
 	params.stamp_seed = get_random_u32();
 	ret = ordo_tree_init(&od->tree, &params);
-	if (ret)
+	if (ret) {
 		ordo_chunks_destroy(&od->pool_mem);
-	return ret;
+		return ret;
+	}
+	/* The registrar sizes its table by this: the pool's own bound. */
+	od->pool_mem.max = min(od->pool_mem.max, od->tree.pool.max_chunks);
+	return 0;
 }
 
 void ordo_store_destroy(struct ordo_dev *od)

@@ -86,6 +86,13 @@ bool ordo_raw_dead(struct ordo *o);
 int ordo_raw_send(struct ordo *o, const void *msg, uint32_t len);
 
 /*
+ * The same as a SEND with Invalidate of @rkey, which no client may send:
+ * the server's device invalidates that key before the server sees it.
+ */
+int ordo_raw_send_inv(struct ordo *o, const void *msg, uint32_t len,
+		      uint32_t rkey);
+
+/*
  * Wait up to @ms for the next reply; *@msg (valid until the next call)
  * and *@len describe it.  -ECONNRESET once the connection is gone and no
  * reply is left, -ETIMEDOUT when none came.

@@ -247,7 +247,9 @@ static int raw_until(struct ordo *o, const bool *flag, bool want, int ms)
 	return 0;
 }
 
-int ordo_raw_send(struct ordo *o, const void *msg, uint32_t len)
+/* A SEND, or with @inv a SEND with Invalidate of @rkey. */
+static int raw_send(struct ordo *o, const void *msg, uint32_t len, bool inv,
+		    uint32_t rkey)
 {
 	struct rdma_be *r = rbe(o);
 	struct rdma_raw *w = r->raw;
@@ -257,10 +259,13 @@ int ordo_raw_send(struct ordo *o, const void *msg, uint32_t len)
 		.wr_id = WR_RAW_SEND | i,
 		.sg_list = &sge,
 		.num_sge = 1,
-		.opcode = IBV_WR_SEND,
+		.opcode = inv ? IBV_WR_SEND_WITH_INV : IBV_WR_SEND,
 		.send_flags = IBV_SEND_SIGNALED,
 	}, *bad;
 	int ret;
+
+	if (inv)
+		wr.invalidate_rkey = rkey;
 
 	if (r->dead)
 		return -ECONNRESET;
@@ -281,6 +286,17 @@ int ordo_raw_send(struct ordo *o, const void *msg, uint32_t len)
 		return -EIO;
 	w->busy[i] = true;
 	return 0;
+}
+
+int ordo_raw_send(struct ordo *o, const void *msg, uint32_t len)
+{
+	return raw_send(o, msg, len, false, 0);
+}
+
+int ordo_raw_send_inv(struct ordo *o, const void *msg, uint32_t len,
+		      uint32_t rkey)
+{
+	return raw_send(o, msg, len, true, rkey);
 }
 
 int ordo_raw_wait(struct ordo *o, int ms, const uint8_t **msg,

@@ -429,8 +429,8 @@ int ordo_conn_accept(struct ordo_rdma_conn *c, struct rdma_cm_event *ev,
 		 * The client's RDMA READs in flight (its initiator depth; the
 		 * CM already swapped the REQ's fields to our point of view).
 		 */
-		.responder_resources = min_t(u8, ev->param.conn.responder_resources,
-					     a->max_qp_rd_atom),
+		.responder_resources = min3((u32)ev->param.conn.responder_resources,
+					    (u32)a->max_qp_rd_atom, (u32)U8_MAX),
 		/* The server itself never reads remotely. */
 		.initiator_depth = 0,
 		/* The client's sends wait for our receives (credits). */

@@ -164,14 +164,33 @@ void ordo_io_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		ordo_conn_close(c);
 		return;
 	}
+	/*
+	 * A SEND with Invalidate: the device has invalidated the key it
+	 * named, if that was one of the shared MRs, for every client.  Get
+	 * it registered again, and drop a client that breaks the protocol.
+	 */
+	if (unlikely(wc->wc_flags & IB_WC_WITH_INVALIDATE)) {
+		pr_info_ratelimited("connection %u: a send with invalidate (key %#x), disconnecting\n",
+				    c->id, wc->ex.invalidate_rkey);
+		if (c->reg)
+			ordo_reg_invalidated(c->reg, wc->ex.invalidate_rkey);
+		ordo_io_rx_recycle(c, rx);
+		ordo_conn_close(c);
+		return;
+	}
 	rx->len = wc->byte_len;
-	WRITE_ONCE(c->last_heard, jiffies);
 	spin_lock_bh(&c->lock);
+	/*
+	 * Nothing more is executed; nor does it count as heard from, so a
+	 * client that keeps sending after its hang-up is still closed when
+	 * keepalive_timeout passes.
+	 */
 	if (c->state == ORDO_CONN_CLOSING || c->state == ORDO_CONN_HANGUP) {
 		spin_unlock_bh(&c->lock);
 		ordo_io_rx_recycle(c, rx);
 		return;
 	}
+	WRITE_ONCE(c->last_heard, jiffies);
 	list_add_tail(&rx->node, &c->rx_ready);
 	over = ++c->outstanding > c->qd;
 	/* Requests that beat ESTABLISHED wait for it. */

@@ -86,6 +86,7 @@ MODULE_PARM_DESC(region_lease_ms,
  * @first: first chunk
  * @nr: chunks
  * @retire_at: jiffies from which it may be deregistered
+ * @dead: a client invalidated its key: register the extent again
  */
 struct ordo_reg_ext {
 	struct list_head node;
@@ -93,6 +94,7 @@ struct ordo_reg_ext {
 	u32 first;
 	u32 nr;
 	unsigned long retire_at;
+	bool dead;
 };
 
 /**
@@ -160,6 +162,11 @@ struct ordo_reg_link {
  * @table_live: published at least once: REGIONS may announce it
  * @seq: sequence word of the live table
  * @pool_chunks: pool chunks the live table covers
+ * @inval: keys clients invalidated, not yet looked up (under @lock)
+ * @ninval: entries of @inval
+ * @inval_all: more came than @inval holds: register everything again
+ * @table_dead: @table_mr's key was invalidated; REGIONS announces no
+ *	table until its new MR is registered (under @lock)
  */
 struct ordo_reg {
 	struct kref ref;
@@ -192,6 +199,10 @@ struct ordo_reg {
 	bool table_live;
 	u64 seq;
 	u32 pool_chunks;
+	u32 inval[ORDO_REG_CHAIN];
+	u32 ninval;
+	bool inval_all;
+	bool table_dead;
 };
 
 static void ordo_reg_ext_free(struct ordo_reg_ext *x)
@@ -349,17 +360,27 @@ static int ordo_reg_build(struct ordo_reg *reg)
 {
 	int kind, ret;
 
-	if (!reg->table_mr) {
+	if (!reg->table_mr || reg->table_dead) {
 		ret = ordo_reg_add_table(reg);
 		if (ret)
 			return ret;
 	}
 	for (kind = 0; kind < ORDO_RDMA_KINDS; kind++) {
 		struct ordo_reg_space *sp = &reg->space[kind];
-		u32 at = sp->chunks, avail;
+		u32 at = sp->chunks, avail, s;
 
 		if (!sp->src)
 			continue;
+		/* An invalidated extent, again under a new key. */
+		for (s = 0; s < sp->slots && reg->nchain < ORDO_REG_CHAIN; s++) {
+			struct ordo_reg_ext *x = sp->ext[s];
+
+			if (!x || !x->dead)
+				continue;
+			ret = ordo_reg_add_ext(reg, kind, s, x->first + x->nr);
+			if (ret)
+				return ret;
+		}
 		avail = ordo_reg_avail(reg, kind);
 		while (at < avail && reg->nchain < ORDO_REG_CHAIN) {
 			u32 slot = at / sp->per_mr;
@@ -566,14 +587,27 @@ static void ordo_reg_finish(struct ordo_reg *reg)
 
 		atomic64_inc(&ordo_reg_stats.registrations);
 		if (l->kind < 0) {
+			struct ib_mr *dead = reg->table_mr;
+
+			spin_lock_bh(&reg->lock);
 			reg->table_mr = l->ext->mr;
-			kfree(l->ext);
+			reg->table_dead = false;
+			spin_unlock_bh(&reg->lock);
+			/* A replaced table MR retires like an extent. */
+			if (dead) {
+				l->ext->mr = dead;
+				l->ext->retire_at = jiffies + grace;
+				list_add_tail(&l->ext->node, &reg->retiring);
+			} else {
+				kfree(l->ext);
+			}
 			continue;
 		}
 		sp = &reg->space[l->kind];
 		old = sp->ext[l->slot];
 		sp->ext[l->slot] = l->ext;
-		sp->chunks = l->ext->first + l->ext->nr;
+		/* An extent registered again ends where it ended. */
+		sp->chunks = max(sp->chunks, l->ext->first + l->ext->nr);
 		atomic64_add((u64)(l->ext->nr - (old ? old->nr : 0)) * sp->chunk,
 			     &ordo_reg_stats.bytes);
 		if (old) {
@@ -599,6 +633,73 @@ static void ordo_reg_retire(struct ordo_reg *reg, bool all)
 	}
 }
 
+/*
+ * Look up the keys clients invalidated: the table's MR or a published
+ * extent's is registered again by the next chain (ordo_reg_build()).  A
+ * key of nothing published (a retiring MR, a guess) needs nothing.
+ */
+static bool ordo_reg_key_in(const u32 *keys, u32 n, u32 key)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (keys[i] == key)
+			return true;
+	return false;
+}
+
+static void ordo_reg_mark_dead(struct ordo_reg *reg)
+{
+	u32 keys[ORDO_REG_CHAIN], n, kind, s;
+	bool all;
+
+	spin_lock_bh(&reg->lock);
+	n = reg->ninval;
+	all = reg->inval_all;
+	memcpy(keys, reg->inval, n * sizeof(keys[0]));
+	reg->ninval = 0;
+	reg->inval_all = false;
+	if (reg->table_mr &&
+	    (all || ordo_reg_key_in(keys, n, reg->table_mr->rkey)))
+		reg->table_dead = true;
+	spin_unlock_bh(&reg->lock);
+	if (!n && !all)
+		return;
+	for (kind = 0; kind < ORDO_RDMA_KINDS; kind++) {
+		struct ordo_reg_space *sp = &reg->space[kind];
+
+		for (s = 0; sp->ext && s < sp->slots; s++) {
+			struct ordo_reg_ext *x = sp->ext[s];
+
+			if (x && (all || ordo_reg_key_in(keys, n, x->mr->rkey)))
+				x->dead = true;
+		}
+	}
+}
+
+/**
+ * ordo_reg_invalidated - a client sent with Invalidate
+ * @reg: the registrar of the device it came on
+ * @rkey: the key it named
+ *
+ * The device invalidated the MR of @rkey before the request reached the
+ * server: any MR of the protection domain every connection of the device
+ * shares, so every client reading with that key now fails.  The MR is
+ * registered again under a new key and the table published; the old one
+ * retires.  Any context.
+ */
+void ordo_reg_invalidated(struct ordo_reg *reg, u32 rkey)
+{
+	spin_lock_bh(&reg->lock);
+	if (reg->ninval < ARRAY_SIZE(reg->inval))
+		reg->inval[reg->ninval++] = rkey;
+	else
+		reg->inval_all = true;
+	spin_unlock_bh(&reg->lock);
+	atomic64_inc(&ordo_reg_stats.remote_invalidations);
+	mod_delayed_work(system_unbound_wq, &reg->work, 0);
+}
+
 static void ordo_reg_work(struct work_struct *work)
 {
 	struct ordo_reg *reg = container_of(to_delayed_work(work),
@@ -618,6 +719,7 @@ static void ordo_reg_work(struct work_struct *work)
 		goto out;	/* its last completion queues us */
 	if (reg->nchain)
 		ordo_reg_finish(reg);
+	ordo_reg_mark_dead(reg);
 	if (time_before(jiffies, reg->retry_at)) {
 		next = reg->retry_at - jiffies;
 		goto out;
@@ -795,7 +897,7 @@ int ordo_reg_regions(struct ordo_reg *reg, u32 kind, u32 first, void *out,
 	spin_lock_bh(&reg->lock);
 	if (kind == ORDO_WIRE_REGION_TABLE) {
 		/* The table's bytes; its MR has the rest of the page too. */
-		total = reg->table_live;
+		total = reg->table_live && !reg->table_dead;
 		covered = total ? ordo_wire_table_bytes(reg->cap) : 0;
 	} else if (reg->table_live) {
 		nr = le32_to_cpu(t->nr_entries);

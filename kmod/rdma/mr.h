@@ -61,7 +61,8 @@ struct ordo_reg_port {
 /*
  * Counters of every registrar, for sysfs.  @attempts: chains tried (each
  * failure backs off before the next); @runs: times the registrar's work
- * ran; @backoff_ms: the backoff a registrar chose last (0 after success).
+ * ran; @backoff_ms: the backoff a registrar chose last (0 after success);
+ * @remote_invalidations: requests that came as a SEND with Invalidate.
  */
 struct ordo_reg_stats {
 	atomic_long_t mrs;
@@ -73,6 +74,7 @@ struct ordo_reg_stats {
 	atomic64_t bytes;
 	atomic64_t runs;
 	atomic_long_t backoff_ms;
+	atomic64_t remote_invalidations;
 };
 
 extern struct ordo_reg_stats ordo_reg_stats;
@@ -91,6 +93,7 @@ int ordo_reg_port_post(struct ordo_reg_port *p, struct ib_qp *qp,
 		       const struct ib_send_wr *wr);
 void ordo_reg_port_idle(struct ordo_reg_port *p);
 u32 ordo_reg_pool_chunks(struct ordo_reg *reg);
+void ordo_reg_invalidated(struct ordo_reg *reg, u32 rkey);
 int ordo_reg_regions(struct ordo_reg *reg, u32 kind, u32 first, void *out,
 		     u32 room, u32 *len);
 

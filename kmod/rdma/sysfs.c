@@ -105,6 +105,8 @@ ORDO_REG_ATTR(registration_backoff_ms,
 	      atomic_long_read(&ordo_reg_stats.backoff_ms));
 ORDO_REG_ATTR(registrar_runs, atomic64_read(&ordo_reg_stats.runs));
 ORDO_REG_ATTR(mrs_retired, atomic64_read(&ordo_reg_stats.retired));
+ORDO_REG_ATTR(remote_invalidations,
+	      atomic64_read(&ordo_reg_stats.remote_invalidations));
 ORDO_REG_ATTR(table_publications,
 	      atomic64_read(&ordo_reg_stats.publications));
 ORDO_RDMA_ATTR(keepalive_probes, atomic64_read(&srv->conns.probes));
@@ -146,6 +148,7 @@ static struct attribute *ordo_rdma_stats_attrs[] = {
 	&ordo_attr_registration_backoff_ms.attr,
 	&ordo_attr_registrar_runs.attr,
 	&ordo_attr_mrs_retired.attr,
+	&ordo_attr_remote_invalidations.attr,
 	&ordo_attr_table_publications.attr,
 	&ordo_attr_keepalive_probes.attr,
 	&ordo_attr_keepalive_closed.attr,

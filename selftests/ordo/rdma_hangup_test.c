@@ -111,6 +111,7 @@ FIXTURE_TEARDOWN(hangup)
 	cm_event_delay_ms = 0;
 	rc_close(&self->c);
 	rc_set_param("keepalive_timeout", "30");
+	rc_set_param("srq_size", "0");
 	EXPECT_EQ(0, wait_conns(0, 60 * t_time_scale()));
 }
 
@@ -154,6 +155,51 @@ TEST_F_TIMEOUT(hangup, server_waits_for_replies_in_flight, 300)
 	EXPECT_EQ(0, wait_conns(0, 30 * scale));
 	TH_LOG("closed %lld ms after keepalive_timeout became 3 s",
 	       rc_now_ms() - t0);
+}
+
+/*
+ * The same with a shared receive queue, which takes requests beyond a
+ * client's credits: one that keeps sending after its hang-up is not heard
+ * from for that, and the keepalive still ends it.
+ */
+TEST_F_TIMEOUT(hangup, requests_after_the_hangup_keep_nothing_alive, 300)
+{
+	struct rc_opts o = { .no_recv = true };
+	uint8_t body[24] = { 0 }, msg[sizeof(struct ordo_wire_hdr)] = { 0 };
+	unsigned int scale = t_time_scale(), sent = 0;
+	char state[32] = "";
+	long long t0, end;
+	uint64_t id;
+	int i;
+
+	rc_close(&self->c);
+	ASSERT_EQ(0, wait_conns(0, 60 * scale));
+	ASSERT_EQ(0, rc_set_param("srq_size", "48"));
+	ASSERT_EQ(0, rc_connect(&self->c, &o));
+	body[10] = ORDO_WIRE_OP_GET;
+	ASSERT_EQ(0, rc_send_req(&self->c, ORDO_WIRE_OP_GET, body,
+				 sizeof(body), &id));
+	ASSERT_EQ(0, rc_send_raw(&self->c, msg, 23));
+	for (i = 0; i < 200 * (int)scale; i++) {
+		conn_state(&self->c, state, sizeof(state));
+		if (strcmp(state, "live"))
+			break;
+		usleep(50000);
+	}
+	ASSERT_STREQ("hanging-up", state);
+	t0 = rc_now_ms();
+	ASSERT_EQ(0, rc_set_param("keepalive_timeout", "3"));
+	/* An INFO every 100 ms until the server is gone (or 60 s). */
+	end = t0 + 60000LL * scale;
+	while (rc_sysfs_u64("stats/connections") > 0 && rc_now_ms() < end) {
+		if (!rc_send_req(&self->c, ORDO_WIRE_OP_INFO, NULL, 0, &id))
+			sent++;
+		usleep(100000);
+	}
+	TH_LOG("closed %lld ms after keepalive_timeout became 3 s, %u requests sent meanwhile",
+	       rc_now_ms() - t0, sent);
+	EXPECT_EQ(0, rc_sysfs_u64("stats/connections"));
+	EXPECT_LT(10, sent);
 }
 
 /*

@@ -4,7 +4,10 @@
  * registered region fails on the client with a protection error and
  * changes nothing; READs past a region or with a forged key fail too.
  * Every connection to a device gets the same keys (one registration per
- * device); they die with the device's last connection.
+ * device); they die with the device's last connection.  A SEND with
+ * Invalidate of one of those keys (which the device carries out before
+ * the server sees the request) closes the sender's connection, and the
+ * key's MR is registered again under a new key for everyone else.
  */
 #define _GNU_SOURCE
 /*
@@ -205,6 +208,83 @@ TEST_F(wr, forged_keys_fail_and_keys_are_per_device)
 	} else {
 		/* rxe drew the same key byte for the same MR index again. */
 		TH_LOG("new registration reused key %#x", rkey);
+	}
+	unchanged(_metadata, self);
+}
+
+/* The key of the region table, by REGIONS of kind TABLE. */
+static uint32_t table_key(struct rc_conn *c)
+{
+	struct ordo_wire_region *t = NULL;
+	uint32_t n = 0, key = 0;
+
+	if (!rc_fetch_regions(c, ORDO_WIRE_REGION_TABLE, &t, &n) && n == 1)
+		key = le32toh(t[0].rkey);
+	free(t);
+	return key;
+}
+
+/*
+ * A fresh connection whose published key (the pool's first region's, or
+ * with @table the table's) is no longer @old; 0 or -ETIMEDOUT.
+ */
+static int rekeyed(struct rc_conn *c, bool table, uint32_t old,
+		   uint32_t *key)
+{
+	long long end = rc_now_ms() + RC_TIMEOUT_MS;
+
+	for (;;) {
+		if (!conn_regions(c)) {
+			*key = table ? table_key(c) :
+			       le32toh(c->regions[0].rkey);
+			if (*key && *key != old)
+				return 0;
+		}
+		rc_close(c);
+		if (rc_now_ms() > end)
+			return -ETIMEDOUT;
+		usleep(50000);
+	}
+}
+
+TEST_F(wr, send_with_invalidate_closes_and_rekeys)
+{
+	uint64_t inv0 = rc_sysfs_u64("stats/remote_invalidations");
+	uint8_t msg[sizeof(struct ordo_wire_hdr)];
+	struct rc_conn other, fresh;
+	uint32_t old, key;
+	long long end;
+	int round, st;
+
+	for (round = 0; round < 2; round++) {
+		bool table = round == 1;
+
+		/* A bystander keeps the device's registration alive. */
+		ASSERT_EQ(0, conn_regions(&other));
+		old = table ? table_key(&self->c) :
+		      le32toh(self->c.regions[0].rkey);
+		ASSERT_NE(0, old);
+		rc_hdr(msg, ORDO_WIRE_OP_INFO, 1, 0);
+		ASSERT_EQ(0, ordo_raw_send_inv(self->c.o, msg, sizeof(msg),
+					       old));
+		/* No reply: the server closes the sender. */
+		end = rc_now_ms() + RC_TIMEOUT_MS;
+		while (!rc_dead(&self->c) && rc_now_ms() < end)
+			EXPECT_NE(0, rc_wait_reply(&self->c, 100));
+		EXPECT_TRUE(rc_dead(&self->c));
+		EXPECT_EQ(inv0 + round + 1,
+			  rc_sysfs_u64("stats/remote_invalidations"));
+		/* The others get a new key, which reads; the old one does not. */
+		ASSERT_EQ(0, rekeyed(&fresh, table, old, &key));
+		TH_LOG("%s key %#x invalidated, now %#x", table ? "table" :
+		       "pool", old, key);
+		EXPECT_EQ(0, rc_rdma_raw(&fresh, IBV_WR_RDMA_READ, 0, 64, key));
+		st = rc_rdma_raw(&fresh, IBV_WR_RDMA_READ, 0, 64, old);
+		EXPECT_TRUE(refused(st));
+		rc_close(&fresh);
+		rc_close(&other);
+		rc_close(&self->c);
+		ASSERT_EQ(0, conn_regions(&self->c));
 	}
 	unchanged(_metadata, self);
 }

@@ -125,7 +125,6 @@ enum ordo_op {
 /**
  * struct ordo_batch_op - one entry of a batch
  * @op: enum ordo_op
- * @pad: must be 0
  * @result: out: 0 or a negative errno for this entry
  * @kv: the operation's arguments, as for the single-op ioctls
  */
