@@ -119,14 +119,20 @@ static u64 take(struct ordo_extents *x, u32 c)
 {
 	u64 off = x->free[c], size = class_units(c) * ORDO_EXTENT_UNIT;
 
-	if (off)
+	/*
+	 * Only a carved extent moves the carve point: a free one may lie
+	 * right at it (the first of the next chunk, once the current one is
+	 * filled exactly), and moving it there would carry x->cur into that
+	 * chunk, where it walks over extents in use.
+	 */
+	if (off) {
 		free_unlink(x, off, c);
-	else if (x->cur + size <= x->cur_end)
+	} else if (x->cur + size <= x->cur_end) {
 		off = x->cur;
+		x->cur += size;
+	}
 	if (!off)
 		return 0;
-	if (off == x->cur)
-		x->cur += size;
 	x->bytes += size;
 	x->live[chunk_of(x, off)] += class_units(c);
 	return off;

@@ -202,6 +202,81 @@ static int t_memory_bound(void)
 	return 0;
 }
 
+/* The pool offset of a staged extent, and its chunk (64 KiB chunks). */
+static u64 st_off(const struct ordo_staged *s)
+{
+	return ordo_extent_ref_offset(s->ref);
+}
+
+static u32 st_chunk(const struct ordo_staged *s)
+{
+	return st_off(s) >> 16;
+}
+
+/*
+ * The carve point stays put when the extent taken is a free one that
+ * lies right at it.  A full pool of 4000-byte values (16 to a 64 KiB
+ * chunk, exactly) has chunk k emptied and carved again for 8000-byte
+ * ones, filled exactly: the carve point is then the start of chunk k + 1,
+ * whose first extent is freed and taken again.  That moved the carve
+ * point into chunk k + 1 (past the end of the current chunk): emptying
+ * chunk k walked into it, and a whole-chunk value later shared a chunk
+ * with 4000-byte ones (natively: the walk's WARN aborts).
+ */
+static int t_carve_point_stays(void)
+{
+	static struct ordo_staged a[1024], b[8], s, big, more[16];
+	struct ordo_tree t;
+	u32 na = 0, i, k;
+
+	CHECK(!tree_new(&t, 8, 1 << 16, 8 << 16));
+	while (na < ARRAY_SIZE(a) && !ordo_tree_stage(&t, 4000, &a[na]))
+		na++;
+	CHECK(na > 16);
+	k = st_chunk(&a[0]);
+	for (i = 0; i < na; i++)
+		if (st_chunk(&a[i]) == k) {
+			ordo_tree_unstage(&t, &a[i]);
+			a[i].len = 0;
+		}
+	for (i = 0; i < 8; i++) {
+		CHECK(!ordo_tree_stage(&t, 8000, &b[i]));
+		CHECK_EQ(st_chunk(&b[i]), k);
+	}
+	for (i = 0; i < na; i++)
+		if (a[i].len && st_off(&a[i]) == (u64)(k + 1) << 16)
+			break;
+	CHECK(i < na);
+	ordo_tree_unstage(&t, &a[i]);
+	a[i].len = 0;
+	CHECK(!ordo_tree_stage(&t, 4000, &s));
+	CHECK_EQ(st_off(&s), (u64)(k + 1) << 16);
+	CHECK(t.extents.cur <= t.extents.cur_end);
+	/* Chunk k empties; then chunk k + 1, which a whole value takes. */
+	ordo_tree_unstage(&t, &s);
+	for (i = 0; i < 8; i++)
+		ordo_tree_unstage(&t, &b[i]);
+	CHECK(!ordo_tree_stage(&t, 2000, &s));
+	for (i = 0; i < na; i++)
+		if (a[i].len && st_chunk(&a[i]) == k + 1) {
+			ordo_tree_unstage(&t, &a[i]);
+			a[i].len = 0;
+		}
+	CHECK(!ordo_tree_stage(&t, (1 << 16) - ORDO_EXTENT_HDR_SIZE, &big));
+	memset(big.bytes, 0x5a, big.len);
+	/* Nothing else lands in its chunk, and its bytes stay its own. */
+	for (i = 0; i < ARRAY_SIZE(more); i++) {
+		if (ordo_tree_stage(&t, 4000, &more[i]))
+			break;
+		CHECK(st_chunk(&more[i]) != st_chunk(&big));
+		memset(more[i].bytes, 0xa5, 4000);
+	}
+	for (i = 0; i < big.len; i++)
+		CHECK_EQ(big.bytes[i], 0x5a);
+	ordo_tree_destroy(&t);
+	return 0;
+}
+
 /*
  * Chunks freed of their values serve again: a pool filled with 1 MiB
  * values and emptied takes values of another class in the same chunks,
@@ -560,6 +635,8 @@ int main(void)
 	run("extents are reused; bytes used follow the values",
 	    t_reuse_and_accounting);
 	run("the memory bound fails long writes whole", t_memory_bound);
+	run("a free extent taken at the carve point leaves it in its chunk",
+	    t_carve_point_stays);
 	run("emptied value chunks serve other classes, then nodes",
 	    t_chunks_come_back);
 	run("hostile and stale extent copies are refused", t_validate_hostile);
