@@ -4,6 +4,7 @@
  * the synchronous calls (one request submitted and polled for).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -52,7 +53,7 @@ enum ordo_mode ordo_mode(const struct ordo *o)
 static int opts_resolve(struct ordo *o, const struct ordo_opts *in)
 {
 	struct ordo_opts *op = &o->opts;
-	const char *env;
+	const char *env, *tok;
 
 	memset(op, 0, sizeof(*op));
 	if (in) {
@@ -62,6 +63,9 @@ static int opts_resolve(struct ordo *o, const struct ordo_opts *in)
 		memcpy(op, in, in->size < sizeof(*op) ? in->size : sizeof(*op));
 		op->size = sizeof(*op);
 	}
+	/* Owned by the handle once copied (below), NULL until then. */
+	tok = op->token;
+	op->token = NULL;
 	if (op->flags & ~(ORDO_OPT_PRIVATE_CACHE | ORDO_OPT_NO_WALK_CACHE |
 			  ORDO_OPT_FROZEN_CACHE))
 		return -EINVAL;
@@ -74,10 +78,11 @@ static int opts_resolve(struct ordo *o, const struct ordo_opts *in)
 	}
 	if (o->mode > ORDO_MODE_RPC)
 		return -EINVAL;
-	if (!op->token)
-		op->token = getenv("ORDO_TOKEN");
 	if (!op->timeout_ms)
 		op->timeout_ms = SHIM_TIMEOUT_DEFAULT;
+	/* Waits take an int of milliseconds. */
+	if (op->timeout_ms > INT_MAX)
+		return -EINVAL;
 	if (!op->queue_depth)
 		op->queue_depth = SHIM_QD_DEFAULT;
 	if (op->queue_depth > SHIM_QD_MAX)
@@ -88,6 +93,14 @@ static int opts_resolve(struct ordo *o, const struct ordo_opts *in)
 		op->walk_cache_bytes = 0;
 	o->cache_frozen = op->flags & ORDO_OPT_FROZEN_CACHE;
 	o->qd = op->queue_depth;
+	/* A copy, kept for reconnects: the caller's may be gone by then. */
+	if (!tok)
+		tok = getenv("ORDO_TOKEN");
+	if (tok) {
+		op->token = strdup(tok);
+		if (!op->token)
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -161,6 +174,7 @@ struct ordo *shim_open(const char *uri, const struct ordo_opts *opts,
 		}
 	}
 	if (ret) {
+		free((void *)o->opts.token);
 		free((void *)o->uri);
 		free(o);
 		errno = -ret;
@@ -189,6 +203,7 @@ void ordo_close(struct ordo *o)
 	shim_xbufs_free(o);
 	o->be->close(o);
 	free(o->ops);
+	free((void *)o->opts.token);
 	free((void *)o->uri);
 	free(o);
 }
@@ -222,6 +237,8 @@ int ordo_counters(struct ordo *o, struct ordo_counters *c)
 
 /* ---- the run loop ---- */
 
+static void sync_done(struct ordo_req *r);
+
 static void complete(struct ordo *o, struct shim_op *op)
 {
 	struct ordo_req *r = op->req;
@@ -240,7 +257,9 @@ static void complete(struct ordo *o, struct shim_op *op)
 	op->busy = false;
 	op->req = NULL;
 	o->inflight--;
-	o->completed++;
+	/* ordo_poll() counts the caller's requests, not the handle's own. */
+	if (r->cb != sync_done)
+		o->completed++;
 	if (r->cb)
 		r->cb(r);
 }
@@ -374,16 +393,20 @@ static void sync_done(struct ordo_req *r)
 	*(bool *)r->user = true;
 }
 
-/* One request, waited for. */
+/*
+ * One request, waited for.  Its waits step the caller's requests in
+ * flight too (their callbacks run) but leave their count to the caller's
+ * next ordo_poll().
+ */
 static int sync_req(struct ordo *o, struct ordo_req *r)
 {
 	bool done = false;
 	int ret;
 
-	/* A synchronous call needs a free slot: finish what is in flight. */
+	/* A synchronous call needs a free slot: let one finish. */
 	while (o->inflight >= o->qd) {
-		ret = ordo_poll(o, 1, -1);
-		if (ret < 0)
+		ret = o->be->wait(o, (int)o->opts.timeout_ms);
+		if (ret < 0 && o->inflight >= o->qd)
 			return ret;
 	}
 	r->cb = sync_done;
@@ -391,13 +414,15 @@ static int sync_req(struct ordo *o, struct ordo_req *r)
 	ret = ordo_submit(o, r);
 	if (ret)
 		return ret;
-	while (!done) {
-		ret = ordo_poll(o, 1, -1);
-		if (ret < 0 && !done)
-			return ret;
-	}
-	/* Queued cache refreshes run between operations. */
-	if (shim_cache_pending(o))
+	/*
+	 * Until it is done, even when a wait fails: @r lives in the caller's
+	 * frame, and its slot writes it when it ends.  Every backend ends an
+	 * operation within the handle's timeout (or with its connection).
+	 */
+	while (!done)
+		o->be->wait(o, (int)o->opts.timeout_ms);
+	/* Queued cache refreshes run between operations, none in flight. */
+	if (!o->inflight && shim_cache_pending(o))
 		shim_cache_refresh_stale(o);
 	return r->result;
 }

@@ -53,9 +53,11 @@ enum ordo_mode {
  * struct ordo_opts - options of ordo_open_opts(); zero means the default
  * @size: sizeof(struct ordo_opts), so the struct can grow.
  * @mode: enum ordo_mode.
- * @token: access token of a remote server (NULL: $ORDO_TOKEN, else none).
- * @timeout_ms: bound on every wait for the network (default 5000).  A
- *	server that does not answer in time gives -ETIMEDOUT.
+ * @token: access token of a remote server (NULL: $ORDO_TOKEN, else none);
+ *	the handle keeps a copy.
+ * @timeout_ms: bound on every wait for the network (default 5000, at
+ *	most INT_MAX).  A server that does not answer in time gives
+ *	-ETIMEDOUT; a synchronous call returns only once its request ended.
  * @queue_depth: operations in flight per handle (default 32, at most 256;
  *	a server may grant fewer RPC credits).
  * @walk_cache_bytes: bytes of inner nodes the walk caches (default 4 MiB;

@@ -724,11 +724,14 @@ static int rdma_wait(struct ordo *o, int ms)
 		rconn_close(r);
 		return ret;
 	}
-	/* Operations past the handle's bound fail; so does the connection. */
+	/*
+	 * Operations at the handle's bound fail; so does the connection
+	 * (at, not past: ordo_poll() gives up at that very millisecond).
+	 */
 	now = shim_now_ms();
 	for (i = 0; i < o->qd; i++)
 		if (o->ops[i].busy &&
-		    now - o->ops[i].t_start > (long long)o->opts.timeout_ms) {
+		    now - o->ops[i].t_start >= (long long)o->opts.timeout_ms) {
 			r->dead = true;
 			rdma_fail_all(o, -ETIMEDOUT);
 			return -ETIMEDOUT;
@@ -908,10 +911,17 @@ static int rdma_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
 		return -EINVAL;
 	if (n > ORDO_BATCH_MAX)
 		return -E2BIG;
+	if (!ops)
+		return -EFAULT;
 	for (i = 0; i < n; i++) {
 		if (ops[i].op < ORDO_OP_GET || ops[i].op > ORDO_OP_DELETE ||
 		    ops[i].kv.flags)
 			return -EINVAL;
+		/* As the ioctl checks them: a value's bytes need a pointer. */
+		if (!ops[i].kv.value &&
+		    (ops[i].op == ORDO_OP_GET ||
+		     (ops[i].op != ORDO_OP_DELETE && ops[i].kv.value_len)))
+			return -EFAULT;
 		/* A batch carries values that fit in one message. */
 		if (batch_vlen(&ops[i]) > rlong_value_max(o) ||
 		    HDR + sizeof(struct ordo_wire_batch) +

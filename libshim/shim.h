@@ -190,7 +190,9 @@ struct shim_op {
  *	steps the op on completion), or a negative errno.
  * @call: start op->call; same returns.
  * @wait: wait up to @ms for completions and step their ops; returns the
- *	number of completions handled or a negative errno.
+ *	number of completions handled or a negative errno.  An operation
+ *	the handle's timeout_ms old is failed by then (synchronous calls
+ *	wait for their operation's end, whatever a wait returns).
  * @bulk: synchronous read of any length (cache loads); 0 or -errno.
  * @info, @model_info, @retrain, @batch: synchronous calls.
  * @xbuf_drop: before the engine frees or grows a slot's extent buffer

@@ -17,9 +17,11 @@
  * connection, and calls that fail at once as on a dead connection.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rdma.h"
 
@@ -54,6 +56,9 @@ enum read_kind {
 static struct {
 	enum read_kind first, then;
 	unsigned int reads, syncs, calls;
+	bool silent;	/* waits see nothing; ops past the timeout fail */
+	bool counting;	/* key 2's reads fail at once, others post; waits
+			 * fail what is posted */
 } sc;
 
 /* A synchronous call whose wait failed: the connection is gone. */
@@ -65,11 +70,22 @@ static int be_sync_fails(struct ordo *o)
 	return -ECONNRESET;
 }
 
+static int be_read_counting(struct ordo *o, struct shim_op *op)
+{
+	if (op->req->key == 2) {
+		op->io_res = -EIO;
+		return 1;
+	}
+	return 0;
+}
+
 static int be_read(struct ordo *o, struct shim_op *op)
 {
 	enum read_kind k = sc.reads++ ? sc.then : sc.first;
 	uint32_t i;
 
+	if (sc.counting)
+		return be_read_counting(o, op);
 	if (rbe(o)->dead)
 		return -ECONNRESET;
 	if (k == R_RANGE)
@@ -89,8 +105,57 @@ static int be_call(struct ordo *o, struct shim_op *op)
 	return rbe(o)->dead ? -ECONNRESET : -EIO;
 }
 
+/*
+ * A server that stops answering: nothing completes, and an operation
+ * older than the handle's timeout (past it, not at it) fails.
+ */
+static int be_wait_silent(struct ordo *o, int ms)
+{
+	long long now;
+	uint32_t i;
+	int n = 0;
+
+	usleep((ms < 5 ? ms : 5) * 1000);
+	now = shim_now_ms();
+	for (i = 0; i < o->qd; i++) {
+		struct shim_op *op = &o->ops[i];
+
+		if (!op->busy || op->running ||
+		    now - op->t_start <= (long long)o->opts.timeout_ms)
+			continue;
+		op->step = shim_step_fail;
+		op->io_res = -ETIMEDOUT;
+		shim_run(o, op);
+		n++;
+	}
+	return n ? n : -ETIMEDOUT;
+}
+
+/* Every posted operation fails now (a connection that went). */
+static int be_wait_counting(struct ordo *o)
+{
+	uint32_t i;
+	int n = 0;
+
+	for (i = 0; i < o->qd; i++) {
+		struct shim_op *op = &o->ops[i];
+
+		if (!op->busy || op->running)
+			continue;
+		op->step = shim_step_fail;
+		op->io_res = -ETIMEDOUT;
+		shim_run(o, op);
+		n++;
+	}
+	return n;
+}
+
 static int be_wait(struct ordo *o, int ms)
 {
+	if (sc.silent)
+		return be_wait_silent(o, ms);
+	if (sc.counting)
+		return be_wait_counting(o);
 	return -ECONNRESET;
 }
 
@@ -239,9 +304,96 @@ static int other_ops_fail_at_once(void)
 	return 0;
 }
 
+/*
+ * A synchronous GET whose READ never completes: ordo_poll() gives up at
+ * the handle's timeout, one millisecond before the backend fails the
+ * operation.  The call must not return before its request is done (it
+ * returned -ETIMEDOUT with the request, in its own frame, still in the
+ * slot, and the next call completed it into a dead frame).
+ */
+static int sync_call_outlives_no_request(void)
+{
+	struct ordo *o = handle(1);
+	uint8_t val[8];
+
+	sc.first = sc.then = R_POST;
+	sc.silent = true;
+	o->opts.timeout_ms = 50;
+	CHECK_EQ(ordo_get(o, 42, val, sizeof(val)), -ETIMEDOUT);
+	CHECK_EQ(o->inflight, 0);
+	CHECK_EQ(o->ops[0].busy, 0);
+	CHECK_EQ(o->ops[0].req, 0);
+	/* The next call has the slot to itself. */
+	CHECK_EQ(ordo_get(o, 43, val, sizeof(val)), -ETIMEDOUT);
+	CHECK_EQ(o->inflight, 0);
+	ordo_close(o);
+	return 0;
+}
+
+/*
+ * Options: a timeout past INT_MAX is EINVAL (waits take an int; it went
+ * negative and timed out at once).  A failed open frees the handle's copy
+ * of the token and never the caller's string (ASan checks both).
+ */
+static int open_options(void)
+{
+	struct ordo_opts op = { .size = sizeof(op) };
+	char token[16] = "secret";
+
+	op.timeout_ms = (uint32_t)INT_MAX + 1;
+	errno = 0;
+	CHECK_EQ(ordo_open_opts("/nonexistent/ordo", &op), 0);
+	CHECK_EQ(errno, EINVAL);
+	op.timeout_ms = UINT32_MAX;
+	CHECK_EQ(ordo_open_opts("/nonexistent/ordo", &op), 0);
+	CHECK_EQ(errno, EINVAL);
+	op.timeout_ms = INT_MAX;
+	op.token = token;
+	errno = 0;
+	CHECK_EQ(ordo_open_opts("/nonexistent/ordo", &op), 0);
+	CHECK_EQ(errno, ENOENT);
+	op.queue_depth = 100000;	/* refused after the token is seen */
+	CHECK_EQ(ordo_open_opts("/nonexistent/ordo", &op), 0);
+	CHECK_EQ(errno, EINVAL);
+	CHECK_EQ(strcmp(token, "secret"), 0);
+	return 0;
+}
+
+/*
+ * ordo_poll() counts the caller's requests only.  Synchronous calls that
+ * end inside their submit were counted (two DELETEs, then ordo_poll()
+ * returned 2 with nothing submitted); one whose wait ended an
+ * asynchronous request took its count (its callback ran, the caller's
+ * ordo_poll() returned 0, and a loop waiting for N completions spun).
+ */
+static int poll_counts_callers_requests(void)
+{
+	struct ordo *o = handle(2);
+	uint8_t v1[8], v2[8];
+	struct ordo_req a = { .op = ORDO_OP_GET, .key = 1, .val = v1,
+			      .len = sizeof(v1), .cb = cb };
+
+	sc.counting = true;
+	cb_runs = 0;
+	CHECK_EQ(ordo_get(o, 2, v2, sizeof(v2)), -EIO);
+	CHECK_EQ(ordo_get(o, 2, v2, sizeof(v2)), -EIO);
+	CHECK_EQ(ordo_poll(o, 0, 0), 0);
+	/* a posts; the next call's wait ends both (the call posts too). */
+	CHECK_EQ(ordo_submit(o, &a), 0);
+	CHECK_EQ(o->inflight, 1);
+	CHECK_EQ(ordo_get(o, 3, v2, sizeof(v2)), -ETIMEDOUT);
+	CHECK_EQ(cb_runs, 1);
+	CHECK_EQ(a.result, -ETIMEDOUT);
+	CHECK_EQ(o->inflight, 0);
+	CHECK_EQ(ordo_poll(o, 0, 0), 1);
+	CHECK_EQ(ordo_poll(o, 0, 0), 0);
+	ordo_close(o);
+	return 0;
+}
+
 int main(void)
 {
-	printf("TAP version 13\n1..4\n");
+	printf("TAP version 13\n1..7\n");
 	run("GET: the region refresh of its step fails the connection",
 	    get_refresh_fails);
 	run("GET: the superblock read of its walk's restart fails the connection",
@@ -250,5 +402,11 @@ int main(void)
 	    scan_fails_in_its_steps);
 	run("other requests in flight are failed at once, each once",
 	    other_ops_fail_at_once);
+	run("a synchronous call returns only once its request is done",
+	    sync_call_outlives_no_request);
+	run("open: timeout past INT_MAX is EINVAL, the token is copied",
+	    open_options);
+	run("ordo_poll() counts the caller's requests, not synchronous calls",
+	    poll_counts_callers_requests);
 	return tap_failed ? 1 : 0;
 }

@@ -201,6 +201,14 @@ static void check_batch(struct __test_metadata *_metadata, struct ordo *o)
 	ops[ORDO_BATCH_MAX - 1].op = ORDO_OP_GET;
 	ASSERT_EQ(-E2BIG, ordo_batch(o, ops, ORDO_BATCH_MAX + 1));
 	ASSERT_EQ(-EINVAL, ordo_batch(o, ops, 0));
+	/* An entry without its bytes' pointer: EFAULT, whole, either way. */
+	batch_fill(ops, vals, ORDO_OP_PUT, vs);
+	ops[ORDO_BATCH_MAX - 1].kv.value = 0;
+	ASSERT_EQ(-EFAULT, ordo_batch(o, ops, ORDO_BATCH_MAX));
+	ASSERT_EQ(-ENOENT, ordo_get(o, key_of(0) + 5, val, sizeof(val)));
+	batch_fill(ops, vals, ORDO_OP_GET, vs);
+	ops[3].kv.value = 0;
+	ASSERT_EQ(-EFAULT, ordo_batch(o, ops, ORDO_BATCH_MAX));
 }
 
 static void run_backend(struct __test_metadata *_metadata, const char *uri)

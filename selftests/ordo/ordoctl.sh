@@ -213,6 +213,11 @@ suite() {
 	check "[$t] and scan as KEY and a space" 0 "1 " $c scan 1 1
 	check "[$t] del of the empty value" 0 "" $c del 1
 	check "[$t] bad key is usage" 2 "" $c get 12x
+	check "[$t] key with a blank is usage" 2 "" $c get " 5"
+	check "[$t] a leading 0 is decimal, not octal" 0 "" $c put 010 ten
+	check "[$t] so key 10 holds it" 0 "ten" $c get 10
+	check "[$t] and key 8 does not" 1 "" $c get 8
+	check "[$t] del of key 010" 0 "" $c del 010
 	check "[$t] negative key is usage" 2 "" $c get -1
 	check "[$t] key past u64 is usage" 2 "" $c get 18446744073709551616
 	check "[$t] unknown command is usage" 2 "" $c frobnicate

@@ -7,6 +7,7 @@
  * transport error; failures print one line on stderr.
  * Documentation/ordoctl.rst and ordoctl(1) are the contract.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -85,14 +86,26 @@ int ctl_usage(const struct ctl_args *a)
 	return CTL_EXIT_USAGE;
 }
 
+/*
+ * Decimal digits, or 0x and hex digits: nothing else (strtoull() alone
+ * would skip blanks, take a sign, and read a leading 0 as octal: "010"
+ * would name key 8).
+ */
 int ctl_parse_u64(const char *s, uint64_t *out)
 {
+	int base = 10;
 	char *end;
 
-	if (!*s || *s == '-' || *s == '+')
+	if ((s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))) {
+		base = 16;
+		s += 2;
+		if (!isxdigit((unsigned char)*s))
+			return -1;
+	} else if (!isdigit((unsigned char)*s)) {
 		return -1;
+	}
 	errno = 0;
-	*out = strtoull(s, &end, 0);
+	*out = strtoull(s, &end, base);
 	if (errno || *end)
 		return -1;
 	return 0;
