@@ -12,9 +12,15 @@
  * line).  It ends by itself with the connection's error, exactly once,
  * while the other operations in flight are failed at once.
  *
+ * And the handle's own synchronous calls among the caller's requests: a
+ * call whose server went silent returns only once its request ended,
+ * ordo_poll() counts the caller's requests alone, and the options a
+ * handle keeps (its timeout, a copy of the token) are checked at open.
+ *
  * The backend here is a script around the real rdma_fail_all(): reads
  * out of range or of stale nodes, synchronous calls that fail the
- * connection, and calls that fail at once as on a dead connection.
+ * connection, calls that fail at once as on a dead connection, and
+ * waits that see nothing until operations time out.
  */
 #include <errno.h>
 #include <limits.h>
