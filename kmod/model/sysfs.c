@@ -48,6 +48,14 @@ ORDO_MODEL_ATTR(shrinks, shrinks);
 ORDO_MODEL_ATTR(last_full_train_us, last_full_train_us);
 ORDO_MODEL_ATTR(last_full_train_ns, last_full_train_ns);
 
+static ssize_t full_train_failures_show(struct device *dev,
+					struct device_attribute *attr,
+					char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", ordo_trainer_failures(ordo));
+}
+static DEVICE_ATTR_RO(full_train_failures);
+
 static struct attribute *ordo_model_attrs[] = {
 	&dev_attr_version.attr,
 	&dev_attr_keys.attr,
@@ -76,6 +84,7 @@ static struct attribute *ordo_model_attrs[] = {
 	&dev_attr_shrinks.attr,
 	&dev_attr_last_full_train_us.attr,
 	&dev_attr_last_full_train_ns.attr,
+	&dev_attr_full_train_failures.attr,
 	NULL,
 };
 

@@ -65,6 +65,17 @@ static u64 ordo_model_max_bytes(void)
 #define ORDO_FULL_EVERY	(5 * HZ)
 
 /*
+ * After a failed full training (no room for the image, no memory for the
+ * snapshot), the trainer tries again by itself after 1 s, doubling up to
+ * 64 s: each try snapshots and trains the whole tree first.
+ */
+#define ORDO_FULL_BACKOFF_MIN	HZ
+#define ORDO_FULL_BACKOFF_MAX	(64 * HZ)
+
+/* Test facility (debugfs fail_full_trainings): fail every full training. */
+u32 ordo_trainer_fail_fulls;
+
+/*
  * Sub-models retrained for an overflowed queue, at most; a wider range of
  * dropped keys (a bulk load at random) is served by a full training.
  */
@@ -235,6 +246,9 @@ static int ordo_full_train(struct ordo_trainer *tr, u32 target_subs)
 	if (ret)
 		return ret;
 	ret = ordo_model_train(&m, &set, &p, epoch);
+	/* As if its image had no room: after the snapshot and the training. */
+	if (!ret && READ_ONCE(ordo_trainer_fail_fulls))
+		ret = -ENOSPC;
 	if (!ret)
 		ret = ordo_model_mem_publish(&tr->mem, m);
 	if (ret) {
@@ -259,6 +273,26 @@ static int ordo_full_train(struct ordo_trainer *tr, u32 target_subs)
 	tr->info.last_full_train_ns = ktime_get_boottime_ns();
 	spin_unlock(&tr->lock);
 	return 0;
+}
+
+/* May the trainer start a full training by itself now? */
+static bool ordo_full_may_try(struct ordo_trainer *tr)
+{
+	return !tr->full_backoff || !time_before(jiffies, tr->full_retry_at);
+}
+
+/* Note a full training's result for the backoff (-ENODATA: no try). */
+static void ordo_full_result(struct ordo_trainer *tr, int ret)
+{
+	if (!ret || ret == -ENODATA) {
+		tr->full_backoff = 0;
+		return;
+	}
+	atomic64_inc(&tr->full_failures);
+	tr->full_backoff = clamp(2 * tr->full_backoff,
+				 (unsigned long)ORDO_FULL_BACKOFF_MIN,
+				 (unsigned long)ORDO_FULL_BACKOFF_MAX);
+	tr->full_retry_at = jiffies + tr->full_backoff;
 }
 
 /*
@@ -488,15 +522,19 @@ static void ordo_resize_if_due(struct ordo_trainer *tr)
 	const struct ordo_model_params *p = &tr->params;
 	struct ordo_model_health h;
 	u32 extra;
+	int ret;
 
 	ordo_model_health(tr->model, &h);
 	extra = ordo_model_tt_room_due(&h, p);
 	if (extra && !ordo_grow_tt(tr, extra))
 		return;
 	/* A failed growth leaves the model ahead of its image: retrain. */
-	if (extra || ordo_model_needs_expand(&h, p) ||
-	    ordo_model_needs_shrink(&h, p) || ordo_model_needs_rebuild(&h, p))
-		ordo_full_train(tr, ordo_model_resize_target(&h, p));
+	if ((extra || ordo_model_needs_expand(&h, p) ||
+	     ordo_model_needs_shrink(&h, p) ||
+	     ordo_model_needs_rebuild(&h, p)) && ordo_full_may_try(tr)) {
+		ret = ordo_full_train(tr, ordo_model_resize_target(&h, p));
+		ordo_full_result(tr, ret);
+	}
 }
 
 static int ordo_trainer_main(void *data)
@@ -552,8 +590,15 @@ static int ordo_trainer_main(void *data)
 		if (!full && !tr->full_due && tr->model && n &&
 		    ordo_retrain_queued(tr, keys, n))
 			full = true;
+		/* One the trainer starts by itself waits out a backoff. */
+		if (full && requests == tr->full_done &&
+		    !ordo_full_may_try(tr)) {
+			full = false;
+			tr->full_due = true;
+		}
 		if (full) {
 			ret = now_keys ? ordo_full_train(tr, 0) : -ENODATA;
+			ordo_full_result(tr, ret);
 			if (ret != -ENODATA) {
 				tr->full_due = ret != 0;
 				tr->last_full = jiffies;
@@ -604,6 +649,17 @@ int ordo_trainer_retrain(struct ordo_dev *od, u64 *version)
 	*version = tr->info.version;
 	spin_unlock(&tr->lock);
 	return ret;
+}
+
+/**
+ * ordo_trainer_failures - full trainings that failed since load
+ * @od: the device
+ *
+ * Return: the count.
+ */
+u64 ordo_trainer_failures(struct ordo_dev *od)
+{
+	return atomic64_read(&od->trainer->full_failures);
 }
 
 void ordo_trainer_info(struct ordo_dev *od, struct ordo_model_info *info)

@@ -61,6 +61,10 @@ struct ordo_model_mem {
  *	cut, a merge): the live image cannot take patches, and @model is
  *	written as a new image once, at the round's end
  * @last_full: jiffies of the last full training
+ * @full_retry_at: no full training the trainer starts by itself before
+ *	this (jiffies), after one failed
+ * @full_backoff: the wait before the next try, doubled by each failure
+ * @full_failures: full trainings that failed since load (sysfs)
  * @inflight: work the thread has taken on but not published yet
  * @drained: the thread's copy of @queue
  * @lock: protects the fields below it
@@ -87,6 +91,9 @@ struct ordo_trainer {
 	bool full_due;
 	bool renumbered;
 	unsigned long last_full;
+	unsigned long full_retry_at;
+	unsigned long full_backoff;
+	atomic64_t full_failures;
 	u32 inflight;
 	u64 drained[ORDO_TRAIN_QUEUE];
 
@@ -106,6 +113,9 @@ int ordo_trainer_start(struct ordo_dev *od);
 void ordo_trainer_stop(struct ordo_dev *od);
 int ordo_trainer_retrain(struct ordo_dev *od, u64 *version);
 void ordo_trainer_info(struct ordo_dev *od, struct ordo_model_info *info);
+u64 ordo_trainer_failures(struct ordo_dev *od);
+/* Test facility (debugfs): while non-zero, every full training fails. */
+extern u32 ordo_trainer_fail_fulls;
 
 /* region.c */
 int ordo_model_mem_init(struct ordo_model_mem *mm, u64 chunk_size,

@@ -11,6 +11,9 @@
  *	dma_unsynced		while non-zero, RDMA devices added are taken
  *				as needing DMA syncs, and so not served
  *				(0: off)
+ *	fail_full_trainings	while non-zero, every full training of the
+ *				model fails after its snapshot and training,
+ *				as when its image has no room (0: off)
  *
  * They let the tests reach paths a healthy soft-RoCE device never takes;
  * nothing else reads or needs them.
@@ -20,6 +23,7 @@
 #include <linux/limits.h>
 
 #include "server.h"
+#include "trainer.h"
 
 static struct dentry *ordo_debugfs_dir;
 
@@ -51,6 +55,8 @@ void ordo_rdma_debugfs_init(void)
 			   &ordo_rdma_inline_limit);
 	debugfs_create_u32("dma_unsynced", 0600, ordo_debugfs_dir,
 			   &ordo_rdma_dma_unsynced);
+	debugfs_create_u32("fail_full_trainings", 0600, ordo_debugfs_dir,
+			   &ordo_trainer_fail_fulls);
 }
 
 void ordo_rdma_debugfs_exit(void)
@@ -60,4 +66,5 @@ void ordo_rdma_debugfs_exit(void)
 	atomic_set(&ordo_reg_fail_posts, 0);
 	ordo_rdma_inline_limit = 0;
 	ordo_rdma_dma_unsynced = 0;
+	ordo_trainer_fail_fulls = 0;
 }

@@ -232,6 +232,26 @@ static void open_mapped(struct __test_metadata *_metadata,
 	self->region = p;
 }
 
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
 FIXTURE_SETUP(model)
 {
 	open_mapped(_metadata, self);
@@ -241,6 +261,8 @@ FIXTURE_SETUP(model)
 
 FIXTURE_TEARDOWN(model)
 {
+	if (!access("/sys/kernel/debug/ordo/fail_full_trainings", F_OK))
+		write_str("/sys/kernel/debug/ordo/fail_full_trainings", "0");
 	munmap((void *)self->pool, POOL_LEN);
 	munmap((void *)self->region, MODEL_LEN);
 	t_clear(self->fd);
@@ -940,6 +962,64 @@ TEST_F_TIMEOUT(model, full_region_fails_before_training, 900)
 	free(keys);
 
 	reload(_metadata, self, params);
+}
+
+#define FAIL_FULL	"/sys/kernel/debug/ordo/fail_full_trainings"
+
+/* Wait up to @s seconds for @n full trainings to have failed. */
+static unsigned long long failures_reach(unsigned long long n, int s)
+{
+	long long end = now_ms() + s * 1000LL;
+	unsigned long long f;
+
+	while ((f = t_sysfs_u64("model/full_train_failures")) < n &&
+	       now_ms() < end)
+		usleep(50000);
+	return f;
+}
+
+/*
+ * A full training that fails (its image finds no room: debugfs
+ * fail_full_trainings) is not started again every round: the trainer
+ * backs off 1 s, 2 s, 4 s, ... up to 64 s, so three more tries take 7 s
+ * at least (it tried every second, each with a snapshot and a training
+ * of the whole tree).  A RETRAIN is not held back; once trainings
+ * succeed again the model is published.
+ */
+TEST_F_TIMEOUT(model, failed_full_trainings_back_off, 900)
+{
+	unsigned int scale = t_time_scale();
+	uint32_t n = 20000, i;
+	uint64_t *keys = malloc(n * 8), x = 7, v;
+	unsigned long long f0, f1;
+	struct ordo_model_info mi;
+	long long t0, took;
+
+	ASSERT_NE(NULL, keys);
+	ASSERT_EQ(0, access(FAIL_FULL, W_OK));
+	ASSERT_EQ(0, write_str(FAIL_FULL, "1"));
+	f0 = t_sysfs_u64("model/full_train_failures");
+	for (i = 0; i < n; i++)
+		keys[i] = next_rand(&x);
+	put_keys(_metadata, self->fd, self->vs, keys, n);
+	/* The store goes quiet: the trainer tries a first model, which fails. */
+	f1 = failures_reach(f0 + 1, 120 * scale);
+	ASSERT_LE(f0 + 1, f1);
+	t0 = now_ms();
+	EXPECT_LE(f1 + 3, failures_reach(f1 + 3, 120 * scale));
+	took = now_ms() - t0;
+	TH_LOG("three more failed tries took %lld ms", took);
+	EXPECT_LE(6000, took);
+	/* A RETRAIN runs now, and fails the same way. */
+	f1 = t_sysfs_u64("model/full_train_failures");
+	EXPECT_EQ(-ENOSPC, retrain(self->fd, &v));
+	EXPECT_EQ(f1 + 1, t_sysfs_u64("model/full_train_failures"));
+	ASSERT_EQ(0, write_str(FAIL_FULL, "0"));
+	ASSERT_EQ(0, retrain(self->fd, &v));
+	ASSERT_EQ(0, model_info(self->fd, &mi));
+	EXPECT_EQ(v, mi.version);
+	EXPECT_NE(0, v);
+	free(keys);
 }
 
 TEST_HARNESS_MAIN
