@@ -203,6 +203,7 @@ void ordo_close(struct ordo *o)
 	shim_xbufs_free(o);
 	o->be->close(o);
 	free(o->ops);
+	free(o->cb_pend);
 	free((void *)o->opts.token);
 	free((void *)o->uri);
 	free(o);
@@ -239,6 +240,46 @@ int ordo_counters(struct ordo *o, struct ordo_counters *c)
 
 static void sync_done(struct ordo_req *r);
 
+/* Keep @r's callback for when the running one returns: false if no room. */
+static bool cb_defer(struct ordo *o, struct ordo_req *r)
+{
+	if (o->cb_head && o->cb_head == o->cb_n)
+		o->cb_head = o->cb_n = 0;
+	if (o->cb_n == o->cb_cap) {
+		uint32_t cap = o->cb_cap ? 2 * o->cb_cap : 16;
+		struct ordo_req **p = realloc(o->cb_pend, cap * sizeof(*p));
+
+		if (!p)
+			return false;
+		o->cb_pend = p;
+		o->cb_cap = cap;
+	}
+	o->cb_pend[o->cb_n++] = r;
+	return true;
+}
+
+/*
+ * Run @r's callback.  One completed while another callback runs (a
+ * request it submitted, completed at once on the local backend) waits for
+ * it to return, and the outermost runs them in turn: a chain of requests
+ * each submitted from the last one's callback is a loop, not a recursion
+ * as deep as the chain.  A synchronous call's own request is ended at once
+ * (its caller waits for exactly that).
+ */
+static void run_cb(struct ordo *o, struct ordo_req *r)
+{
+	if (o->cb_depth && r->cb != sync_done && cb_defer(o, r))
+		return;
+	o->cb_depth++;
+	r->cb(r);
+	while (o->cb_depth == 1 && o->cb_head < o->cb_n) {
+		struct ordo_req *next = o->cb_pend[o->cb_head++];
+
+		next->cb(next);
+	}
+	o->cb_depth--;
+}
+
 static void complete(struct ordo *o, struct shim_op *op)
 {
 	struct ordo_req *r = op->req;
@@ -261,7 +302,7 @@ static void complete(struct ordo *o, struct shim_op *op)
 	if (r->cb != sync_done)
 		o->completed++;
 	if (r->cb)
-		r->cb(r);
+		run_cb(o, r);
 }
 
 /**

@@ -233,7 +233,9 @@ typedef void (*ordo_cb_t)(struct ordo_req *req);
  * @keys: SCAN: room for @count keys.
  * @lens: SCAN: room for @count value lengths, or NULL.
  * @count: SCAN: pairs wanted, 1..ORDO_SCAN_MAX.
- * @cb: called from ordo_poll() when the request completed (may be NULL).
+ * @cb: called when the request completed (may be NULL): from ordo_poll(),
+ *	from ordo_submit() on the local backend, or from a synchronous call;
+ *	it may submit and call again, but not ordo_close() its handle.
  * @user: for the caller.
  * @result: out: 0, a SCAN's pair count, or a negative errno.
  * @more: out: SCAN: keys past the last one may exist.

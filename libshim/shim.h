@@ -239,6 +239,10 @@ struct shim_walk_cache;
  * @qd: slots.
  * @inflight: slots in use.
  * @completed: requests completed by the last steps and not yet counted.
+ * @cb_depth: callbacks running (nested: one called from another's call).
+ * @cb_pend: completed requests whose callbacks wait for the running one
+ *	to return (@cb_head..@cb_n of them, @cb_cap room), so that chains of
+ *	requests submitted from callbacks do not nest without bound.
  * @cache_frozen: %ORDO_OPT_FROZEN_CACHE: never refresh the cache.
  * @cnt: counters.
  * @sync_req: request of the synchronous calls.
@@ -261,6 +265,9 @@ struct ordo {
 	uint32_t qd;
 	uint32_t inflight;
 	uint32_t completed;
+	uint32_t cb_depth;
+	struct ordo_req **cb_pend;
+	uint32_t cb_head, cb_n, cb_cap;
 	bool cache_frozen;
 	struct ordo_counters cnt;
 	struct ordo_req sync_req;

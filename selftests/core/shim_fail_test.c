@@ -397,9 +397,60 @@ static int poll_counts_callers_requests(void)
 	return 0;
 }
 
+static struct {
+	struct ordo *o;
+	unsigned int left, runs;
+	uintptr_t top, low;
+} chain;
+
+/* Submits its request again until the chain is done; notes its depth. */
+static void chain_cb(struct ordo_req *r)
+{
+	char here;
+
+	chain.runs++;
+	if ((uintptr_t)&here < chain.low)
+		chain.low = (uintptr_t)&here;
+	if (!chain.top)
+		chain.top = (uintptr_t)&here;
+	if (chain.left && !--chain.left)
+		return;
+	ordo_submit(chain.o, r);
+}
+
+/*
+ * Requests that complete inside ordo_submit() (as every local one does),
+ * each submitted from the previous one's callback: 2,000 in a row run as
+ * a loop.  Each callback nested in the last submit's, so the stack grew
+ * with the chain (200,000 overflowed 8 MiB).
+ */
+static int callback_chains_do_not_nest(void)
+{
+	struct ordo *o = handle(1);
+	uint8_t v[8];
+	struct ordo_req r = { .op = ORDO_OP_GET, .key = 2, .val = v,
+			      .len = sizeof(v), .cb = chain_cb };
+
+	sc.counting = true;
+	memset(&chain, 0, sizeof(chain));
+	chain.o = o;
+	chain.left = 2000;
+	chain.low = UINTPTR_MAX;
+	CHECK_EQ(ordo_submit(o, &r), 0);
+	CHECK_EQ(chain.runs, 2000);
+	CHECK_EQ(o->inflight, 0);
+	CHECK_EQ(r.result, -EIO);
+	printf("# 2000 chained callbacks, %lu bytes of stack below the first\n",
+	       (unsigned long)(chain.top - chain.low));
+	CHECK_EQ(chain.top - chain.low < 4096, 1);
+	CHECK_EQ(ordo_poll(o, 0, 0), 2000);
+	ordo_close(o);
+	return 0;
+}
+
 int main(void)
 {
-	printf("TAP version 13\n1..7\n");
+	printf("TAP version 13\n1..8\n");
 	run("GET: the region refresh of its step fails the connection",
 	    get_refresh_fails);
 	run("GET: the superblock read of its walk's restart fails the connection",
@@ -414,5 +465,7 @@ int main(void)
 	    open_options);
 	run("ordo_poll() counts the caller's requests, not synchronous calls",
 	    poll_counts_callers_requests);
+	run("requests submitted from callbacks run as a loop, not nested",
+	    callback_chains_do_not_nest);
 	return tap_failed ? 1 : 0;
 }
