@@ -812,6 +812,29 @@ int shim_cache_load_sub(struct ordo *o, uint64_t epoch, uint32_t sub,
 	return ret;
 }
 
+/*
+ * The cache is shared by the handles of a process (threads): its flags
+ * are read and written under its lock, like the model.
+ */
+static void set_reload(struct shim_cache *c)
+{
+	pthread_rwlock_wrlock(&c->lock);
+	c->reload = true;
+	pthread_rwlock_unlock(&c->lock);
+}
+
+/* Is a whole load due: no model yet (and its retry time came), a reload? */
+static bool load_due(struct shim_cache *c, bool *has_model)
+{
+	bool due;
+
+	pthread_rwlock_rdlock(&c->lock);
+	*has_model = c->m;
+	due = c->reload || (!c->m && shim_now_ms() >= c->next_try_ms);
+	pthread_rwlock_unlock(&c->lock);
+	return due;
+}
+
 /* Read one sub-model (descriptor, then its slice) and install it. */
 static int refresh_one(struct ordo *o, uint32_t sub)
 {
@@ -826,7 +849,7 @@ static int refresh_one(struct ordo *o, uint32_t sub)
 	if (lay.epoch != shim_cache_epoch(o) ||
 	    lay.top_gen != shim_cache_top_gen(o) || sub < lay.first ||
 	    sub >= lay.nsub) {
-		o->cache->reload = true;
+		set_reload(o->cache);
 		return -ESTALE;
 	}
 	buf = malloc(ORDO_MODEL_DESC_SIZE);
@@ -868,17 +891,22 @@ void shim_cache_refresh_stale(struct ordo *o)
 {
 	struct shim_cache *c = o->cache;
 	uint32_t n = 0, sub;
+	bool has_model, reload;
 
 	if (!c || o->cache_frozen)
 		return;
-	if (!c->m || c->reload) {
-		/* No model yet: look again now and then, walking meanwhile. */
-		if (!c->m && shim_now_ms() < c->next_try_ms)
-			return;
-		if (shim_cache_load(o) && !c->m)
-			c->next_try_ms = shim_now_ms() + 200;
+	if (load_due(c, &has_model)) {
+		if (shim_cache_load(o)) {
+			pthread_rwlock_wrlock(&c->lock);
+			if (!c->m)
+				c->next_try_ms = shim_now_ms() + 200;
+			pthread_rwlock_unlock(&c->lock);
+		}
 		return;
 	}
+	/* No model yet: look again now and then, walking meanwhile. */
+	if (!has_model)
+		return;
 	pthread_mutex_lock(&load_lock);
 	while (n++ < 4) {
 		pthread_rwlock_wrlock(&c->lock);
@@ -892,13 +920,14 @@ void shim_cache_refresh_stale(struct ordo *o)
 			pthread_rwlock_wrlock(&c->lock);
 			if (c->m && ordo_model_has_sub(c->m, sub))
 				c->stale[sub] = 0;
+			reload = c->reload;
 			pthread_rwlock_unlock(&c->lock);
-			if (c->reload)
+			if (reload)
 				break;
 		}
 	}
 	pthread_mutex_unlock(&load_lock);
-	if (c->reload)
+	if (load_due(c, &has_model) && has_model)
 		shim_cache_load(o);
 }
 
@@ -906,9 +935,13 @@ void shim_cache_refresh_stale(struct ordo *o)
 bool shim_cache_pending(struct ordo *o)
 {
 	struct shim_cache *c = o->cache;
+	bool ret;
 
 	if (!c || o->cache_frozen)
 		return false;
-	return c->reload || c->head != c->tail ||
-	       (!c->m && shim_now_ms() >= c->next_try_ms);
+	pthread_rwlock_rdlock(&c->lock);
+	ret = c->reload || c->head != c->tail ||
+	      (!c->m && shim_now_ms() >= c->next_try_ms);
+	pthread_rwlock_unlock(&c->lock);
+	return ret;
 }
