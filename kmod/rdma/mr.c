@@ -633,11 +633,7 @@ static void ordo_reg_retire(struct ordo_reg *reg, bool all)
 	}
 }
 
-/*
- * Look up the keys clients invalidated: the table's MR or a published
- * extent's is registered again by the next chain (ordo_reg_build()).  A
- * key of nothing published (a retiring MR, a guess) needs nothing.
- */
+/* Is @key one of @keys[0..@n)? */
 static bool ordo_reg_key_in(const u32 *keys, u32 n, u32 key)
 {
 	u32 i;
@@ -648,6 +644,11 @@ static bool ordo_reg_key_in(const u32 *keys, u32 n, u32 key)
 	return false;
 }
 
+/*
+ * Look up the keys clients invalidated: the table's MR or a published
+ * extent's is registered again by the next chain (ordo_reg_build()).  A
+ * key of nothing published (a retiring MR, a guess) needs nothing.
+ */
 static void ordo_reg_mark_dead(struct ordo_reg *reg)
 {
 	u32 keys[ORDO_REG_CHAIN], n, kind, s;

@@ -232,18 +232,6 @@ static void open_mapped(struct __test_metadata *_metadata,
 	self->region = p;
 }
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
-
 static long long now_ms(void)
 {
 	struct timespec ts;
@@ -262,7 +250,7 @@ FIXTURE_SETUP(model)
 FIXTURE_TEARDOWN(model)
 {
 	if (!access("/sys/kernel/debug/ordo/fail_full_trainings", F_OK))
-		write_str("/sys/kernel/debug/ordo/fail_full_trainings", "0");
+		t_write_file("/sys/kernel/debug/ordo/fail_full_trainings", "0");
 	munmap((void *)self->pool, POOL_LEN);
 	munmap((void *)self->region, MODEL_LEN);
 	t_clear(self->fd);
@@ -997,7 +985,7 @@ TEST_F_TIMEOUT(model, failed_full_trainings_back_off, 900)
 
 	ASSERT_NE(NULL, keys);
 	ASSERT_EQ(0, access(FAIL_FULL, W_OK));
-	ASSERT_EQ(0, write_str(FAIL_FULL, "1"));
+	ASSERT_EQ(0, t_write_file(FAIL_FULL, "1"));
 	f0 = t_sysfs_u64("model/full_train_failures");
 	for (i = 0; i < n; i++)
 		keys[i] = next_rand(&x);
@@ -1014,7 +1002,7 @@ TEST_F_TIMEOUT(model, failed_full_trainings_back_off, 900)
 	f1 = t_sysfs_u64("model/full_train_failures");
 	EXPECT_EQ(-ENOSPC, retrain(self->fd, &v));
 	EXPECT_EQ(f1 + 1, t_sysfs_u64("model/full_train_failures"));
-	ASSERT_EQ(0, write_str(FAIL_FULL, "0"));
+	ASSERT_EQ(0, t_write_file(FAIL_FULL, "0"));
 	ASSERT_EQ(0, retrain(self->fd, &v));
 	ASSERT_EQ(0, model_info(self->fd, &mi));
 	EXPECT_EQ(v, mi.version);

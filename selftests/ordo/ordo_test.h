@@ -95,6 +95,19 @@ static inline int64_t t_version(const void *val, uint32_t size, uint64_t key)
 	return (int64_t)ver;
 }
 
+/* Write a module parameter, sysfs or debugfs file; 0 or -errno. */
+static inline int t_write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
 /* Read a (sysfs) file into @buf, NUL-terminated; 0 or -errno. */
 static inline int t_read_file(const char *path, char *buf, size_t len)
 {

@@ -53,14 +53,7 @@ static inline long long rc_now_ms(void)
 /* Write a module parameter or sysfs file; 0 or -errno. */
 static inline int rc_write_file(const char *path, const char *val)
 {
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n < 0 ? -errno : 0;
+	return t_write_file(path, val);
 }
 
 static inline long long rc_sysfs_u64(const char *rel)

@@ -116,6 +116,37 @@ FIXTURE_TEARDOWN(hangup)
 }
 
 /*
+ * The fixture's client again, without receives (and with @srq_size, when
+ * given, once no connection is left), sending a GET and then 23 bytes;
+ * returns the connection's state once it left "live".
+ */
+static void hang_up(struct __test_metadata *_metadata, struct rc_conn *c,
+		    const char *srq_size, char *state, size_t len)
+{
+	struct rc_opts o = { .no_recv = true };
+	uint8_t body[24] = { 0 }, msg[sizeof(struct ordo_wire_hdr)] = { 0 };
+	unsigned int scale = t_time_scale();
+	uint64_t id;
+	int i;
+
+	rc_close(c);
+	ASSERT_EQ(0, wait_conns(0, 60 * scale));
+	if (srq_size)
+		ASSERT_EQ(0, rc_set_param("srq_size", srq_size));
+	ASSERT_EQ(0, rc_connect(c, &o));
+	body[10] = ORDO_WIRE_OP_GET;
+	ASSERT_EQ(0, rc_send_req(c, ORDO_WIRE_OP_GET, body, sizeof(body),
+				 &id));
+	ASSERT_EQ(0, rc_send_raw(c, msg, 23));
+	for (i = 0; i < 200 * (int)scale; i++) {
+		conn_state(c, state, len);
+		if (strcmp(state, "live"))
+			break;
+		usleep(50000);
+	}
+}
+
+/*
  * A client without receives sends a GET and then 23 bytes.  Its reply
  * cannot be delivered, so the server must neither execute more nor close:
  * the connection is "hanging-up" and stays so; then the keepalive
@@ -123,27 +154,11 @@ FIXTURE_TEARDOWN(hangup)
  */
 TEST_F_TIMEOUT(hangup, server_waits_for_replies_in_flight, 300)
 {
-	struct rc_opts o = { .no_recv = true };
-	uint8_t body[24] = { 0 }, msg[sizeof(struct ordo_wire_hdr)] = { 0 };
 	unsigned int scale = t_time_scale();
 	char state[32] = "";
 	long long t0;
-	uint64_t id;
-	int i;
 
-	rc_close(&self->c);
-	ASSERT_EQ(0, wait_conns(0, 60 * scale));
-	ASSERT_EQ(0, rc_connect(&self->c, &o));
-	body[10] = ORDO_WIRE_OP_GET;
-	ASSERT_EQ(0, rc_send_req(&self->c, ORDO_WIRE_OP_GET, body,
-				 sizeof(body), &id));
-	ASSERT_EQ(0, rc_send_raw(&self->c, msg, 23));
-	for (i = 0; i < 200 * (int)scale; i++) {
-		conn_state(&self->c, state, sizeof(state));
-		if (strcmp(state, "live"))
-			break;
-		usleep(50000);
-	}
+	hang_up(_metadata, &self->c, NULL, state, sizeof(state));
 	ASSERT_STREQ("hanging-up", state);
 	/* Still held a while later: nothing closes it but the keepalive. */
 	usleep(500000);
@@ -164,28 +179,12 @@ TEST_F_TIMEOUT(hangup, server_waits_for_replies_in_flight, 300)
  */
 TEST_F_TIMEOUT(hangup, requests_after_the_hangup_keep_nothing_alive, 300)
 {
-	struct rc_opts o = { .no_recv = true };
-	uint8_t body[24] = { 0 }, msg[sizeof(struct ordo_wire_hdr)] = { 0 };
 	unsigned int scale = t_time_scale(), sent = 0;
 	char state[32] = "";
 	long long t0, end;
 	uint64_t id;
-	int i;
 
-	rc_close(&self->c);
-	ASSERT_EQ(0, wait_conns(0, 60 * scale));
-	ASSERT_EQ(0, rc_set_param("srq_size", "48"));
-	ASSERT_EQ(0, rc_connect(&self->c, &o));
-	body[10] = ORDO_WIRE_OP_GET;
-	ASSERT_EQ(0, rc_send_req(&self->c, ORDO_WIRE_OP_GET, body,
-				 sizeof(body), &id));
-	ASSERT_EQ(0, rc_send_raw(&self->c, msg, 23));
-	for (i = 0; i < 200 * (int)scale; i++) {
-		conn_state(&self->c, state, sizeof(state));
-		if (strcmp(state, "live"))
-			break;
-		usleep(50000);
-	}
+	hang_up(_metadata, &self->c, "48", state, sizeof(state));
 	ASSERT_STREQ("hanging-up", state);
 	t0 = rc_now_ms();
 	ASSERT_EQ(0, rc_set_param("keepalive_timeout", "3"));
