@@ -29,28 +29,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core_test.h"
 #include "rdma.h"
-
-static int tap_n, tap_failed;
-
-#define CHECK_EQ(a, b) do {						\
-	long long __a = (long long)(a), __b = (long long)(b);		\
-	if (__a != __b) {						\
-		printf("# %s:%d: %s == %lld, expected %s == %lld\n",	\
-		       __FILE__, __LINE__, #a, __a, #b, __b);		\
-		return 1;						\
-	}								\
-} while (0)
-
-static void run(const char *name, int (*fn)(void))
-{
-	int r = fn();
-
-	printf("%sok %d - %s\n", r ? "not " : "", ++tap_n, name);
-	fflush(stdout);
-	if (r)
-		tap_failed++;
-}
 
 /* How the scripted backend answers reads. */
 enum read_kind {
@@ -442,7 +422,7 @@ static int callback_chains_do_not_nest(void)
 	CHECK_EQ(r.result, -EIO);
 	printf("# 2000 chained callbacks, %lu bytes of stack below the first\n",
 	       (unsigned long)(chain.top - chain.low));
-	CHECK_EQ(chain.top - chain.low < 4096, 1);
+	CHECK(chain.top - chain.low < 4096);
 	CHECK_EQ(ordo_poll(o, 0, 0), 2000);
 	ordo_close(o);
 	return 0;
@@ -450,7 +430,7 @@ static int callback_chains_do_not_nest(void)
 
 int main(void)
 {
-	printf("TAP version 13\n1..8\n");
+	printf("TAP version 13\n");
 	run("GET: the region refresh of its step fails the connection",
 	    get_refresh_fails);
 	run("GET: the superblock read of its walk's restart fails the connection",
@@ -467,5 +447,5 @@ int main(void)
 	    poll_counts_callers_requests);
 	run("requests submitted from callbacks run as a loop, not nested",
 	    callback_chains_do_not_nest);
-	return tap_failed ? 1 : 0;
+	return tap_done();
 }

@@ -232,14 +232,6 @@ static void open_mapped(struct __test_metadata *_metadata,
 	self->region = p;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 FIXTURE_SETUP(model)
 {
 	open_mapped(_metadata, self);
@@ -957,11 +949,11 @@ TEST_F_TIMEOUT(model, full_region_fails_before_training, 900)
 /* Wait up to @s seconds for @n full trainings to have failed. */
 static unsigned long long failures_reach(unsigned long long n, int s)
 {
-	long long end = now_ms() + s * 1000LL;
+	long long end = t_now_ms() + s * 1000LL;
 	unsigned long long f;
 
 	while ((f = t_sysfs_u64("model/full_train_failures")) < n &&
-	       now_ms() < end)
+	       t_now_ms() < end)
 		usleep(50000);
 	return f;
 }
@@ -993,9 +985,9 @@ TEST_F_TIMEOUT(model, failed_full_trainings_back_off, 900)
 	/* The store goes quiet: the trainer tries a first model, which fails. */
 	f1 = failures_reach(f0 + 1, 120 * scale);
 	ASSERT_LE(f0 + 1, f1);
-	t0 = now_ms();
+	t0 = t_now_ms();
 	EXPECT_LE(f1 + 3, failures_reach(f1 + 3, 120 * scale));
-	took = now_ms() - t0;
+	took = t_now_ms() - t0;
 	TH_LOG("three more failed tries took %lld ms", took);
 	EXPECT_LE(6000, took);
 	/* A RETRAIN runs now, and fails the same way. */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/ordo.h>
 
@@ -93,6 +94,15 @@ static inline int64_t t_version(const void *val, uint32_t size, uint64_t key)
 		if (w[i] != ((key * 0x9e3779b97f4a7c15ULL) ^ (ver << 1) ^ i))
 			return -1;
 	return (int64_t)ver;
+}
+
+/* Milliseconds of CLOCK_MONOTONIC. */
+static inline long long t_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
 /* Write a module parameter, sysfs or debugfs file; 0 or -errno. */

@@ -44,10 +44,7 @@
 
 static inline long long rc_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+	return t_now_ms();
 }
 
 /* Write a module parameter or sysfs file; 0 or -errno. */
