@@ -243,8 +243,6 @@ static void sync_done(struct ordo_req *r);
 /* Keep @r's callback for when the running one returns: false if no room. */
 static bool cb_defer(struct ordo *o, struct ordo_req *r)
 {
-	if (o->cb_head && o->cb_head == o->cb_n)
-		o->cb_head = o->cb_n = 0;
 	if (o->cb_n == o->cb_cap) {
 		uint32_t cap = o->cb_cap ? 2 * o->cb_cap : 16;
 		struct ordo_req **p = realloc(o->cb_pend, cap * sizeof(*p));
@@ -277,6 +275,8 @@ static void run_cb(struct ordo *o, struct ordo_req *r)
 
 		next->cb(next);
 	}
+	if (o->cb_depth == 1)
+		o->cb_head = o->cb_n = 0;	/* all ran */
 	o->cb_depth--;
 }
 
