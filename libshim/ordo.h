@@ -176,7 +176,9 @@ int ordo_fd(const struct ordo *o);
  * @scans: SCANs completed.
  * @writes: PUT, INSERT, UPDATE and DELETE completed.
  * @round_trips: times the handle waited on the network: one doorbell
- *	batch of READs is one, one RPC is one.  Local reads count none.
+ *	batch of READs is one, one RPC is one, a wave of a long write's
+ *	STAGE parts (with the write, if it goes along) is one.  Local reads
+ *	count none.
  * @reads: one-sided READs (or, locally, node and model copies); a GET
  *	of a long value makes one more, of its whole extent.
  * @bytes_read: bytes those reads moved.

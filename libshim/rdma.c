@@ -79,14 +79,35 @@ static int encode_call(struct ordo *o, uint32_t slot, const struct shim_call *c,
 	return (int)(HDR + blen);
 }
 
-static int send_now(struct ordo *o, uint32_t slot, uint32_t len)
+/**
+ * rdma_send_buf() - send the request in send buffer @buf, taking a credit
+ * @o: the handle (a credit is free)
+ * @buf: a slot's buffer, the sync call's (qd) or a STAGE part's
+ * @len: bytes
+ * @round_trip: the handle waits for it (not so for a request that goes
+ *	out together with others it waits for anyway)
+ *
+ * Return: 0, or -ECONNRESET (the connection is dead).
+ */
+int rdma_send_buf(struct ordo *o, uint32_t buf, uint32_t len,
+		  bool round_trip)
 {
 	struct rdma_be *r = rbe(o);
 
 	r->avail--;
 	o->cnt.rpcs++;
-	o->cnt.round_trips++;
-	return rconn_post_send(r, slot, len);
+	if (round_trip)
+		o->cnt.round_trips++;
+	if (rconn_post_send(r, buf, len)) {
+		r->dead = true;
+		return -ECONNRESET;
+	}
+	return 0;
+}
+
+static int send_now(struct ordo *o, uint32_t slot, uint32_t len)
+{
+	return rdma_send_buf(o, slot, len, !rlong_joins_wave(o, slot));
 }
 
 /* Send the request in the op's slot (op->call_len bytes), or queue it. */
@@ -101,11 +122,7 @@ int rdma_send_op(struct ordo *o, struct shim_op *op)
 		r->pend[r->npend++] = op->slot;
 		return 0;
 	}
-	if (send_now(o, op->slot, op->call_len)) {
-		r->dead = true;
-		return -ECONNRESET;
-	}
-	return 0;
+	return send_now(o, op->slot, op->call_len);
 }
 
 static int rdma_call(struct ordo *o, struct shim_op *op)
@@ -221,8 +238,7 @@ static void send_pending(struct ordo *o)
 		struct shim_op *op = &o->ops[r->pend[0]];
 
 		memmove(r->pend, r->pend + 1, --r->npend * sizeof(*r->pend));
-		if (send_now(o, op->slot, op->call_len))
-			r->dead = true;
+		send_now(o, op->slot, op->call_len);
 	}
 }
 
@@ -259,6 +275,11 @@ void rdma_on_reply(struct ordo *o, const uint8_t *msg, uint32_t len)
 		return;
 	}
 	op = slot < o->qd ? &o->ops[slot] : NULL;
+	/* A STAGE part of the slot's upload. */
+	if (op && op->busy && rlong_part_reply(o, op, h, len)) {
+		send_pending(o);
+		return;
+	}
 	/*
 	 * Only the reply to the call the slot waits for: a slot waiting for
 	 * none has call_id 0, which no request carries (its sequence bits
@@ -274,6 +295,8 @@ void rdma_on_reply(struct ordo *o, const uint8_t *msg, uint32_t len)
 	ret = rlong_reply(o, op, h, len);
 	if (ret == RLONG_DECODE)
 		ret = decode_reply(o, op, h, len);
+	if (ret != RLONG_MORE)
+		ret = rlong_write_done(o, op, ret);
 	send_pending(o);
 	if (ret == RLONG_MORE)
 		return;	/* its next request is on its way */
@@ -290,6 +313,8 @@ void rdma_on_recv_posted(struct ordo *o)
 	if (r->avail < r->credits)
 		r->avail++;
 	send_pending(o);
+	/* Then STAGE parts, with every credit of their last wave back. */
+	rlong_pump(o);
 }
 
 void rdma_on_read(struct ordo *o, uint32_t slot, int status)

@@ -39,6 +39,8 @@ enum rlong_phase {
 
 /* rlong_stager: no operation stages. */
 #define RLONG_NONE	UINT32_MAX
+/* STAGE parts of one upload sent together, at most: a wave, one round trip. */
+#define RLONG_WAVE	16
 /* A step of a long operation went out: the operation is not done. */
 #define RLONG_MORE	1
 /* rlong_reply(): decode the reply as the call's own. */
@@ -53,15 +55,41 @@ enum rlong_phase {
  * @ref: GET: the ref of the parts taken so far.
  * @len: GET: their value's length.
  * @restarts: GET: times the value changed between parts.
+ * @err: STAGE: the upload's first failed part, once its parts are all
+ *	answered (the write then fails too).
+ * @commit_back: the write's reply came before the last part's; its
+ *	status is @commit_st.
  */
 struct rlong {
 	uint32_t phase;
 	uint32_t at;
-	uint32_t sent;
 	uint32_t want;
 	uint64_t ref;
 	uint32_t len;
 	uint32_t restarts;
+	int err;
+	bool commit_back;
+	int commit_st;
+};
+
+/**
+ * struct rlong_wave - the STAGE parts in flight (of the stager's upload)
+ * @ids: request ids of the wave's parts; 0 once answered.
+ * @n: parts in the wave.
+ * @left: parts not answered yet.
+ * @bufs: send buffers for parts: min(%RLONG_WAVE, credits).
+ * @err: the first failure among the upload's parts (in the order sent).
+ * @err_idx: the index in @ids of the part that failed first.
+ * @waiting: the next wave waits for a credit.
+ */
+struct rlong_wave {
+	uint64_t ids[RLONG_WAVE];
+	uint32_t n;
+	uint32_t left;
+	uint32_t bufs;
+	int err;
+	uint32_t err_idx;
+	bool waiting;
 };
 
 /**
@@ -69,8 +97,8 @@ struct rlong {
  * @host: server address; @port its port (text).
  * @ch, @id, @pd, @cc, @cq, @qp: the connection's verbs objects.
  * @mr: registered local memory @mem of @mem_len bytes: receive buffers,
- *	send buffers (one per slot and one for the sync call), the slots'
- *	read buffers, the bulk staging buffer.
+ *	send buffers (one per slot, one for the sync call, then @wave.bufs
+ *	for STAGE parts), the slots' read buffers, the bulk staging buffer.
  * @credits: requests the server lets us have outstanding (granted).
  * @avail: credits free now.
  * @max_msg: the server's message bound.
@@ -97,6 +125,7 @@ struct rlong {
  * @stager: the slot whose write uses the connection's staged value, or
  *	%RLONG_NONE.
  * @stage_q: slots whose long writes wait for it, in order; @nstage_q.
+ * @wave: the stager's STAGE parts in flight.
  */
 struct rdma_be {
 	char host[256];
@@ -138,11 +167,18 @@ struct rdma_be {
 	uint32_t stager;
 	uint32_t *stage_q;
 	uint32_t nstage_q;
+	struct rlong_wave wave;
 };
 
 static inline struct rdma_be *rbe(struct ordo *o)
 {
 	return o->priv;
+}
+
+/* Send buffers for STAGE parts, after the slots' and the sync call's. */
+static inline uint32_t rlong_wave_bufs(const struct rdma_be *r)
+{
+	return r->credits < RLONG_WAVE ? r->credits : RLONG_WAVE;
 }
 
 /* rdma_conn.c */
@@ -177,6 +213,8 @@ void rdma_raw_free(struct rdma_be *r);
 uint8_t *rdma_req_begin(struct ordo *o, uint32_t slot, uint8_t op,
 			uint64_t *id);
 int rdma_send_op(struct ordo *o, struct shim_op *op);
+int rdma_send_buf(struct ordo *o, uint32_t buf, uint32_t len,
+		  bool round_trip);
 
 /* rdma_long.c: values longer than one message */
 uint32_t rlong_value_max(struct ordo *o);
@@ -186,6 +224,11 @@ uint8_t rlong_expect_op(struct ordo *o, struct shim_op *op, uint8_t call_op);
 int rlong_got(struct ordo *o, struct shim_op *op, const struct shim_part *p);
 int rlong_reply(struct ordo *o, struct shim_op *op,
 		const struct ordo_wire_hdr *h, uint32_t len);
+bool rlong_part_reply(struct ordo *o, struct shim_op *op,
+		      const struct ordo_wire_hdr *h, uint32_t len);
+int rlong_write_done(struct ordo *o, struct shim_op *op, int st);
+bool rlong_joins_wave(struct ordo *o, uint32_t slot);
+void rlong_pump(struct ordo *o);
 void rlong_reset(struct ordo *o);
 int rlong_init(struct ordo *o);
 void rlong_free(struct rdma_be *r);

@@ -26,12 +26,16 @@ uint8_t *rconn_send_buf(struct rdma_be *r, uint32_t slot)
 	return r->mem + (size_t)(r->credits + slot) * r->max_msg;
 }
 
-/* Send buffers: one per slot, then the sync call's (slot == qd). */
+/*
+ * Send buffers: one per slot, the sync call's (slot == qd), then those of
+ * STAGE parts (qd + 1 on).
+ */
 static size_t reads_at(struct ordo *o)
 {
 	struct rdma_be *r = rbe(o);
 
-	return (size_t)(r->credits + o->qd + 1) * r->max_msg;
+	return (size_t)(r->credits + o->qd + 1 + rlong_wave_bufs(r)) *
+	       r->max_msg;
 }
 
 uint8_t *rconn_bulk_buf(struct ordo *o)

@@ -5,18 +5,23 @@
  *
  * A write whose value does not fit in one request is uploaded as STAGE
  * parts into the connection's staged value, then stored by the write with
- * ORDO_WIRE_KV_STAGED.  The server keeps one staged value per connection,
- * so one operation of the handle stages at a time; others wait in order
- * for it to send its write.  The parts and the write of one operation go
- * out back to back on the connection (in order, as every request does).
+ * ORDO_WIRE_KV_STAGED.  The parts go out in waves: as many as credits
+ * and part buffers allow (RLONG_WAVE), the next wave when the last one is
+ * answered, the write right after the last part, without waiting for the
+ * parts' replies (a failed part fails the write on the server too; the
+ * first failed part's status is the operation's).  A wave is one round
+ * trip.  The server keeps one staged value per connection, so one
+ * operation of the handle stages at a time; others wait in order for its
+ * parts to be answered.
  *
  * A GET or LOOKUP reply that carries part of a value (ORDO_WIRE_F_PART)
  * is completed by GETs with ORDO_WIRE_KV_PART from where it stopped; a
  * part of another stored value (its ref or length changed) starts the
  * value again, at most RLONG_RESTARTS times.
  *
- * Each step is one more request of the same operation in its own slot,
- * sent from the completion of the one before: nothing here waits.
+ * A part's reply is matched by its id (rlong_part_reply()); the write and
+ * the GETs of parts are requests in the operation's own slot.  Each step
+ * is sent from the completion of the one before: nothing here waits.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -55,8 +60,6 @@ bool rlong_write_needed(struct ordo *o, const struct shim_call *c)
 uint8_t rlong_expect_op(struct ordo *o, struct shim_op *op, uint8_t call_op)
 {
 	switch (lv_of(o, op)->phase) {
-	case RL_STAGE:
-		return ORDO_WIRE_OP_STAGE;
 	case RL_GET:
 		return ORDO_WIRE_OP_GET;
 	}
@@ -73,25 +76,7 @@ static int send_body(struct ordo *o, struct shim_op *op, uint8_t *b,
 	return rdma_send_op(o, op);
 }
 
-static int send_stage_part(struct ordo *o, struct shim_op *op)
-{
-	struct rlong *lv = lv_of(o, op);
-	const struct shim_call *c = &op->call;
-	uint32_t n = shim_stage_part_max(rbe(o)->max_msg), total = c->len;
-	uint64_t id;
-	uint8_t *b;
-
-	if (n > total - lv->at)
-		n = total - lv->at;
-	b = rdma_req_begin(o, op->slot, ORDO_WIRE_OP_STAGE, &id);
-	lv->sent = n;
-	return send_body(o, op, b,
-			 shim_enc_stage(b, total, lv->at,
-					(const uint8_t *)c->val + lv->at, n),
-			 id);
-}
-
-/* All parts are staged: the write that stores them. */
+/* The write that stores the staged value: after the upload's last part. */
 static int send_commit(struct ordo *o, struct shim_op *op)
 {
 	const struct shim_call *c = &op->call;
@@ -108,14 +93,71 @@ static int send_commit(struct ordo *o, struct shim_op *op)
 	return send_body(o, op, b, shim_enc_req(b, &q), id);
 }
 
-static int stage_begin(struct ordo *o, struct shim_op *op)
+/*
+ * Send the upload's next wave: as many parts as there are credits free
+ * and part buffers (calls waiting for credits go first), and the write
+ * after the last part, without waiting for the parts' replies (a failed
+ * part fails the write too, Documentation/wire.rst).  The first part
+ * of a wave is a round trip; the rest of it go along.
+ */
+static int send_wave(struct ordo *o, struct shim_op *op)
 {
+	struct rdma_be *r = rbe(o);
+	struct rlong_wave *w = &r->wave;
+	struct rlong *lv = lv_of(o, op);
+	const struct shim_call *c = &op->call;
+	uint32_t max = shim_stage_part_max(r->max_msg);
+	int ret;
+
+	w->n = 0;
+	w->waiting = r->npend || !r->avail;
+	if (r->dead)
+		return -ECONNRESET;
+	while (!w->waiting && w->n < w->bufs && r->avail && lv->at < c->len) {
+		uint32_t buf = o->qd + 1 + w->n, n = c->len - lv->at;
+		struct ordo_wire_hdr *h = (void *)rconn_send_buf(r, buf);
+		uint32_t blen;
+
+		if (n > max)
+			n = max;
+		memset(h, 0, HDR);
+		w->ids[w->n] = (++r->seq << 16) | op->slot;
+		h->id = htole64(w->ids[w->n]);
+		h->version = ORDO_WIRE_VERSION;
+		h->op = ORDO_WIRE_OP_STAGE;
+		blen = shim_enc_stage((uint8_t *)(h + 1), c->len, lv->at,
+				      (const uint8_t *)c->val + lv->at, n);
+		h->length = htole32(HDR + blen);
+		lv->at += n;
+		w->left++;
+		ret = rdma_send_buf(o, buf, HDR + blen, !w->n++);
+		if (ret)
+			return ret;
+	}
+	if (lv->at == c->len)
+		return send_commit(o, op);
+	return 0;
+}
+
+/*
+ * @op takes the staged value.  Its first wave goes @now, or (from a
+ * reply, whose credit is not back yet) when credits come back.
+ */
+static int stage_begin(struct ordo *o, struct shim_op *op, bool now)
+{
+	struct rdma_be *r = rbe(o);
 	struct rlong *lv = lv_of(o, op);
 
-	rbe(o)->stager = op->slot;
+	r->stager = op->slot;
+	r->wave.err = 0;
+	r->wave.left = 0;
 	lv->phase = RL_STAGE;
 	lv->at = 0;
-	return send_stage_part(o, op);
+	lv->err = 0;
+	lv->commit_back = false;
+	op->call_id = 0;
+	r->wave.waiting = true;
+	return now ? send_wave(o, op) : 0;
 }
 
 /* End an operation from a completion: its call's status is @st. */
@@ -128,23 +170,22 @@ static void op_end(struct ordo *o, struct shim_op *op, int st)
 	shim_run(o, op);
 }
 
-/* The staging operation is done with the staged value: the next one goes. */
+/*
+ * The stager's parts are all answered and it needs the staged value no
+ * more (its write is sent, or it failed): the next waiting write goes.
+ */
 static void stage_next(struct ordo *o)
 {
 	struct rdma_be *r = rbe(o);
 
 	r->stager = RLONG_NONE;
-	while (r->nstage_q && r->stager == RLONG_NONE) {
+	r->wave.waiting = false;
+	if (r->nstage_q) {
 		struct shim_op *op = &o->ops[r->stage_q[0]];
-		int ret;
 
 		memmove(r->stage_q, r->stage_q + 1,
 			--r->nstage_q * sizeof(*r->stage_q));
-		ret = stage_begin(o, op);
-		if (ret) {
-			r->stager = RLONG_NONE;
-			op_end(o, op, ret);
-		}
+		stage_begin(o, op, false);
 	}
 }
 
@@ -166,38 +207,123 @@ int rlong_write_start(struct ordo *o, struct shim_op *op)
 		r->stage_q[r->nstage_q++] = op->slot;
 		return 0;
 	}
-	ret = stage_begin(o, op);
+	ret = stage_begin(o, op, true);
 	if (ret)
 		r->stager = RLONG_NONE;
 	return ret;
 }
 
-/* A STAGE reply: send the next part, or the write; or end on an error. */
-static int stage_reply(struct ordo *o, struct shim_op *op,
-		       const struct ordo_wire_hdr *h, uint32_t len)
+/* A credit came back: the stager's next wave, if it waits for one. */
+void rlong_pump(struct ordo *o)
 {
-	struct rlong *lv = lv_of(o, op);
-	int st = ordo_wire_errno(le32toh(h->status)), ret;
+	struct rdma_be *r = rbe(o);
+	struct shim_op *op;
+	int ret;
 
-	if (len != HDR)
-		st = -EPROTO;
-	if (st) {
+	if (r->stager == RLONG_NONE || !r->wave.waiting || r->dead ||
+	    r->npend || !r->avail)
+		return;
+	op = &o->ops[r->stager];
+	ret = send_wave(o, op);
+	if (ret && !r->wave.left && lv_of(o, op)->phase == RL_STAGE) {
 		stage_next(o);
+		op_end(o, op, ret);
+	}
+}
+
+/* Does the request of @slot go out with STAGE parts it waits for anyway? */
+bool rlong_joins_wave(struct ordo *o, uint32_t slot)
+{
+	struct rdma_be *r = rbe(o);
+
+	return slot == r->stager && r->wave.left &&
+	       r->lv[slot].phase == RL_COMMIT;
+}
+
+/**
+ * rlong_part_reply() - a reply that may answer a STAGE part of @op's
+ * @o: the handle
+ * @op: the operation its id's slot names
+ * @h: the reply, @len bytes, its header checked
+ * @len: bytes
+ *
+ * When the wave's last part is answered, the next wave goes, or the
+ * upload ends: on its first failed part, or (its write sent) by letting
+ * the next long write stage; the write's own reply ends the operation
+ * (rlong_write_done()).
+ *
+ * Return: whether the reply answered one of @op's parts in flight.
+ */
+bool rlong_part_reply(struct ordo *o, struct shim_op *op,
+		      const struct ordo_wire_hdr *h, uint32_t len)
+{
+	struct rdma_be *r = rbe(o);
+	struct rlong_wave *w = &r->wave;
+	struct rlong *lv = lv_of(o, op);
+	uint64_t id = le64toh(h->id);
+	uint32_t i;
+	int st;
+
+	if (r->stager != op->slot || !id)
+		return false;
+	for (i = 0; i < w->n && w->ids[i] != id; i++)
+		;
+	if (i == w->n)
+		return false;
+	w->ids[i] = 0;
+	w->left--;
+	st = h->op != ORDO_WIRE_OP_STAGE || len != HDR ? -EPROTO :
+	     ordo_wire_errno(le32toh(h->status));
+	if (st && (!w->err || i < w->err_idx)) {
+		w->err = st;
+		w->err_idx = i;
+	}
+	if (w->left)
+		return true;
+	if (lv->phase == RL_STAGE) {
+		if (w->err) {
+			stage_next(o);
+			op_end(o, op, w->err);
+		} else {
+			/* The next wave, when this reply's credit is back. */
+			w->waiting = true;
+		}
+		return true;
+	}
+	/* The write is sent (or waits for a credit, ahead of any part). */
+	lv->err = w->err;
+	stage_next(o);
+	if (lv->commit_back) {
+		st = lv->err ?: lv->commit_st;
+		op_end(o, op, st);
+	}
+	return true;
+}
+
+/**
+ * rlong_write_done() - the reply to an operation's own call is decoded
+ * @o: the handle
+ * @op: the operation
+ * @st: its status
+ *
+ * Return: @st, but for the write of a staged value: %RLONG_MORE while
+ * some of its parts are unanswered (the last one ends it), else the
+ * first failed part's status if one failed.
+ */
+int rlong_write_done(struct ordo *o, struct shim_op *op, int st)
+{
+	struct rdma_be *r = rbe(o);
+	struct rlong *lv = lv_of(o, op);
+
+	if (lv->phase != RL_COMMIT)
 		return st;
+	if (r->stager == op->slot && r->wave.left) {
+		lv->commit_back = true;
+		lv->commit_st = st;
+		return RLONG_MORE;
 	}
-	lv->at += lv->sent;
-	if (lv->at < op->call.len)
-		ret = send_stage_part(o, op);
-	else
-		ret = send_commit(o, op);
-	if (ret) {
-		stage_next(o);
-		return ret;
-	}
-	/* The write went out (or waits for a credit ahead of any other). */
-	if (lv->phase == RL_COMMIT)
-		stage_next(o);
-	return RLONG_MORE;
+	lv->phase = RL_NONE;
+	return lv->err ?: st;
 }
 
 static int send_get_part(struct ordo *o, struct shim_op *op, uint32_t off)
@@ -289,8 +415,6 @@ int rlong_reply(struct ordo *o, struct shim_op *op,
 	int st;
 
 	switch (lv->phase) {
-	case RL_STAGE:
-		return stage_reply(o, op, h, len);
 	case RL_GET:
 		st = ordo_wire_errno(le32toh(h->status));
 		if (st) {
@@ -304,9 +428,6 @@ int rlong_reply(struct ordo *o, struct shim_op *op,
 			return -EPROTO;
 		}
 		return rlong_got(o, op, &p);
-	case RL_COMMIT:
-		lv->phase = RL_NONE;
-		break;
 	}
 	return RLONG_DECODE;
 }
@@ -318,6 +439,8 @@ void rlong_reset(struct ordo *o)
 
 	r->stager = RLONG_NONE;
 	r->nstage_q = 0;
+	memset(&r->wave, 0, sizeof(r->wave));
+	r->wave.bufs = rlong_wave_bufs(r);
 	if (r->lv)
 		memset(r->lv, 0, o->qd * sizeof(*r->lv));
 }
