@@ -172,6 +172,13 @@ static int local_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
 	return ret ? ret : (int)b.done;
 }
 
+/* ORDO_IOC_BATCH carries values of up to value_size bytes. */
+static bool local_batch_takes(struct ordo *o, const struct ordo_batch_op *b)
+{
+	return b->op == ORDO_OP_GET || b->op == ORDO_OP_DELETE ||
+	       b->kv.value_len <= o->geo.value_size;
+}
+
 static int local_retrain(struct ordo *o, uint64_t *version)
 {
 	struct ordo_retrain r = { 0 };
@@ -206,6 +213,7 @@ static const struct shim_backend local_backend = {
 	.model_info = local_model_info,
 	.retrain = local_retrain,
 	.batch = local_batch,
+	.batch_takes = local_batch_takes,
 	.refresh = local_refresh,
 	.close = local_close,
 };

@@ -439,7 +439,7 @@ static void sync_done(struct ordo_req *r)
  * flight too (their callbacks run) but leave their count to the caller's
  * next ordo_poll().
  */
-static int sync_req(struct ordo *o, struct ordo_req *r)
+int shim_sync_req(struct ordo *o, struct ordo_req *r)
 {
 	bool done = false;
 	int ret;
@@ -478,7 +478,7 @@ static int kv(struct ordo *o, uint32_t op, uint64_t key, const void *val,
 		.len = len,
 	};
 
-	return sync_req(o, &r);
+	return shim_sync_req(o, &r);
 }
 
 int ordo_get_len(struct ordo *o, uint64_t key, void *val, size_t cap,
@@ -490,7 +490,7 @@ int ordo_get_len(struct ordo *o, uint64_t key, void *val, size_t cap,
 		.val = val,
 		.len = cap,
 	};
-	int ret = sync_req(o, &r);
+	int ret = shim_sync_req(o, &r);
 
 	if (!ret || ret == -ENOBUFS)
 		*len = r.val_len;
@@ -538,7 +538,7 @@ int ordo_scan_len(struct ordo *o, uint64_t start, uint32_t n, uint64_t *keys,
 		.val = vals,
 		.lens = lens,
 	};
-	int ret = sync_req(o, &r);
+	int ret = shim_sync_req(o, &r);
 
 	if (ret < 0)
 		return ret;
@@ -553,11 +553,6 @@ int ordo_scan(struct ordo *o, uint64_t start, uint32_t n, uint64_t *keys,
 	      void *vals, int *more, uint64_t *next)
 {
 	return ordo_scan_len(o, start, n, keys, vals, NULL, more, next);
-}
-
-int ordo_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
-{
-	return o->be->batch(o, ops, n);
 }
 
 int ordo_model_info(struct ordo *o, struct ordo_model_info *info)

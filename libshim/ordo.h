@@ -159,9 +159,14 @@ int ordo_retrain(struct ordo *o, uint64_t *version);
  * @n: entries.
  *
  * Every entry is checked before any runs, so a malformed batch changes
- * nothing.  Entries then run in order.  Over RDMA a batch travels as as
- * many BATCH messages as the server's message size needs; if one of them
- * fails, the entries it and later messages carried keep -ECANCELED.
+ * nothing.  Entries then run in order.  A value may be as long as
+ * ordo_put() and ordo_get_len() take: an entry the backend's BATCH does
+ * not carry (a write longer than value_size locally, or than one message
+ * over RDMA) runs as an operation of its own in its place, and a GET
+ * that finds a longer value than a BATCH returns gets it by a GET of its
+ * own, before any later entry writes its key.  Over RDMA a batch travels
+ * as as many BATCH messages as the server's message size needs; if the
+ * connection fails, the entries that never ran keep -ECANCELED.
  *
  * Return: @n, or a negative errno.
  */

@@ -873,119 +873,29 @@ static int batch_send(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
 	return 0;
 }
 
-/*
- * GET a value of up to @cap bytes into @buf by parts, synchronously;
- * *@len: its length (also on -ENOBUFS).  A value that changes between
- * parts is read again from its start.
- */
-static int get_sync(struct ordo *o, uint64_t key, void *buf, uint32_t cap,
-		    uint32_t *len)
+/* Does one BATCH message carry @b, with its reply? */
+static bool rdma_batch_takes(struct ordo *o, const struct ordo_batch_op *b)
 {
-	struct rdma_be *r = rbe(o);
-	uint8_t body[sizeof(struct ordo_wire_kv)];
-	uint32_t at = 0, tries = 0, have_len = 0;
-	uint64_t ref = 0;
-	struct shim_part p;
-	int ret;
-
-	do {
-		struct shim_req q = {
-			.op = ORDO_WIRE_OP_GET,
-			.key = key,
-			.kv_flags = ORDO_WIRE_KV_PART,
-			.arg = at,
-		};
-		const struct ordo_wire_hdr *h = (const void *)r->sync;
-
-		ret = sync_call(o, ORDO_WIRE_OP_GET, body,
-				shim_enc_req(body, &q));
-		if (ret)
-			return ret;
-		if (shim_dec_get(r->sync + HDR, r->sync_len - HDR,
-				 le16toh(h->flags), o->geo.value_size,
-				 rlong_value_max(o), at, &p))
-			return -EPROTO;
-		*len = p.len;
-		if (p.len > cap)
-			return -ENOBUFS;
-		if (at && (p.ref != ref || p.len != have_len)) {
-			o->cnt.retries++;
-			at = 0;
-			continue;
-		}
-		ref = p.ref;
-		have_len = p.len;
-		memcpy((uint8_t *)buf + at, p.bytes, p.returned);
-		at += p.returned;
-	} while (at < have_len && ++tries < 16 * 1024);
-	return at < have_len ? -EAGAIN : 0;
+	return batch_vlen(b) <= rlong_value_max(o) && batch_chunk(o, b, 1);
 }
 
 /*
- * The whole batch is checked here first, so a malformed one changes
- * nothing; then it goes out as as many BATCH messages as it needs, in
- * order.  An entry that never ran (a later message failed) keeps
- * -ECANCELED.
+ * Entries ordo_batch() checked and rdma_batch_takes() takes go out as as
+ * many BATCH messages as they need, in order.  An entry that never ran
+ * (a later message failed) keeps -ECANCELED; a GET of a value longer
+ * than value_size gets -ENOBUFS and its length, which ordo_batch() GETs.
  */
 static int rdma_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
 {
-	uint32_t i, k, *caps;
+	uint32_t i, k;
 	int ret;
 
-	if (!n)
-		return -EINVAL;
-	if (n > ORDO_BATCH_MAX)
-		return -E2BIG;
-	if (!ops)
-		return -EFAULT;
-	for (i = 0; i < n; i++) {
-		if (ops[i].op < ORDO_OP_GET || ops[i].op > ORDO_OP_DELETE ||
-		    ops[i].kv.flags)
-			return -EINVAL;
-		/* As the ioctl checks them: a value's bytes need a pointer. */
-		if (!ops[i].kv.value &&
-		    (ops[i].op == ORDO_OP_GET ||
-		     (ops[i].op != ORDO_OP_DELETE && ops[i].kv.value_len)))
-			return -EFAULT;
-		/* A batch carries values that fit in one message. */
-		if (batch_vlen(&ops[i]) > rlong_value_max(o) ||
-		    HDR + sizeof(struct ordo_wire_batch) +
-		    sizeof(struct ordo_wire_kv) +
-		    (uint64_t)ordo_wire_pad8(batch_vlen(&ops[i])) >
-		    rbe(o)->max_msg)
-			return -EMSGSIZE;
-		if (ops[i].op == ORDO_OP_GET &&
-		    ops[i].kv.value_len < o->geo.value_size)
-			return -ENOBUFS;
-	}
-	if (!batch_chunk(o, ops, 1))
-		return -E2BIG;	/* one entry and its reply exceed a message */
-	caps = malloc(n * sizeof(*caps));
-	if (!caps)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		ops[i].result = -ECANCELED;
-		caps[i] = ops[i].kv.value_len;
-	}
 	for (i = 0, ret = 0; i < n && !ret; i += k) {
 		k = batch_chunk(o, ops + i, n - i);
-		ret = batch_send(o, ops + i, k);
+		ret = k ? batch_send(o, ops + i, k) : -E2BIG;
 	}
-	/* Values longer than value_size came as lengths: GET them. */
-	for (i = 0; i < n && !ret; i++) {
-		struct ordo_batch_op *b = &ops[i];
-
-		if (b->op == ORDO_OP_GET && b->result == -ENOBUFS &&
-		    b->kv.value_len > o->geo.value_size &&
-		    b->kv.value_len <= caps[i])
-			b->result = get_sync(o, b->kv.key,
-					     (void *)(uintptr_t)b->kv.value,
-					     caps[i], &b->kv.value_len);
-		if (b->result == -EPROTO || b->result == -ECONNRESET ||
-		    b->result == -ETIMEDOUT)
-			ret = b->result;
-	}
-	free(caps);
 	return ret ? ret : (int)n;
 }
 
@@ -1096,6 +1006,7 @@ static const struct shim_backend rdma_backend = {
 	.model_info = rdma_model_info,
 	.retrain = rdma_retrain,
 	.batch = rdma_batch,
+	.batch_takes = rdma_batch_takes,
 	.refresh = rdma_refresh,
 	.prepare = rdma_prepare,
 	.close = rdma_close,

@@ -194,7 +194,11 @@ struct shim_op {
  *	the handle's timeout_ms old is failed by then (synchronous calls
  *	wait for their operation's end, whatever a wait returns).
  * @bulk: synchronous read of any length (cache loads); 0 or -errno.
- * @info, @model_info, @retrain, @batch: synchronous calls.
+ * @info, @model_info, @retrain, @batch: synchronous calls; @batch gets
+ *	only entries that passed ordo_batch()'s checks and @batch_takes.
+ * @batch_takes: whether @batch carries the entry (a value within its
+ *	bound, a reply within a message); ordo_batch() runs the others as
+ *	operations of their own.
  * @xbuf_drop: before the engine frees or grows a slot's extent buffer
  *	(op->xbuf): forget what the backend keeps of it (a registration);
  *	may be NULL.
@@ -214,6 +218,7 @@ struct shim_backend {
 	int (*model_info)(struct ordo *o, struct ordo_model_info *info);
 	int (*retrain)(struct ordo *o, uint64_t *version);
 	int (*batch)(struct ordo *o, struct ordo_batch_op *ops, uint32_t n);
+	bool (*batch_takes)(struct ordo *o, const struct ordo_batch_op *b);
 	int (*refresh)(struct ordo *o);
 	int (*prepare)(struct ordo *o);
 	void (*xbuf_drop)(struct ordo *o, struct shim_op *op);
@@ -279,6 +284,7 @@ struct ordo *shim_open(const char *uri, const struct ordo_opts *opts,
 		       struct ordo_raw_cfg *raw);
 long long shim_now_ms(void);
 int shim_slots_init(struct ordo *o, uint8_t *mem, size_t per_slot);
+int shim_sync_req(struct ordo *o, struct ordo_req *r);
 size_t shim_slot_bytes(const struct ordo_geo *geo);
 void shim_run(struct ordo *o, struct shim_op *op);
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # libordo: build/lib/libordo.{so,a}; public header libshim/ordo.h.
-SHIM_SRCS := libshim/ordo.c libshim/local.c libshim/read.c libshim/cache.c \
+SHIM_SRCS := libshim/ordo.c libshim/batch.c libshim/local.c libshim/read.c libshim/cache.c \
 	libshim/walk_cache.c libshim/extent.c libshim/decode.c libshim/rdma.c \
 	libshim/rdma_conn.c libshim/rdma_raw.c libshim/rdma_long.c \
 	libshim/raw_read.c kmod/core/node.c kmod/core/model_predict.c

@@ -6,7 +6,7 @@
  * over rdma:// (written locally: long writes over RDMA wait for the
  * wire's staged upload); -ENOBUFS with the length needed; SCAN by length
  * only; what one long GET costs (the leaf, then one READ of the extent);
- * and GETs racing a writer that keeps replacing a long value by others of
+ * ordo_batch() with long values on both backends; and GETs racing a writer that keeps replacing a long value by others of
  * other lengths never return a mix of two.
  */
 #include <signal.h>
@@ -287,6 +287,97 @@ TEST_F_TIMEOUT(lv, cost_per_get, 900)
 {
 	check_costs(_metadata, NULL, self->buf);
 	check_costs(_metadata, URI_RDMA, self->buf);
+}
+
+/*
+ * ordo_batch() takes any value ordo_put() takes, on either backend: long
+ * writes run in their place, a GET of a long value returns it whole (or
+ * -ENOBUFS with its length) as the key was when the entry ran, even when
+ * a later entry of the batch rewrites the key; a write longer than
+ * value_max makes the batch malformed, and nothing runs.
+ */
+static void check_batch(struct __test_metadata *_metadata, const char *uri,
+			uint8_t *buf, uint32_t vs)
+{
+	struct ordo *o = open_mode(uri, ORDO_MODE_LEARNED);
+	enum { N = 9 };
+	struct ordo_batch_op ops[N];
+	uint64_t k = key_of(7 * 50 + 3), k2 = key_of(7 * 50 + 4);
+	size_t big = 200000, lmax;
+	uint8_t *v1 = malloc(big), *v2 = malloc(vs), *out[N];
+	uint32_t i;
+	size_t got;
+
+	ASSERT_NE(NULL, o);
+	lmax = ordo_value_max(o);
+	ASSERT_NE(NULL, v1);
+	ASSERT_NE(NULL, v2);
+	value_of(v1, big, k, 5);
+	value_of(v2, vs, k, 6);
+	memset(ops, 0, sizeof(ops));
+	for (i = 0; i < N; i++) {
+		out[i] = calloc(1, big + 64);
+		ASSERT_NE(NULL, out[i]);
+		ops[i].op = ORDO_OP_GET;
+		ops[i].kv.key = k;
+		ops[i].kv.value = (uintptr_t)out[i];
+		ops[i].kv.value_len = big;
+	}
+	/* 0: long PUT k; 1: GET k; 2: short GET buffer of k: ENOBUFS. */
+	ops[0].op = ORDO_OP_PUT;
+	ops[0].kv.value = (uintptr_t)v1;
+	ops[0].kv.value_len = big;
+	ops[2].kv.value_len = big - 1;
+	/* 3: inline PUT k2; 4: GET k (long) then 5: PUT k inline; 6: GET k. */
+	ops[3].op = ORDO_OP_PUT;
+	ops[3].kv.key = k2;
+	ops[3].kv.value = (uintptr_t)v2;
+	ops[3].kv.value_len = vs;
+	ops[5].op = ORDO_OP_PUT;
+	ops[5].kv.value = (uintptr_t)v2;
+	ops[5].kv.value_len = vs;
+	/* 7: long INSERT of a present key: EEXIST; 8: GET k2. */
+	ops[7].op = ORDO_OP_INSERT;
+	ops[7].kv.value = (uintptr_t)v1;
+	ops[7].kv.value_len = big;
+	ops[8].kv.key = k2;
+	ASSERT_EQ(N, ordo_batch(o, ops, N));
+	EXPECT_EQ(0, ops[0].result);
+	EXPECT_EQ(0, ops[1].result);
+	EXPECT_EQ(big, ops[1].kv.value_len);
+	EXPECT_EQ(0, memcmp(out[1], v1, big));
+	EXPECT_EQ(-ENOBUFS, ops[2].result);
+	EXPECT_EQ(big, ops[2].kv.value_len);
+	EXPECT_EQ(0, ops[3].result);
+	EXPECT_EQ(0, ops[4].result);
+	EXPECT_EQ(big, ops[4].kv.value_len);
+	EXPECT_EQ(0, memcmp(out[4], v1, big));
+	EXPECT_EQ(0, ops[5].result);
+	EXPECT_EQ(0, ops[6].result);
+	EXPECT_EQ(vs, ops[6].kv.value_len);
+	EXPECT_EQ(0, memcmp(out[6], v2, vs));
+	EXPECT_EQ(-EEXIST, ops[7].result);
+	EXPECT_EQ(0, ops[8].result);
+	EXPECT_EQ(vs, ops[8].kv.value_len);
+	/* Longer than value_max: malformed, so the long PUT before it
+	 * never ran either. */
+	ops[0].kv.key = k + 2;
+	ops[1].op = ORDO_OP_PUT;
+	ops[1].kv.value = (uintptr_t)v1;
+	ops[1].kv.value_len = lmax + 1;
+	EXPECT_EQ(-EMSGSIZE, ordo_batch(o, ops, 2));
+	EXPECT_EQ(-ENOENT, ordo_get_len(o, k + 2, buf, lmax, &got));
+	for (i = 0; i < N; i++)
+		free(out[i]);
+	free(v1);
+	free(v2);
+	ordo_close(o);
+}
+
+TEST_F_TIMEOUT(lv, batch_of_long_values, 900)
+{
+	check_batch(_metadata, NULL, self->buf, self->vs);
+	check_batch(_metadata, URI_RDMA, self->buf, self->vs);
 }
 
 /*
