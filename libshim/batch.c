@@ -100,7 +100,7 @@ static int one(struct ordo *o, struct ordo_batch_op *b, uint32_t cap)
 	return lost(b->result) ? b->result : 0;
 }
 
-int ordo_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
+static int batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
 {
 	uint32_t i, k, end, *caps;
 	int ret = check(o, ops, n);
@@ -114,7 +114,8 @@ int ordo_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
 		ops[i].result = -ECANCELED;
 		caps[i] = ops[i].kv.value_len;
 	}
-	for (i = 0; i < n && !ret; i = end) {
+	/* A callback that closed the handle stops the batch. */
+	for (i = 0; i < n && !ret && !o->closing; i = end) {
 		if (alone(o, &ops[i])) {
 			end = i + 1;
 			ret = one(o, &ops[i], caps[i]);
@@ -135,4 +136,15 @@ int ordo_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
 	}
 	free(caps);
 	return ret ? ret : (int)n;
+}
+
+int ordo_batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
+{
+	int ret;
+
+	if (!shim_enter(o))
+		return -EBADF;
+	ret = batch(o, ops, n);
+	shim_leave(o);
+	return ret;
 }

@@ -194,10 +194,8 @@ struct ordo *ordo_open(const char *uri)
 	return ordo_open_opts(uri, NULL);
 }
 
-void ordo_close(struct ordo *o)
+static void close_now(struct ordo *o)
 {
-	if (!o)
-		return;
 	shim_cache_put(o);
 	shim_walk_cache_free(o->walk);
 	shim_xbufs_free(o);
@@ -209,9 +207,46 @@ void ordo_close(struct ordo *o)
 	free(o);
 }
 
+/*
+ * The calls that may run callbacks hold the handle while they run: a
+ * callback that closes it only marks it closing, and the outermost call
+ * frees it as it returns.  Calls on a closing handle fail -EBADF.
+ */
+bool shim_enter(struct ordo *o)
+{
+	if (o->closing)
+		return false;
+	o->calls++;
+	return true;
+}
+
+/* The call returns: @o may be freed, so the caller must not touch it. */
+void shim_leave(struct ordo *o)
+{
+	if (!--o->calls && o->closing)
+		close_now(o);
+}
+
+void ordo_close(struct ordo *o)
+{
+	if (!o)
+		return;
+	if (o->calls) {
+		o->closing = true;
+		return;
+	}
+	close_now(o);
+}
+
 int ordo_info(struct ordo *o, struct ordo_info *info)
 {
-	return o->be->info(o, info);
+	int ret;
+
+	if (!shim_enter(o))
+		return -EBADF;
+	ret = o->be->info(o, info);
+	shim_leave(o);
+	return ret;
 }
 
 size_t ordo_value_size(const struct ordo *o)
@@ -379,20 +414,24 @@ int shim_op_claim(struct ordo *o, struct ordo_req *r, struct shim_op **opp)
 int ordo_submit(struct ordo *o, struct ordo_req *r)
 {
 	struct shim_op *op;
-	int ret = req_check(o, r);
+	int ret;
 
+	if (!shim_enter(o))
+		return -EBADF;
+	ret = req_check(o, r);
 	if (!ret)
 		ret = shim_op_claim(o, r, &op);
-	if (ret)
-		return ret;
-	r->result = 0;
-	r->more = 0;
-	r->next = 0;
-	r->val_len = 0;
-	o->inflight++;
-	shim_op_start(o, op);
-	shim_run(o, op);
-	return 0;
+	if (!ret) {
+		r->result = 0;
+		r->more = 0;
+		r->next = 0;
+		r->val_len = 0;
+		o->inflight++;
+		shim_op_start(o, op);
+		shim_run(o, op);
+	}
+	shim_leave(o);
+	return ret;
 }
 
 unsigned int ordo_inflight(const struct ordo *o)
@@ -405,10 +444,13 @@ int ordo_poll(struct ordo *o, unsigned int min, int timeout_ms)
 	long long end;
 	int ret = 0;
 
+	if (!shim_enter(o))
+		return -EBADF;
 	if (timeout_ms < 0)
 		timeout_ms = o->opts.timeout_ms;
 	end = shim_now_ms() + timeout_ms;
-	while (o->completed < min && o->inflight) {
+	/* A callback that closed the handle ends the wait. */
+	while (o->completed < min && o->inflight && !o->closing) {
 		long long left = end - shim_now_ms();
 
 		ret = o->be->wait(o, left > 0 ? (int)left : 0);
@@ -426,6 +468,7 @@ int ordo_poll(struct ordo *o, unsigned int min, int timeout_ms)
 		ret = (int)o->completed;
 		o->completed = 0;
 	}
+	shim_leave(o);
 	return ret;
 }
 
@@ -444,17 +487,19 @@ int shim_sync_req(struct ordo *o, struct ordo_req *r)
 	bool done = false;
 	int ret;
 
+	if (!shim_enter(o))
+		return -EBADF;
 	/* A synchronous call needs a free slot: let one finish. */
 	while (o->inflight >= o->qd) {
 		ret = o->be->wait(o, (int)o->opts.timeout_ms);
 		if (ret < 0 && o->inflight >= o->qd)
-			return ret;
+			goto out;
 	}
 	r->cb = sync_done;
 	r->user = &done;
 	ret = ordo_submit(o, r);
 	if (ret)
-		return ret;
+		goto out;
 	/*
 	 * Until it is done, even when a wait fails: @r lives in the caller's
 	 * frame, and its slot writes it when it ends.  Every backend ends an
@@ -463,9 +508,12 @@ int shim_sync_req(struct ordo *o, struct ordo_req *r)
 	while (!done)
 		o->be->wait(o, (int)o->opts.timeout_ms);
 	/* Queued cache refreshes run between operations, none in flight. */
-	if (!o->inflight && shim_cache_pending(o))
+	if (!o->inflight && shim_cache_pending(o) && !o->closing)
 		shim_cache_refresh_stale(o);
-	return r->result;
+	ret = r->result;
+out:
+	shim_leave(o);
+	return ret;
 }
 
 static int kv(struct ordo *o, uint32_t op, uint64_t key, const void *val,
@@ -499,11 +547,12 @@ int ordo_get_len(struct ordo *o, uint64_t key, void *val, size_t cap,
 
 int ordo_get(struct ordo *o, uint64_t key, void *val, size_t len)
 {
-	size_t got;
+	size_t vs = o->geo.value_size, got;
+	/* The handle may be gone after it (closed by a callback). */
 	int ret = ordo_get_len(o, key, val, len, &got);
 
-	if (!ret && got < o->geo.value_size)
-		memset((uint8_t *)val + got, 0, o->geo.value_size - got);
+	if (!ret && got < vs)
+		memset((uint8_t *)val + got, 0, vs - got);
 	return ret;
 }
 
@@ -557,10 +606,22 @@ int ordo_scan(struct ordo *o, uint64_t start, uint32_t n, uint64_t *keys,
 
 int ordo_model_info(struct ordo *o, struct ordo_model_info *info)
 {
-	return o->be->model_info(o, info);
+	int ret;
+
+	if (!shim_enter(o))
+		return -EBADF;
+	ret = o->be->model_info(o, info);
+	shim_leave(o);
+	return ret;
 }
 
 int ordo_retrain(struct ordo *o, uint64_t *version)
 {
-	return o->be->retrain(o, version);
+	int ret;
+
+	if (!shim_enter(o))
+		return -EBADF;
+	ret = o->be->retrain(o, version);
+	shim_leave(o);
+	return ret;
 }

@@ -89,6 +89,10 @@ struct ordo_opts {
 struct ordo *ordo_open(const char *uri);
 /* Open with options (NULL: as ordo_open()).  NULL + errno on error. */
 struct ordo *ordo_open_opts(const char *uri, const struct ordo_opts *opts);
+/*
+ * Free the handle; requests still in flight are dropped (no callback).
+ * From a callback: the handle is freed when the call that ran it returns.
+ */
 void ordo_close(struct ordo *o);
 
 /* The mode a handle uses (never %ORDO_MODE_DEFAULT). */
@@ -242,7 +246,9 @@ typedef void (*ordo_cb_t)(struct ordo_req *req);
  * @count: SCAN: pairs wanted, 1..ORDO_SCAN_MAX.
  * @cb: called when the request completed (may be NULL): from ordo_poll(),
  *	from ordo_submit() on the local backend, or from a synchronous call;
- *	it may submit and call again, but not ordo_close() its handle.
+ *	it may submit and call again, and ordo_close() its handle (calls on
+ *	it then fail -EBADF; it is freed as the call that ran the callback
+ *	returns).
  * @user: for the caller.
  * @result: out: 0, a SCAN's pair count, or a negative errno.
  * @more: out: SCAN: keys past the last one may exist.

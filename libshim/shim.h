@@ -248,6 +248,9 @@ struct shim_walk_cache;
  * @cb_pend: completed requests whose callbacks wait for the running one
  *	to return (@cb_head..@cb_n of them, @cb_cap room), so that chains of
  *	requests submitted from callbacks do not nest without bound.
+ * @calls: public calls running on the handle (shim_enter()).
+ * @closing: ordo_close() was called while @calls ran (from a callback):
+ *	the outermost call frees the handle as it returns.
  * @cache_frozen: %ORDO_OPT_FROZEN_CACHE: never refresh the cache.
  * @cnt: counters.
  * @sync_req: request of the synchronous calls.
@@ -273,6 +276,8 @@ struct ordo {
 	uint32_t cb_depth;
 	struct ordo_req **cb_pend;
 	uint32_t cb_head, cb_n, cb_cap;
+	uint32_t calls;
+	bool closing;
 	bool cache_frozen;
 	struct ordo_counters cnt;
 	struct ordo_req sync_req;
@@ -285,6 +290,8 @@ struct ordo *shim_open(const char *uri, const struct ordo_opts *opts,
 long long shim_now_ms(void);
 int shim_slots_init(struct ordo *o, uint8_t *mem, size_t per_slot);
 int shim_sync_req(struct ordo *o, struct ordo_req *r);
+bool shim_enter(struct ordo *o);
+void shim_leave(struct ordo *o);
 size_t shim_slot_bytes(const struct ordo_geo *geo);
 void shim_run(struct ordo *o, struct shim_op *op);
 

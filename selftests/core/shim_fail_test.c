@@ -428,9 +428,77 @@ static int callback_chains_do_not_nest(void)
 	return 0;
 }
 
+static struct {
+	struct ordo *o;
+	unsigned int runs;
+	int after;	/* what a call on the handle returned once closed */
+	struct ordo_req extra;
+} closer;
+
+/* The first callback closes the handle, then tries to use it. */
+static void close_cb(struct ordo_req *r)
+{
+	uint8_t v[8];
+
+	if (closer.runs++)
+		return;
+	ordo_close(closer.o);
+	closer.after = ordo_submit(closer.o, &closer.extra);
+	if (!closer.after)
+		closer.after = ordo_get(closer.o, 9, v, sizeof(v));
+}
+
+/*
+ * A callback may close its own handle: inside ordo_poll(), inside
+ * ordo_submit() (a request that completes at once) and inside a
+ * synchronous call's wait.  Calls on it from then on fail EBADF, the
+ * other callbacks of that wait still run, and the outermost call frees
+ * it as it returns (LeakSanitizer would report it kept; ASan, the old
+ * use after free when the call went on with the freed handle).
+ */
+static int callback_closes_its_handle(void)
+{
+	uint8_t v1[8], v2[8], v3[8];
+	struct ordo_req a = { .op = ORDO_OP_GET, .key = 1, .val = v1,
+			      .len = sizeof(v1), .cb = close_cb };
+	struct ordo_req b = { .op = ORDO_OP_GET, .key = 3, .val = v2,
+			      .len = sizeof(v2), .cb = close_cb };
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		memset(&closer, 0, sizeof(closer));
+		closer.o = handle(3);
+		closer.extra = a;
+		sc.counting = true;
+		if (i == 1) {
+			/* Key 2 fails inside the submit that starts it. */
+			a.key = 2;
+			CHECK_EQ(ordo_submit(closer.o, &a), 0);
+			a.key = 1;
+			CHECK_EQ(closer.runs, 1);
+			CHECK_EQ(closer.after, -EBADF);
+			continue;
+		}
+		CHECK_EQ(ordo_submit(closer.o, &a), 0);
+		CHECK_EQ(ordo_submit(closer.o, &b), 0);
+		if (i == 0)
+			CHECK_EQ(ordo_poll(closer.o, 2, 1000), 2);
+		else
+			CHECK_EQ(ordo_get(closer.o, 4, v3, sizeof(v3)),
+				 -ETIMEDOUT);
+		CHECK_EQ(closer.runs, 2);
+		CHECK_EQ(closer.after, -EBADF);
+		CHECK_EQ(a.result, -ETIMEDOUT);
+		CHECK_EQ(b.result, -ETIMEDOUT);
+	}
+	return 0;
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
+	run("a callback closes its own handle: freed when the call returns",
+	    callback_closes_its_handle);
 	run("GET: the region refresh of its step fails the connection",
 	    get_refresh_fails);
 	run("GET: the superblock read of its walk's restart fails the connection",
