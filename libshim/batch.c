@@ -56,19 +56,20 @@ static int check(struct ordo *o, const struct ordo_batch_op *ops,
 
 /*
  * End of the run of entries from @i that one backend BATCH takes: up to
- * an entry it cannot carry, or just after a GET whose key a later entry of
- * the run writes or deletes (a long value it finds is fetched after the
- * run, which must not have changed it).
+ * an entry it cannot carry, or just after a GET that may find a long
+ * value (its buffer holds more than value_size) whose key a later entry
+ * of the run writes or deletes: that value is fetched after the run,
+ * which must not have changed it.
  */
 static uint32_t run_end(struct ordo *o, const struct ordo_batch_op *ops,
-			uint32_t i, uint32_t n)
+			const uint32_t *caps, uint32_t i, uint32_t n)
 {
 	uint32_t end = i, k, m;
 
 	while (end < n && !alone(o, &ops[end]))
 		end++;
 	for (k = i; k < end; k++) {
-		if (ops[k].op != ORDO_OP_GET)
+		if (ops[k].op != ORDO_OP_GET || caps[k] <= o->geo.value_size)
 			continue;
 		for (m = k + 1; m < end; m++)
 			if (ops[m].op != ORDO_OP_GET &&
@@ -78,10 +79,27 @@ static uint32_t run_end(struct ordo *o, const struct ordo_batch_op *ops,
 	return end;
 }
 
-/* The transport failed: the batch stops, as its BATCH would. */
-static bool lost(int st)
+/*
+ * An entry's own outcome; anything else (the connection failed or could
+ * not be made, the handle is closing) stops the batch, as its BATCH
+ * would.
+ */
+static bool entry_result(int st)
 {
-	return st == -EPROTO || st == -ECONNRESET || st == -ETIMEDOUT;
+	switch (st) {
+	case 0:
+	case -ENOENT:
+	case -EEXIST:
+	case -EINVAL:
+	case -EMSGSIZE:
+	case -ENOMEM:
+	case -ENOBUFS:
+	case -EAGAIN:
+	case -EIO:
+	case -EFAULT:
+		return true;
+	}
+	return false;
 }
 
 /* An entry run by itself (a GET into @cap bytes). */
@@ -95,9 +113,18 @@ static int one(struct ordo *o, struct ordo_batch_op *b, uint32_t cap)
 	};
 
 	b->result = shim_sync_req(o, &r);
-	if (b->op == ORDO_OP_GET && (!b->result || b->result == -ENOBUFS))
-		b->kv.value_len = r.val_len;
-	return lost(b->result) ? b->result : 0;
+	if (b->op == ORDO_OP_GET)
+		b->kv.value_len = !b->result || b->result == -ENOBUFS ?
+				  r.val_len : cap;
+	return entry_result(b->result) ? 0 : b->result;
+}
+
+/* A GET its BATCH answered with the length of a value it can hold. */
+static bool refetch(struct ordo *o, const struct ordo_batch_op *b,
+		    uint32_t cap)
+{
+	return b->op == ORDO_OP_GET && b->result == -ENOBUFS &&
+	       b->kv.value_len > o->geo.value_size && b->kv.value_len <= cap;
 }
 
 static int batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
@@ -107,6 +134,12 @@ static int batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
 
 	if (ret)
 		return ret;
+	/* As any operation that starts with none in flight: reconnect. */
+	if (!o->inflight && o->be->prepare) {
+		ret = o->be->prepare(o);
+		if (ret)
+			return ret;
+	}
 	caps = malloc(n * sizeof(*caps));
 	if (!caps)
 		return -ENOMEM;
@@ -121,18 +154,22 @@ static int batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
 			ret = one(o, &ops[i], caps[i]);
 			continue;
 		}
-		end = run_end(o, ops, i, n);
+		end = run_end(o, ops, caps, i, n);
 		ret = o->be->batch(o, ops + i, end - i);
 		if (ret < 0)
 			break;
 		ret = 0;
 		/* Values its BATCH could not return: GET them now. */
-		for (k = i; k < end && !ret; k++)
-			if (ops[k].op == ORDO_OP_GET &&
-			    ops[k].result == -ENOBUFS &&
-			    ops[k].kv.value_len > o->geo.value_size &&
-			    ops[k].kv.value_len <= caps[k])
-				ret = one(o, &ops[k], caps[k]);
+		for (k = i; k < end; k++) {
+			if (!refetch(o, &ops[k], caps[k]))
+				continue;
+			if (ret || o->closing) {
+				ops[k].result = -ECANCELED;
+				ops[k].kv.value_len = caps[k];
+				continue;
+			}
+			ret = one(o, &ops[k], caps[k]);
+		}
 	}
 	free(caps);
 	return ret ? ret : (int)n;

@@ -169,8 +169,9 @@ int ordo_retrain(struct ordo *o, uint64_t *version);
  * over RDMA) runs as an operation of its own in its place, and a GET
  * that finds a longer value than a BATCH returns gets it by a GET of its
  * own, before any later entry writes its key.  Over RDMA a batch travels
- * as as many BATCH messages as the server's message size needs; if the
- * connection fails, the entries that never ran keep -ECANCELED.
+ * as as many BATCH messages as the server's message size needs.  A
+ * failure that is no entry's own (the connection) stops the batch: the
+ * entries that never ran keep -ECANCELED.
  *
  * Return: @n, or a negative errno.
  */

@@ -81,6 +81,7 @@ struct rlong {
  * @err: the first failure among the upload's parts (in the order sent).
  * @err_idx: the index in @ids of the part that failed first.
  * @waiting: the next wave waits for a credit.
+ * @commit_joins: the write is being sent with the wave's parts.
  */
 struct rlong_wave {
 	uint64_t ids[RLONG_WAVE];
@@ -90,6 +91,7 @@ struct rlong_wave {
 	int err;
 	uint32_t err_idx;
 	bool waiting;
+	bool commit_joins;
 };
 
 /**

@@ -134,9 +134,13 @@ static int send_wave(struct ordo *o, struct shim_op *op)
 		if (ret)
 			return ret;
 	}
-	if (lv->at == c->len)
-		return send_commit(o, op);
-	return 0;
+	if (lv->at < c->len)
+		return 0;
+	/* The write goes along with the wave, unless it waits for a credit. */
+	w->commit_joins = true;
+	ret = send_commit(o, op);
+	w->commit_joins = false;
+	return ret;
 }
 
 /*
@@ -231,13 +235,17 @@ void rlong_pump(struct ordo *o)
 	}
 }
 
-/* Does the request of @slot go out with STAGE parts it waits for anyway? */
+/*
+ * Does the request of @slot go out with the STAGE parts of a wave, whose
+ * round trip it shares?  Only the write sent with its last wave: one that
+ * waited for a credit goes after the wave's first reply, and is answered
+ * a round trip later.
+ */
 bool rlong_joins_wave(struct ordo *o, uint32_t slot)
 {
 	struct rdma_be *r = rbe(o);
 
-	return slot == r->stager && r->wave.left &&
-	       r->lv[slot].phase == RL_COMMIT;
+	return slot == r->stager && r->wave.commit_joins;
 }
 
 /**

@@ -52,18 +52,29 @@ void progress(const char *what, uint64_t done, uint64_t total)
 	}
 }
 
-/* Batches of @op (PUT or DELETE) over keys[0..n). */
+/* Bytes of values one batch of the load holds at most. */
+#define BATCH_BYTES	(16u << 20)
+
+/*
+ * Batches of @op (PUT or DELETE) over keys[0..n).  ordo_batch() takes
+ * values of any length (a long one goes as a write of its own).
+ */
 static int batch_all(const struct bench_cfg *cfg, uint32_t op,
 		     const uint64_t *keys, uint64_t n)
 {
 	struct ordo_opts opts = { .size = sizeof(opts), .mode = ORDO_MODE_RPC };
 	struct ordo_batch_op ops[ORDO_BATCH_MAX];
 	uint32_t per = ORDO_BATCH_MAX, i;
-	uint8_t *vals = calloc(ORDO_BATCH_MAX, cfg->value_size);
-	struct ordo *o = ordo_open_opts(cfg->uri, &opts);
+	uint8_t *vals;
+	struct ordo *o;
 	uint64_t done = 0;
-	int ret = o && vals ? 0 : -errno;
+	int ret;
 
+	if (cfg->value_size && BATCH_BYTES / cfg->value_size < per)
+		per = BATCH_BYTES / cfg->value_size ?: 1;
+	vals = calloc(per, cfg->value_size ?: 1);
+	o = ordo_open_opts(cfg->uri, &opts);
+	ret = o && vals ? 0 : -errno;
 	while (!ret && done < n) {
 		uint32_t b = n - done > per ? per : (uint32_t)(n - done);
 
@@ -79,12 +90,6 @@ static int batch_all(const struct bench_cfg *cfg, uint32_t op,
 					      cfg->value_size : 0;
 		}
 		ret = ordo_batch(o, ops, b);
-		if ((ret == -E2BIG || ret == -EMSGSIZE) && per > 1) {
-			/* The transport's message bound: smaller batches. */
-			per /= 2;
-			ret = 0;
-			continue;
-		}
 		if (ret >= 0) {
 			for (ret = 0, i = 0; i < b && !ret; i++)
 				if (ops[i].result != -ENOENT ||
@@ -101,31 +106,8 @@ static int batch_all(const struct bench_cfg *cfg, uint32_t op,
 	return ret;
 }
 
-/* Values longer than the store's value_size: batches do not take them. */
-static int put_each(const struct bench_cfg *cfg, const uint64_t *keys,
-		    uint64_t n)
-{
-	struct ordo_opts opts = { .size = sizeof(opts), .mode = ORDO_MODE_RPC };
-	struct ordo *o = ordo_open_opts(cfg->uri, &opts);
-	uint8_t *v = malloc(cfg->value_size);
-	uint64_t done;
-	int ret = o && v ? 0 : -errno;
-
-	for (done = 0; !ret && done < n; done++) {
-		fill_value(v, cfg->value_size, keys[done]);
-		ret = ordo_put(o, keys[done], v, cfg->value_size);
-		if (!cfg->quiet && (done % 1024 == 1023 || done + 1 == n))
-			progress("loading", done + 1, n);
-	}
-	free(v);
-	ordo_close(o);
-	return ret;
-}
-
 int load_ordo(const struct bench_cfg *cfg, const uint64_t *keys, uint64_t n)
 {
-	if (cfg->value_size > cfg->store_vsize)
-		return put_each(cfg, keys, n);
 	return batch_all(cfg, ORDO_OP_PUT, keys, n);
 }
 

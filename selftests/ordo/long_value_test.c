@@ -359,6 +359,31 @@ static void check_batch(struct __test_metadata *_metadata, const char *uri,
 	EXPECT_EQ(-EEXIST, ops[7].result);
 	EXPECT_EQ(0, ops[8].result);
 	EXPECT_EQ(vs, ops[8].kv.value_len);
+	/*
+	 * Read-modify-write pairs with buffers of value_size: no GET of
+	 * them can need a fetch of its own, so the batch is one BATCH.
+	 */
+	{
+		struct ordo_counters a, b;
+
+		for (i = 0; i < 4; i++) {
+			struct ordo_batch_op *g = &ops[2 * i];
+
+			g[0].op = ORDO_OP_GET;
+			g[0].kv.key = key_of(i) + 1;
+			g[0].kv.value = (uintptr_t)out[i];
+			g[0].kv.value_len = vs;
+			g[1] = g[0];
+			g[1].op = ORDO_OP_PUT;
+			g[1].kv.value = (uintptr_t)v2;
+		}
+		ordo_counters(o, &a);
+		ASSERT_EQ(8, ordo_batch(o, ops, 8));
+		ordo_counters(o, &b);
+		EXPECT_EQ(1, b.rpcs - a.rpcs);
+		for (i = 0; i < 8; i++)
+			EXPECT_EQ(0, ops[i].result);
+	}
 	/* Longer than value_max: malformed, so the long PUT before it
 	 * never ran either. */
 	ops[0].kv.key = k + 2;
