@@ -60,9 +60,13 @@ bench/results/ycsb_sets.txt: bench/results/ycsb_sets.json \
 # of line (4 KiB and 64 KiB on the default geometry: the key block, then
 # the extent).  Not part of `make bench`'s default set; `make
 # bench/results/value_1k.json` and so on.
-# $(1) bytes, $(2) name, $(3) module parameters, $(4) keys.
+# value_64k_writes.json: YCSB A over 64 KiB values (each update a staged
+# upload, Documentation/client.rst "Long values").
+# $(1) bytes, $(2) name, $(3) module parameters, $(4) keys, $(5) runs
+# (write $(,) for a comma in them).
+, := ,
 VALUE_RUN = tools/vmrun --mem 3G --timeout 3000 $(3) \
-	-- bench/value_size.sh $(4) 5 $(1) | tee $(BUILD)/bench/$(2).log && \
+	-- bench/value_size.sh $(4) 5 $(1) $(5) | tee $(BUILD)/bench/$(2).log && \
 	sed -n '/^--- value_size.json begin/,/^--- value_size.json end/p' \
 		$(BUILD)/bench/$(2).log | sed '1d;$$d' > $@.tmp && \
 	sed '/^--- value_size.json begin/,$$d' $(BUILD)/bench/$(2).log \
@@ -84,3 +88,7 @@ bench/results/value_4k.json: $(YCSB_BIN) bench/value_size.sh module
 bench/results/value_64k.json: $(YCSB_BIN) bench/value_size.sh module
 	@mkdir -p $(dir $@) $(BUILD)/bench
 	$(call VALUE_RUN,65536,value_64k,,2000)
+
+bench/results/value_64k_writes.json: $(YCSB_BIN) bench/value_size.sh module
+	@mkdir -p $(dir $@) $(BUILD)/bench
+	$(call VALUE_RUN,65536,value_64k_writes,,2000,a:uniform:learned$(,)rpc)
