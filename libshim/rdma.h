@@ -35,6 +35,7 @@ enum rlong_phase {
 	RL_STAGE,	/* a STAGE part is in flight */
 	RL_COMMIT,	/* the write of the staged value is in flight */
 	RL_GET,		/* a GET of a part is in flight */
+	RL_GETW,	/* GETs of parts are in flight, in waves */
 };
 
 /* rlong_stager: no operation stages. */
@@ -49,7 +50,7 @@ enum rlong_phase {
 /**
  * struct rlong - a slot's long operation
  * @phase: enum rlong_phase.
- * @at: STAGE: bytes staged; GET: unused.
+ * @at: STAGE: bytes staged; GETW: the next offset to ask for.
  * @sent: STAGE: bytes of the part in flight.
  * @want: GET: the offset asked for.
  * @ref: GET: the ref of the parts taken so far.
@@ -73,8 +74,11 @@ struct rlong {
 };
 
 /**
- * struct rlong_wave - the STAGE parts in flight (of the stager's upload)
+ * struct rlong_wave - the parts in flight of the operation that holds the
+ *	part buffers (rdma_be.stager): STAGE parts of its upload, or GETs of
+ *	parts of the value it reads
  * @ids: request ids of the wave's parts; 0 once answered.
+ * @offs: GETW: the offset each part asked for.
  * @n: parts in the wave.
  * @left: parts not answered yet.
  * @bufs: send buffers for parts: min(%RLONG_WAVE, credits).
@@ -82,9 +86,11 @@ struct rlong {
  * @err_idx: the index in @ids of the part that failed first.
  * @waiting: the next wave waits for a credit.
  * @commit_joins: the write is being sent with the wave's parts.
+ * @changed: GETW: a part of another value (or none) came: start again.
  */
 struct rlong_wave {
 	uint64_t ids[RLONG_WAVE];
+	uint32_t offs[RLONG_WAVE];
 	uint32_t n;
 	uint32_t left;
 	uint32_t bufs;
@@ -92,6 +98,7 @@ struct rlong_wave {
 	uint32_t err_idx;
 	bool waiting;
 	bool commit_joins;
+	bool changed;
 };
 
 /**
@@ -124,7 +131,8 @@ struct rlong_wave {
  * @per_slot: read-buffer bytes per slot.
  * @raw: a raw handle's state (rdma_raw.c), or NULL.
  * @lv: per slot, its long operation (rdma_long.c).
- * @stager: the slot whose write uses the connection's staged value, or
+ * @stager: the slot that holds the part buffers (@wave): a write using
+ *	the connection's staged value, or a GET reading parts in waves; or
  *	%RLONG_NONE.
  * @stage_q: slots whose long writes wait for it, in order; @nstage_q.
  * @wave: the stager's STAGE parts in flight.

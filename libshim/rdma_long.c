@@ -15,9 +15,10 @@
  * parts to be answered.
  *
  * A GET or LOOKUP reply that carries part of a value (ORDO_WIRE_F_PART)
- * is completed by GETs with ORDO_WIRE_KV_PART from where it stopped; a
- * part of another stored value (its ref or length changed) starts the
- * value again, at most RLONG_RESTARTS times.
+ * is completed by GETs with ORDO_WIRE_KV_PART from where it stopped: in
+ * waves too, when the part buffers are free, else one at a time.  A part
+ * of another stored value (its ref or length changed) starts the value
+ * again, at most RLONG_RESTARTS times.
  *
  * A part's reply is matched by its id (rlong_part_reply()); the write and
  * the GETs of parts are requests in the operation's own slot.  Each step
@@ -93,14 +94,94 @@ static int send_commit(struct ordo *o, struct shim_op *op)
 	return send_body(o, op, b, shim_enc_req(b, &q), id);
 }
 
+/* Start the wave's next request, of @wop, in its buffer: its body. */
+static uint8_t *wave_req(struct ordo *o, struct shim_op *op, uint8_t wop)
+{
+	struct rdma_be *r = rbe(o);
+	struct rlong_wave *w = &r->wave;
+	struct ordo_wire_hdr *h = (void *)rconn_send_buf(r, o->qd + 1 + w->n);
+
+	memset(h, 0, HDR);
+	w->ids[w->n] = (++r->seq << 16) | op->slot;
+	h->id = htole64(w->ids[w->n]);
+	h->version = ORDO_WIRE_VERSION;
+	h->op = wop;
+	return (uint8_t *)(h + 1);
+}
+
+/* Send the request wave_req() began, @blen bytes of body at @b. */
+static int wave_send(struct ordo *o, uint8_t *b, uint32_t blen)
+{
+	struct rlong_wave *w = &rbe(o)->wave;
+
+	((struct ordo_wire_hdr *)(b - HDR))->length = htole32(HDR + blen);
+	w->left++;
+	w->n++;
+	/* The first request of a wave is a round trip; the rest go along. */
+	return rdma_send_buf(o, o->qd + w->n, HDR + blen, w->n == 1);
+}
+
+/* A GET of the part from @off in the op's own slot (one at a time). */
+static int send_get_part(struct ordo *o, struct shim_op *op, uint32_t off)
+{
+	struct shim_req q = {
+		.op = ORDO_WIRE_OP_GET,
+		.key = op->call.key,
+		.kv_flags = ORDO_WIRE_KV_PART,
+		.arg = off,
+	};
+	uint64_t id;
+	uint8_t *b = rdma_req_begin(o, op->slot, q.op, &id);
+
+	lv_of(o, op)->phase = RL_GET;
+	lv_of(o, op)->want = off;
+	return send_body(o, op, b, shim_enc_req(b, &q), id);
+}
+
+/* Bytes of a value one GET reply of a part carries at most. */
+static uint32_t part_bytes(struct rdma_be *r)
+{
+	return r->max_msg - HDR - sizeof(struct ordo_wire_part);
+}
+
+/* The next wave of GETs of parts, from lv->at: as send_wave(). */
+static int send_get_wave(struct ordo *o, struct shim_op *op)
+{
+	struct rdma_be *r = rbe(o);
+	struct rlong_wave *w = &r->wave;
+	struct rlong *lv = lv_of(o, op);
+	uint32_t max = part_bytes(r);
+	int ret;
+
+	w->n = 0;
+	w->waiting = r->npend || !r->avail;
+	if (r->dead)
+		return -ECONNRESET;
+	while (!w->waiting && w->n < w->bufs && r->avail && lv->at < lv->len) {
+		struct shim_req q = {
+			.op = ORDO_WIRE_OP_GET,
+			.key = op->call.key,
+			.kv_flags = ORDO_WIRE_KV_PART,
+			.arg = lv->at,
+		};
+		uint8_t *b = wave_req(o, op, ORDO_WIRE_OP_GET);
+
+		w->offs[w->n] = lv->at;
+		lv->at += lv->len - lv->at < max ? lv->len - lv->at : max;
+		ret = wave_send(o, b, shim_enc_req(b, &q));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /*
  * Send the upload's next wave: as many parts as there are credits free
  * and part buffers (calls waiting for credits go first), and the write
  * after the last part, without waiting for the parts' replies (a failed
- * part fails the write too, Documentation/wire.rst).  The first part
- * of a wave is a round trip; the rest of it go along.
+ * part fails the write too, Documentation/wire.rst).
  */
-static int send_wave(struct ordo *o, struct shim_op *op)
+static int send_stage_wave(struct ordo *o, struct shim_op *op)
 {
 	struct rdma_be *r = rbe(o);
 	struct rlong_wave *w = &r->wave;
@@ -114,23 +195,16 @@ static int send_wave(struct ordo *o, struct shim_op *op)
 	if (r->dead)
 		return -ECONNRESET;
 	while (!w->waiting && w->n < w->bufs && r->avail && lv->at < c->len) {
-		uint32_t buf = o->qd + 1 + w->n, n = c->len - lv->at;
-		struct ordo_wire_hdr *h = (void *)rconn_send_buf(r, buf);
-		uint32_t blen;
+		uint32_t n = c->len - lv->at;
+		uint8_t *b = wave_req(o, op, ORDO_WIRE_OP_STAGE);
 
 		if (n > max)
 			n = max;
-		memset(h, 0, HDR);
-		w->ids[w->n] = (++r->seq << 16) | op->slot;
-		h->id = htole64(w->ids[w->n]);
-		h->version = ORDO_WIRE_VERSION;
-		h->op = ORDO_WIRE_OP_STAGE;
-		blen = shim_enc_stage((uint8_t *)(h + 1), c->len, lv->at,
-				      (const uint8_t *)c->val + lv->at, n);
-		h->length = htole32(HDR + blen);
+		w->offs[w->n] = lv->at;
+		ret = wave_send(o, b, shim_enc_stage(b, c->len, lv->at,
+						     (const uint8_t *)c->val +
+						     lv->at, n));
 		lv->at += n;
-		w->left++;
-		ret = rdma_send_buf(o, buf, HDR + blen, !w->n++);
 		if (ret)
 			return ret;
 	}
@@ -141,6 +215,13 @@ static int send_wave(struct ordo *o, struct shim_op *op)
 	ret = send_commit(o, op);
 	w->commit_joins = false;
 	return ret;
+}
+
+static int send_wave(struct ordo *o, struct shim_op *op)
+{
+	if (lv_of(o, op)->phase == RL_GETW)
+		return send_get_wave(o, op);
+	return send_stage_wave(o, op);
 }
 
 /*
@@ -229,7 +310,7 @@ void rlong_pump(struct ordo *o)
 		return;
 	op = &o->ops[r->stager];
 	ret = send_wave(o, op);
-	if (ret && !r->wave.left && lv_of(o, op)->phase == RL_STAGE) {
+	if (ret && !r->wave.left && lv_of(o, op)->phase != RL_COMMIT) {
 		stage_next(o);
 		op_end(o, op, ret);
 	}
@@ -248,17 +329,82 @@ bool rlong_joins_wave(struct ordo *o, uint32_t slot)
 	return slot == r->stager && r->wave.commit_joins;
 }
 
+/*
+ * A GET of part @i of the wave: its bytes go to the call's destination.
+ * A part of another value (another ref or length, or none: deleted)
+ * makes the wave start the value again once it is all answered; bytes no
+ * correct server sends (a part shorter than the wire says) are -EPROTO.
+ */
+static int get_part_reply(struct ordo *o, struct shim_op *op,
+			  const struct ordo_wire_hdr *h, uint32_t len,
+			  uint32_t i)
+{
+	struct rdma_be *r = rbe(o);
+	struct rlong_wave *w = &r->wave;
+	struct rlong *lv = lv_of(o, op);
+	uint32_t off = w->offs[i], want = lv->len - off;
+	int st = ordo_wire_errno(le32toh(h->status));
+	struct shim_part p;
+
+	if (h->op != ORDO_WIRE_OP_GET)
+		return -EPROTO;
+	if (st) {
+		w->changed = true;
+		return len == HDR ? 0 : -EPROTO;
+	}
+	if (shim_dec_get((const uint8_t *)(h + 1), len - HDR,
+			 le16toh(h->flags), o->geo.value_size,
+			 rlong_value_max(o), off, &p))
+		return -EPROTO;
+	if (p.ref != lv->ref || p.len != lv->len) {
+		w->changed = true;
+		return 0;
+	}
+	if (want > part_bytes(r))
+		want = part_bytes(r);
+	if (p.returned != want)
+		return -EPROTO;
+	memcpy((uint8_t *)op->call.out_val + off, p.bytes, p.returned);
+	return 0;
+}
+
+/* The last GET of a wave is answered: the next wave, or the end. */
+static void get_wave_done(struct ordo *o, struct shim_op *op)
+{
+	struct rlong_wave *w = &rbe(o)->wave;
+	struct rlong *lv = lv_of(o, op);
+	int st = w->err;
+
+	if (!st && !w->changed && lv->at < lv->len) {
+		/* The next wave, when this reply's credit is back. */
+		w->waiting = true;
+		return;
+	}
+	stage_next(o);
+	if (!st && w->changed) {
+		/* Another value was stored meanwhile: start again. */
+		o->cnt.retries++;
+		if (++lv->restarts > RLONG_RESTARTS)
+			st = -EAGAIN;
+		else
+			st = send_get_part(o, op, 0);
+		if (!st)
+			return;
+	}
+	op_end(o, op, st);
+}
+
 /**
- * rlong_part_reply() - a reply that may answer a STAGE part of @op's
+ * rlong_part_reply() - a reply that may answer a part of @op's wave
  * @o: the handle
  * @op: the operation its id's slot names
  * @h: the reply, @len bytes, its header checked
  * @len: bytes
  *
  * When the wave's last part is answered, the next wave goes, or the
- * upload ends: on its first failed part, or (its write sent) by letting
- * the next long write stage; the write's own reply ends the operation
- * (rlong_write_done()).
+ * operation ends.  An upload ends on its first failed part, or (its
+ * write sent) by letting the next long write stage, and the write's own
+ * reply ends it (rlong_write_done()).
  *
  * Return: whether the reply answered one of @op's parts in flight.
  */
@@ -280,14 +426,21 @@ bool rlong_part_reply(struct ordo *o, struct shim_op *op,
 		return false;
 	w->ids[i] = 0;
 	w->left--;
-	st = h->op != ORDO_WIRE_OP_STAGE || len != HDR ? -EPROTO :
-	     ordo_wire_errno(le32toh(h->status));
+	if (lv->phase == RL_GETW)
+		st = get_part_reply(o, op, h, len, i);
+	else
+		st = h->op != ORDO_WIRE_OP_STAGE || len != HDR ? -EPROTO :
+		     ordo_wire_errno(le32toh(h->status));
 	if (st && (!w->err || i < w->err_idx)) {
 		w->err = st;
 		w->err_idx = i;
 	}
 	if (w->left)
 		return true;
+	if (lv->phase == RL_GETW) {
+		get_wave_done(o, op);
+		return true;
+	}
 	if (lv->phase == RL_STAGE) {
 		if (w->err) {
 			stage_next(o);
@@ -334,27 +487,37 @@ int rlong_write_done(struct ordo *o, struct shim_op *op, int st)
 	return lv->err ?: st;
 }
 
-static int send_get_part(struct ordo *o, struct shim_op *op, uint32_t off)
-{
-	struct shim_req q = {
-		.op = ORDO_WIRE_OP_GET,
-		.key = op->call.key,
-		.kv_flags = ORDO_WIRE_KV_PART,
-		.arg = off,
-	};
-	uint64_t id;
-	uint8_t *b = rdma_req_begin(o, op->slot, q.op, &id);
-
-	lv_of(o, op)->phase = RL_GET;
-	lv_of(o, op)->want = off;
-	return send_body(o, op, b, shim_enc_req(b, &q), id);
-}
-
 /* Room at the call's destination (at least value_size). */
 static uint32_t out_cap(struct ordo *o, struct shim_op *op)
 {
 	return op->call.out_cap > o->geo.value_size ? op->call.out_cap :
 	       o->geo.value_size;
+}
+
+/*
+ * More than one part of the value is missing from @at: ask for them in
+ * waves, if the part buffers are free (else one part at a time).  From a
+ * reply, so the first wave goes when its credit is back.
+ */
+static bool get_wave_start(struct ordo *o, struct shim_op *op, uint32_t at)
+{
+	struct rdma_be *r = rbe(o);
+	struct rlong_wave *w = &r->wave;
+	struct rlong *lv = lv_of(o, op);
+
+	if (r->stager != RLONG_NONE || r->nstage_q || w->bufs < 2 ||
+	    lv->len - at <= part_bytes(r))
+		return false;
+	r->stager = op->slot;
+	w->err = 0;
+	w->left = 0;
+	w->n = 0;
+	w->changed = false;
+	w->waiting = true;
+	lv->phase = RL_GETW;
+	lv->at = at;
+	op->call_id = 0;
+	return true;
 }
 
 /**
@@ -399,10 +562,13 @@ int rlong_got(struct ordo *o, struct shim_op *op, const struct shim_part *p)
 	}
 	memcpy((uint8_t *)c->out_val + p->offset, p->bytes, p->returned);
 	at = p->offset + p->returned;
-	if (at < p->len)
-		return send_get_part(o, op, at) ?: RLONG_MORE;
-	lv->phase = RL_NONE;
-	return 0;
+	if (at >= p->len) {
+		lv->phase = RL_NONE;
+		return 0;
+	}
+	if (get_wave_start(o, op, at))
+		return RLONG_MORE;
+	return send_get_part(o, op, at) ?: RLONG_MORE;
 }
 
 /**

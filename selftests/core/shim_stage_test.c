@@ -47,6 +47,11 @@ static struct {
 	bool part_body;		/* answer the first part with 8 bytes of body */
 	uint8_t *staged;
 	uint32_t total, have;
+	uint64_t ref;		/* the stored value's extent reference */
+	uint32_t get_parts;	/* GETs of parts served */
+	int change_after;	/* GETs served, then the value is replaced */
+	int delete_after;	/* GETs served, then the key is deleted */
+	bool short_part;	/* one part 8 bytes short of what it must be */
 	uint64_t key;		/* the last value stored */
 	uint8_t *val;
 	uint32_t vlen;
@@ -143,6 +148,43 @@ inval:
 	return ORDO_WIRE_EINVAL;
 }
 
+/* A GET (of a part, with KV_PART): the stored value from its offset. */
+static uint32_t serve_get(const uint8_t *b, uint32_t blen, uint8_t *rep,
+			  uint32_t *rlen)
+{
+	const struct ordo_wire_kv *kv = (const void *)b;
+	struct ordo_wire_part *w = (void *)(rep + sizeof(struct ordo_wire_hdr));
+	uint32_t off = kv->flags & ORDO_WIRE_KV_PART ? le32toh(kv->arg) : 0;
+	uint32_t n, max = MSG - 48;
+
+	if ((int)srv.get_parts == srv.change_after) {
+		uint32_t i;
+
+		for (i = 0; i < srv.vlen; i++)
+			srv.val[i] ^= 0x5a;
+		srv.ref++;
+	}
+	if ((int)srv.get_parts++ == srv.delete_after)
+		srv.key = 0;
+	if (blen != sizeof(*kv) || !srv.val || le64toh(kv->key) != srv.key)
+		return ORDO_WIRE_ENOENT;
+	n = off < srv.vlen ? srv.vlen - off : 0;
+	if (n > max)
+		n = max;
+	if (srv.short_part && off && n == max) {
+		srv.short_part = false;
+		n -= 8;
+	}
+	w->ref = htole64(srv.ref);
+	w->len = htole32(srv.vlen);
+	w->offset = htole32(off);
+	w->returned = htole32(n);
+	w->units = htole32(ordo_extent_units(srv.vlen));
+	memcpy(w + 1, srv.val + off, n);
+	*rlen = sizeof(*w) + n;
+	return 0;
+}
+
 /* The write of the staged value. */
 static uint32_t serve_write(const uint8_t *b, uint32_t blen)
 {
@@ -156,6 +198,7 @@ static uint32_t serve_write(const uint8_t *b, uint32_t blen)
 		srv.val = srv.staged;
 		srv.vlen = srv.total;
 		srv.key = le64toh(kv->key);
+		srv.ref++;
 		srv.staged = NULL;
 		srv.writes++;
 		st = 0;
@@ -164,15 +207,19 @@ static uint32_t serve_write(const uint8_t *b, uint32_t blen)
 	return st;
 }
 
-static void reply(struct ordo *o, const struct ordo_wire_hdr *q, uint32_t st,
-		  uint32_t body)
+static uint8_t reps[QMAX][MSG];
+
+/* Deliver reply @msg to request @q: status @st, @body bytes of body. */
+static void reply(struct ordo *o, uint8_t *msg, const struct ordo_wire_hdr *q,
+		  uint32_t st, uint32_t body)
 {
-	uint8_t msg[64] = { 0 };
 	struct ordo_wire_hdr *h = (void *)msg;
 
 	h->id = q->id;
 	h->version = ORDO_WIRE_VERSION;
 	h->op = q->op;
+	h->flags = htole16(body && q->op == ORDO_WIRE_OP_GET ?
+			   ORDO_WIRE_F_PART : 0);
 	h->status = htole32(st);
 	h->length = htole32(sizeof(*h) + body);
 	rdma_on_reply(o, msg, sizeof(*h) + body);
@@ -186,7 +233,7 @@ static void reply(struct ordo *o, const struct ordo_wire_hdr *q, uint32_t st,
 int rconn_poll(struct ordo *o, int ms)
 {
 	struct ordo_wire_hdr hs[QMAX];
-	uint32_t st[QMAX], n = srv.nq, i;
+	uint32_t st[QMAX], body[QMAX], n = srv.nq, i;
 
 	if (!n)
 		return -ETIMEDOUT;
@@ -197,8 +244,14 @@ int rconn_poll(struct ordo *o, int ms)
 		uint32_t blen = srv.qlen[i] - sizeof(*h);
 
 		hs[i] = *h;
-		st[i] = h->op == ORDO_WIRE_OP_STAGE ? serve_stage(b, blen) :
-			serve_write(b, blen);
+		body[i] = 0;
+		memset(reps[i], 0, sizeof(struct ordo_wire_hdr));
+		if (h->op == ORDO_WIRE_OP_STAGE)
+			st[i] = serve_stage(b, blen);
+		else if (h->op == ORDO_WIRE_OP_GET)
+			st[i] = serve_get(b, blen, reps[i], &body[i]);
+		else
+			st[i] = serve_write(b, blen);
 	}
 	srv.nq = 0;
 	for (i = 0; i < n; i++) {
@@ -206,9 +259,10 @@ int rconn_poll(struct ordo *o, int ms)
 		bool first = hs[k].op == ORDO_WIRE_OP_STAGE &&
 			     srv.stage_reqs - n + k == 0;
 
-		reply(o, &hs[k], st[k], first && srv.part_body ? 8 : 0);
+		reply(o, reps[k], &hs[k], st[k],
+		      first && srv.part_body ? 8 : body[k]);
 		if (first && srv.dup_part)
-			reply(o, &hs[k], st[k], 0);
+			reply(o, reps[k], &hs[k], st[k], 0);
 	}
 	return (int)n;
 }
@@ -244,7 +298,7 @@ static struct ordo *handle(uint32_t credits, uint32_t qd)
 		abort();
 	rlong_reset(o);
 	memset(&srv, 0, sizeof(srv));
-	srv.fail_part = -1;
+	srv.fail_part = srv.change_after = srv.delete_after = -1;
 	return o;
 }
 
@@ -470,6 +524,120 @@ static int hostile_part_replies(void)
 	return 0;
 }
 
+/* Store @len bytes under @key as the server would hold them. */
+static uint8_t *stored(uint64_t key, uint32_t len, uint32_t seed)
+{
+	uint8_t *v = value(len, seed);
+
+	free(srv.val);
+	srv.val = malloc(len);
+	memcpy(srv.val, v, len);
+	srv.vlen = len;
+	srv.key = key;
+	srv.ref = 0x4000000001ULL;
+	return v;
+}
+
+/* GET 1 MiB by RPC: the first part, then the rest in waves. */
+static int get_in_waves(void)
+{
+	struct ordo *o = handle(32, 4);
+	uint8_t *v = stored(5, VAL_MAX, 8), *out = malloc(VAL_MAX);
+	uint32_t parts = (VAL_MAX + MSG - 49) / (MSG - 48);
+	struct ordo_counters c;
+	size_t got = 0;
+
+	CHECK_EQ(ordo_get_len(o, 5, out, VAL_MAX, &got), 0);
+	CHECK_EQ(got, VAL_MAX);
+	CHECK_EQ(memcmp(out, v, VAL_MAX), 0);
+	printf("# GET of 1 MiB over %u-byte messages: %u parts in %u round "
+	       "trips (one a part before)\n", MSG, parts, srv.round_trips);
+	CHECK_EQ(parts, 260);
+	CHECK_EQ(srv.round_trips, 1 + (parts - 1 + RLONG_WAVE - 1) /
+				   RLONG_WAVE);
+	CHECK_EQ(srv.inflight_max, RLONG_WAVE);
+	ordo_counters(o, &c);
+	CHECK_EQ(c.round_trips, srv.round_trips);
+	CHECK_EQ(c.rpcs, parts);
+	CHECK_EQ(c.retries, 0);
+	free(v);
+	free(out);
+	handle_free(o);
+	return 0;
+}
+
+/*
+ * The value is replaced while its waves are out: the GET starts again
+ * and returns the new one whole; the key deleted: ENOENT; a part short
+ * of what the wire says: EPROTO.
+ */
+static int get_wave_sees_a_change(void)
+{
+	struct ordo *o = handle(32, 4);
+	uint32_t len = 300000;
+	uint8_t *v = stored(6, len, 9), *out = malloc(len);
+	struct ordo_counters c;
+	size_t got = 0;
+	uint32_t i;
+
+	srv.change_after = 20;
+	CHECK_EQ(ordo_get_len(o, 6, out, len, &got), 0);
+	CHECK_EQ(got, len);
+	for (i = 0; i < len; i++)
+		v[i] ^= 0x5a;
+	CHECK_EQ(memcmp(out, v, len), 0);
+	ordo_counters(o, &c);
+	CHECK_EQ(c.retries, 1);
+	CHECK_EQ(c.round_trips, srv.round_trips);
+
+	srv.get_parts = 0;
+	srv.change_after = -1;
+	srv.delete_after = 5;
+	CHECK_EQ(ordo_get_len(o, 6, out, len, &got), -ENOENT);
+
+	srv.key = 6;
+	srv.delete_after = -1;
+	srv.short_part = true;
+	CHECK_EQ(ordo_get_len(o, 6, out, len, &got), -EPROTO);
+	free(v);
+	free(out);
+	handle_free(o);
+	return 0;
+}
+
+/* An upload submitted while a GET holds the part buffers waits its turn. */
+static int upload_waits_for_a_get_wave(void)
+{
+	struct ordo *o = handle(32, 4);
+	uint32_t len = 200000;
+	uint8_t *v = stored(7, len, 10), *w = value(len, 11);
+	uint8_t *out = malloc(len);
+	struct ordo_req g = { .op = ORDO_OP_GET, .key = 7, .val = out,
+			      .len = len, .cb = cb };
+	struct ordo_req p = { .op = ORDO_OP_PUT, .key = 7, .val = w,
+			      .len = len, .cb = cb };
+
+	done = 0;
+	CHECK_EQ(ordo_submit(o, &g), 0);
+	/* One round trip: its first part, and its first wave goes. */
+	CHECK_EQ(rconn_poll(o, 0), 1);
+	CHECK_EQ(rbe(o)->wave.left, RLONG_WAVE);
+	CHECK_EQ(ordo_submit(o, &p), 0);
+	while (done < 2)
+		CHECK(ordo_poll(o, 1, 1000) >= 0);
+	CHECK_EQ(g.result, 0);
+	CHECK_EQ(g.val_len, len);
+	CHECK_EQ(memcmp(out, v, len), 0);
+	CHECK_EQ(p.result, 0);
+	CHECK_EQ(memcmp(srv.val, w, len), 0);
+	CHECK_EQ(o->cnt.retries, 0);
+	free(v);
+	free(w);
+	free(out);
+	handle_free(o);
+	return 0;
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -482,5 +650,9 @@ int main(void)
 	    write_with_the_failed_wave);
 	run("two uploads of one handle take turns", uploads_take_turns);
 	run("a part answered twice or with a body", hostile_part_replies);
+	run("a long GET by RPC takes its parts in waves", get_in_waves);
+	run("a GET's waves meet a new value, a delete, a short part",
+	    get_wave_sees_a_change);
+	run("an upload waits for a GET's waves", upload_waits_for_a_get_wave);
 	return tap_done();
 }
