@@ -92,13 +92,20 @@ static int encode_call(struct ordo *o, uint32_t slot, const struct shim_call *c,
 int rdma_send_buf(struct ordo *o, uint32_t buf, uint32_t len,
 		  bool round_trip)
 {
+	return rdma_send_at(o, buf, 0, len, round_trip);
+}
+
+/* rdma_send_buf() of @len bytes from @off in the buffer. */
+int rdma_send_at(struct ordo *o, uint32_t buf, uint32_t off, uint32_t len,
+		 bool round_trip)
+{
 	struct rdma_be *r = rbe(o);
 
 	r->avail--;
 	o->cnt.rpcs++;
 	if (round_trip)
 		o->cnt.round_trips++;
-	if (rconn_post_send(r, buf, len)) {
+	if (rconn_post_send_at(r, buf, off, len)) {
 		r->dead = true;
 		return -ECONNRESET;
 	}

@@ -35,7 +35,7 @@ enum rlong_phase {
 	RL_STAGE,	/* a STAGE part is in flight */
 	RL_COMMIT,	/* the write of the staged value is in flight */
 	RL_GET,		/* a GET of a part is in flight */
-	RL_GETW,	/* GETs of parts are in flight, in waves */
+	RL_GETW,	/* GETs of parts are in flight in a wave of its own */
 };
 
 /* rlong_stager: no operation stages. */
@@ -57,9 +57,14 @@ enum rlong_phase {
  * @len: GET: their value's length.
  * @restarts: GET: times the value changed between parts.
  * @err: STAGE: the upload's first failed part, once its parts are all
- *	answered (the write then fails too).
+ *	answered (the write then fails too); GETW: a malformed part.
  * @commit_back: the write's reply came before the last part's; its
  *	status is @commit_st.
+ * @ids: GETW: request ids of the wave's GETs; 0 once answered.
+ * @offs: GETW: the offset each asked for.
+ * @wn: GETW: GETs in the wave; @wleft of them not answered yet.
+ * @changed: GETW: a part of another value (or none) came: start again.
+ * @waiting: GETW: the next wave waits for a credit.
  */
 struct rlong {
 	uint32_t phase;
@@ -71,14 +76,17 @@ struct rlong {
 	int err;
 	bool commit_back;
 	int commit_st;
+	uint64_t ids[RLONG_WAVE];
+	uint32_t offs[RLONG_WAVE];
+	uint32_t wn;
+	uint32_t wleft;
+	bool changed;
+	bool waiting;
 };
 
 /**
- * struct rlong_wave - the parts in flight of the operation that holds the
- *	part buffers (rdma_be.stager): STAGE parts of its upload, or GETs of
- *	parts of the value it reads
+ * struct rlong_wave - the STAGE parts in flight (of the stager's upload)
  * @ids: request ids of the wave's parts; 0 once answered.
- * @offs: GETW: the offset each part asked for.
  * @n: parts in the wave.
  * @left: parts not answered yet.
  * @bufs: send buffers for parts: min(%RLONG_WAVE, credits).
@@ -86,11 +94,9 @@ struct rlong {
  * @err_idx: the index in @ids of the part that failed first.
  * @waiting: the next wave waits for a credit.
  * @commit_joins: the write is being sent with the wave's parts.
- * @changed: GETW: a part of another value (or none) came: start again.
  */
 struct rlong_wave {
 	uint64_t ids[RLONG_WAVE];
-	uint32_t offs[RLONG_WAVE];
 	uint32_t n;
 	uint32_t left;
 	uint32_t bufs;
@@ -98,7 +104,6 @@ struct rlong_wave {
 	uint32_t err_idx;
 	bool waiting;
 	bool commit_joins;
-	bool changed;
 };
 
 /**
@@ -131,11 +136,11 @@ struct rlong_wave {
  * @per_slot: read-buffer bytes per slot.
  * @raw: a raw handle's state (rdma_raw.c), or NULL.
  * @lv: per slot, its long operation (rdma_long.c).
- * @stager: the slot that holds the part buffers (@wave): a write using
- *	the connection's staged value, or a GET reading parts in waves; or
+ * @stager: the slot whose write uses the connection's staged value, or
  *	%RLONG_NONE.
  * @stage_q: slots whose long writes wait for it, in order; @nstage_q.
  * @wave: the stager's STAGE parts in flight.
+ * @ngetw: operations reading a value's parts in waves (RL_GETW).
  */
 struct rdma_be {
 	char host[256];
@@ -178,6 +183,7 @@ struct rdma_be {
 	uint32_t *stage_q;
 	uint32_t nstage_q;
 	struct rlong_wave wave;
+	uint32_t ngetw;
 };
 
 static inline struct rdma_be *rbe(struct ordo *o)
@@ -198,6 +204,8 @@ uint8_t *rconn_send_buf(struct rdma_be *r, uint32_t slot);
 uint8_t *rconn_recv_buf(struct rdma_be *r, uint32_t i);
 uint8_t *rconn_bulk_buf(struct ordo *o);
 int rconn_post_send(struct rdma_be *r, uint32_t slot, uint32_t len);
+int rconn_post_send_at(struct rdma_be *r, uint32_t slot, uint32_t off,
+		       uint32_t len);
 int rconn_post_recv(struct rdma_be *r, uint32_t i);
 int rconn_post_reads(struct ordo *o, struct shim_op *op,
 		     const uint32_t *rkeys);
@@ -225,6 +233,8 @@ uint8_t *rdma_req_begin(struct ordo *o, uint32_t slot, uint8_t op,
 int rdma_send_op(struct ordo *o, struct shim_op *op);
 int rdma_send_buf(struct ordo *o, uint32_t buf, uint32_t len,
 		  bool round_trip);
+int rdma_send_at(struct ordo *o, uint32_t buf, uint32_t off, uint32_t len,
+		 bool round_trip);
 
 /* rdma_long.c: values longer than one message */
 uint32_t rlong_value_max(struct ordo *o);

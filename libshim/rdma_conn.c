@@ -92,8 +92,15 @@ int rconn_post_recv(struct rdma_be *r, uint32_t i)
 
 int rconn_post_send(struct rdma_be *r, uint32_t slot, uint32_t len)
 {
+	return rconn_post_send_at(r, slot, 0, len);
+}
+
+/* Send @len bytes from @off in send buffer @slot. */
+int rconn_post_send_at(struct rdma_be *r, uint32_t slot, uint32_t off,
+		       uint32_t len)
+{
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)rconn_send_buf(r, slot),
+		.addr = (uintptr_t)rconn_send_buf(r, slot) + off,
 		.length = len,
 		.lkey = r->mr->lkey,
 	};

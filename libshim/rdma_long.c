@@ -15,10 +15,10 @@
  * parts to be answered.
  *
  * A GET or LOOKUP reply that carries part of a value (ORDO_WIRE_F_PART)
- * is completed by GETs with ORDO_WIRE_KV_PART from where it stopped: in
- * waves too, when the part buffers are free, else one at a time.  A part
- * of another stored value (its ref or length changed) starts the value
- * again, at most RLONG_RESTARTS times.
+ * is completed by GETs with ORDO_WIRE_KV_PART from where it stopped, in
+ * waves of its own (the requests sit in the operation's own send buffer).
+ * A part of another stored value (its ref or length changed) starts the
+ * value again, at most RLONG_RESTARTS times.
  *
  * A part's reply is matched by its id (rlong_part_reply()); the write and
  * the GETs of parts are requests in the operation's own slot.  Each step
@@ -94,7 +94,7 @@ static int send_commit(struct ordo *o, struct shim_op *op)
 	return send_body(o, op, b, shim_enc_req(b, &q), id);
 }
 
-/* Start the wave's next request, of @wop, in its buffer: its body. */
+/* Start the upload wave's next request, of @wop, in its buffer: its body. */
 static uint8_t *wave_req(struct ordo *o, struct shim_op *op, uint8_t wop)
 {
 	struct rdma_be *r = rbe(o);
@@ -144,35 +144,60 @@ static uint32_t part_bytes(struct rdma_be *r)
 	return r->max_msg - HDR - sizeof(struct ordo_wire_part);
 }
 
-/* The next wave of GETs of parts, from lv->at: as send_wave(). */
+/*
+ * A GET's wave: its requests (48 bytes each) sit GETW_REQ apart in the
+ * operation's own send buffer, idle while its wave is out, so every GET
+ * has a wave of its own.
+ */
+#define GETW_REQ	64
+
+static uint32_t getw_max(struct rdma_be *r)
+{
+	return r->max_msg / GETW_REQ < RLONG_WAVE ? r->max_msg / GETW_REQ :
+	       RLONG_WAVE;
+}
+
+/*
+ * The next wave of GETs of parts, from lv->at: as many as credits allow
+ * (calls waiting for credits go first); the first is a round trip.
+ */
 static int send_get_wave(struct ordo *o, struct shim_op *op)
 {
 	struct rdma_be *r = rbe(o);
-	struct rlong_wave *w = &r->wave;
 	struct rlong *lv = lv_of(o, op);
-	uint32_t max = part_bytes(r);
-	int ret;
+	uint32_t max = part_bytes(r), n = 0;
+	int ret = 0;
 
-	w->n = 0;
-	w->waiting = r->npend || !r->avail;
+	lv->waiting = r->npend || !r->avail;
 	if (r->dead)
 		return -ECONNRESET;
-	while (!w->waiting && w->n < w->bufs && r->avail && lv->at < lv->len) {
+	while (!lv->waiting && n < getw_max(r) && r->avail &&
+	       lv->at < lv->len && !ret) {
+		struct ordo_wire_hdr *h = (void *)(rconn_send_buf(r, op->slot) +
+						   n * GETW_REQ);
 		struct shim_req q = {
 			.op = ORDO_WIRE_OP_GET,
 			.key = op->call.key,
 			.kv_flags = ORDO_WIRE_KV_PART,
 			.arg = lv->at,
 		};
-		uint8_t *b = wave_req(o, op, ORDO_WIRE_OP_GET);
+		uint32_t blen;
 
-		w->offs[w->n] = lv->at;
+		memset(h, 0, HDR);
+		lv->ids[n] = (++r->seq << 16) | op->slot;
+		h->id = htole64(lv->ids[n]);
+		h->version = ORDO_WIRE_VERSION;
+		h->op = ORDO_WIRE_OP_GET;
+		blen = shim_enc_req((uint8_t *)(h + 1), &q);
+		h->length = htole32(HDR + blen);
+		lv->offs[n] = lv->at;
 		lv->at += lv->len - lv->at < max ? lv->len - lv->at : max;
-		ret = wave_send(o, b, shim_enc_req(b, &q));
-		if (ret)
-			return ret;
+		lv->wleft++;
+		ret = rdma_send_at(o, op->slot, n * GETW_REQ, HDR + blen, !n);
+		n++;
 	}
-	return 0;
+	lv->wn = n;
+	return ret;
 }
 
 /*
@@ -181,7 +206,7 @@ static int send_get_wave(struct ordo *o, struct shim_op *op)
  * after the last part, without waiting for the parts' replies (a failed
  * part fails the write too, Documentation/wire.rst).
  */
-static int send_stage_wave(struct ordo *o, struct shim_op *op)
+static int send_wave(struct ordo *o, struct shim_op *op)
 {
 	struct rdma_be *r = rbe(o);
 	struct rlong_wave *w = &r->wave;
@@ -200,7 +225,6 @@ static int send_stage_wave(struct ordo *o, struct shim_op *op)
 
 		if (n > max)
 			n = max;
-		w->offs[w->n] = lv->at;
 		ret = wave_send(o, b, shim_enc_stage(b, c->len, lv->at,
 						     (const uint8_t *)c->val +
 						     lv->at, n));
@@ -215,13 +239,6 @@ static int send_stage_wave(struct ordo *o, struct shim_op *op)
 	ret = send_commit(o, op);
 	w->commit_joins = false;
 	return ret;
-}
-
-static int send_wave(struct ordo *o, struct shim_op *op)
-{
-	if (lv_of(o, op)->phase == RL_GETW)
-		return send_get_wave(o, op);
-	return send_stage_wave(o, op);
 }
 
 /*
@@ -298,21 +315,38 @@ int rlong_write_start(struct ordo *o, struct shim_op *op)
 	return ret;
 }
 
-/* A credit came back: the stager's next wave, if it waits for one. */
+static void getw_end(struct ordo *o, struct shim_op *op, int st);
+
+/*
+ * A credit came back: the stager's next wave, if it waits for one, then
+ * those of GETs reading parts.
+ */
 void rlong_pump(struct ordo *o)
 {
 	struct rdma_be *r = rbe(o);
 	struct shim_op *op;
+	uint32_t i;
 	int ret;
 
-	if (r->stager == RLONG_NONE || !r->wave.waiting || r->dead ||
-	    r->npend || !r->avail)
-		return;
-	op = &o->ops[r->stager];
-	ret = send_wave(o, op);
-	if (ret && !r->wave.left && lv_of(o, op)->phase != RL_COMMIT) {
-		stage_next(o);
-		op_end(o, op, ret);
+	if (r->stager != RLONG_NONE && r->wave.waiting && !r->dead &&
+	    !r->npend && r->avail) {
+		op = &o->ops[r->stager];
+		ret = send_wave(o, op);
+		if (ret && !r->wave.left && lv_of(o, op)->phase != RL_COMMIT) {
+			stage_next(o);
+			op_end(o, op, ret);
+		}
+	}
+	for (i = 0; r->ngetw && i < o->qd && r->avail && !r->npend &&
+	     !r->dead; i++) {
+		struct rlong *lv = &r->lv[i];
+
+		if (lv->phase != RL_GETW || !lv->waiting)
+			continue;
+		op = &o->ops[i];
+		ret = send_get_wave(o, op);
+		if (ret && !lv->wleft)
+			getw_end(o, op, ret);
 	}
 }
 
@@ -330,9 +364,9 @@ bool rlong_joins_wave(struct ordo *o, uint32_t slot)
 }
 
 /*
- * A GET of part @i of the wave: its bytes go to the call's destination.
- * A part of another value (another ref or length, or none: deleted)
- * makes the wave start the value again once it is all answered; bytes no
+ * A GET of part @i of the op's wave: its bytes go to the call's
+ * destination.  A part of another value (another ref or length, or none:
+ * deleted) makes the GET start again once its wave is answered; bytes no
  * correct server sends (a part shorter than the wire says) are -EPROTO.
  */
 static int get_part_reply(struct ordo *o, struct shim_op *op,
@@ -340,16 +374,15 @@ static int get_part_reply(struct ordo *o, struct shim_op *op,
 			  uint32_t i)
 {
 	struct rdma_be *r = rbe(o);
-	struct rlong_wave *w = &r->wave;
 	struct rlong *lv = lv_of(o, op);
-	uint32_t off = w->offs[i], want = lv->len - off;
+	uint32_t off = lv->offs[i], want = lv->len - off;
 	int st = ordo_wire_errno(le32toh(h->status));
 	struct shim_part p;
 
 	if (h->op != ORDO_WIRE_OP_GET)
 		return -EPROTO;
 	if (st) {
-		w->changed = true;
+		lv->changed = true;
 		return len == HDR ? 0 : -EPROTO;
 	}
 	if (shim_dec_get((const uint8_t *)(h + 1), len - HDR,
@@ -357,7 +390,7 @@ static int get_part_reply(struct ordo *o, struct shim_op *op,
 			 rlong_value_max(o), off, &p))
 		return -EPROTO;
 	if (p.ref != lv->ref || p.len != lv->len) {
-		w->changed = true;
+		lv->changed = true;
 		return 0;
 	}
 	if (want > part_bytes(r))
@@ -368,20 +401,13 @@ static int get_part_reply(struct ordo *o, struct shim_op *op,
 	return 0;
 }
 
-/* The last GET of a wave is answered: the next wave, or the end. */
-static void get_wave_done(struct ordo *o, struct shim_op *op)
+/* The GET's waves are over: with @st, or read the value again. */
+static void getw_end(struct ordo *o, struct shim_op *op, int st)
 {
-	struct rlong_wave *w = &rbe(o)->wave;
 	struct rlong *lv = lv_of(o, op);
-	int st = w->err;
 
-	if (!st && !w->changed && lv->at < lv->len) {
-		/* The next wave, when this reply's credit is back. */
-		w->waiting = true;
-		return;
-	}
-	stage_next(o);
-	if (!st && w->changed) {
+	rbe(o)->ngetw--;
+	if (!st && lv->changed) {
 		/* Another value was stored meanwhile: start again. */
 		o->cnt.retries++;
 		if (++lv->restarts > RLONG_RESTARTS)
@@ -392,6 +418,33 @@ static void get_wave_done(struct ordo *o, struct shim_op *op)
 			return;
 	}
 	op_end(o, op, st);
+}
+
+/* A reply to one of the GETs of @op's wave. */
+static bool getw_reply(struct ordo *o, struct shim_op *op,
+		       const struct ordo_wire_hdr *h, uint32_t len)
+{
+	struct rlong *lv = lv_of(o, op);
+	uint64_t id = le64toh(h->id);
+	uint32_t i;
+	int st;
+
+	for (i = 0; i < lv->wn && (!id || lv->ids[i] != id); i++)
+		;
+	if (i == lv->wn)
+		return false;
+	lv->ids[i] = 0;
+	lv->wleft--;
+	st = get_part_reply(o, op, h, len, i);
+	if (st && !lv->err)
+		lv->err = st;
+	if (lv->wleft)
+		return true;
+	if (!lv->err && !lv->changed && lv->at < lv->len)
+		lv->waiting = true;	/* when this reply's credit is back */
+	else
+		getw_end(o, op, lv->err);
+	return true;
 }
 
 /**
@@ -418,6 +471,8 @@ bool rlong_part_reply(struct ordo *o, struct shim_op *op,
 	uint32_t i;
 	int st;
 
+	if (lv->phase == RL_GETW)
+		return getw_reply(o, op, h, len);
 	if (r->stager != op->slot || !id)
 		return false;
 	for (i = 0; i < w->n && w->ids[i] != id; i++)
@@ -426,21 +481,14 @@ bool rlong_part_reply(struct ordo *o, struct shim_op *op,
 		return false;
 	w->ids[i] = 0;
 	w->left--;
-	if (lv->phase == RL_GETW)
-		st = get_part_reply(o, op, h, len, i);
-	else
-		st = h->op != ORDO_WIRE_OP_STAGE || len != HDR ? -EPROTO :
-		     ordo_wire_errno(le32toh(h->status));
+	st = h->op != ORDO_WIRE_OP_STAGE || len != HDR ? -EPROTO :
+	     ordo_wire_errno(le32toh(h->status));
 	if (st && (!w->err || i < w->err_idx)) {
 		w->err = st;
 		w->err_idx = i;
 	}
 	if (w->left)
 		return true;
-	if (lv->phase == RL_GETW) {
-		get_wave_done(o, op);
-		return true;
-	}
 	if (lv->phase == RL_STAGE) {
 		if (w->err) {
 			stage_next(o);
@@ -496,27 +544,24 @@ static uint32_t out_cap(struct ordo *o, struct shim_op *op)
 
 /*
  * More than one part of the value is missing from @at: ask for them in
- * waves, if the part buffers are free (else one part at a time).  From a
- * reply, so the first wave goes when its credit is back.
+ * waves.  From a reply, so the first wave goes when its credit is back.
  */
-static bool get_wave_start(struct ordo *o, struct shim_op *op, uint32_t at)
+static bool getw_start(struct ordo *o, struct shim_op *op, uint32_t at)
 {
 	struct rdma_be *r = rbe(o);
-	struct rlong_wave *w = &r->wave;
 	struct rlong *lv = lv_of(o, op);
 
-	if (r->stager != RLONG_NONE || r->nstage_q || w->bufs < 2 ||
-	    lv->len - at <= part_bytes(r))
+	if (getw_max(r) < 2 || lv->len - at <= part_bytes(r))
 		return false;
-	r->stager = op->slot;
-	w->err = 0;
-	w->left = 0;
-	w->n = 0;
-	w->changed = false;
-	w->waiting = true;
 	lv->phase = RL_GETW;
 	lv->at = at;
+	lv->wn = 0;
+	lv->wleft = 0;
+	lv->err = 0;
+	lv->changed = false;
+	lv->waiting = true;
 	op->call_id = 0;
+	r->ngetw++;
 	return true;
 }
 
@@ -566,7 +611,7 @@ int rlong_got(struct ordo *o, struct shim_op *op, const struct shim_part *p)
 		lv->phase = RL_NONE;
 		return 0;
 	}
-	if (get_wave_start(o, op, at))
+	if (getw_start(o, op, at))
 		return RLONG_MORE;
 	return send_get_part(o, op, at) ?: RLONG_MORE;
 }
@@ -613,6 +658,7 @@ void rlong_reset(struct ordo *o)
 
 	r->stager = RLONG_NONE;
 	r->nstage_q = 0;
+	r->ngetw = 0;
 	memset(&r->wave, 0, sizeof(r->wave));
 	r->wave.bufs = rlong_wave_bufs(r);
 	if (r->lv)
