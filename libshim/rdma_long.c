@@ -60,11 +60,7 @@ bool rlong_write_needed(struct ordo *o, const struct shim_call *c)
 /* The op's reply to expect: its own call's, or that of its current step. */
 uint8_t rlong_expect_op(struct ordo *o, struct shim_op *op, uint8_t call_op)
 {
-	switch (lv_of(o, op)->phase) {
-	case RL_GET:
-		return ORDO_WIRE_OP_GET;
-	}
-	return call_op;
+	return lv_of(o, op)->phase == RL_GET ? ORDO_WIRE_OP_GET : call_op;
 }
 
 /* Send the message just encoded in the op's slot: @b body, @blen bytes. */
