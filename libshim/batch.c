@@ -156,10 +156,12 @@ static int batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
 		}
 		end = run_end(o, ops, caps, i, n);
 		ret = o->be->batch(o, ops + i, end - i);
-		if (ret < 0)
-			break;
-		ret = 0;
-		/* Values its BATCH could not return: GET them now. */
+		if (ret > 0)
+			ret = 0;
+		/*
+		 * Values its BATCH could not return: GET them now, or (the
+		 * batch stopped) give their buffers' sizes back.
+		 */
 		for (k = i; k < end; k++) {
 			if (!refetch(o, &ops[k], caps[k]))
 				continue;
@@ -172,6 +174,8 @@ static int batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
 		}
 	}
 	free(caps);
+	if (!ret && o->closing)
+		ret = -EBADF;	/* a callback closed the handle: it stopped */
 	return ret ? ret : (int)n;
 }
 

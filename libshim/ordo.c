@@ -462,7 +462,7 @@ int ordo_poll(struct ordo *o, unsigned int min, int timeout_ms)
 		}
 	}
 	/* Queued cache refreshes run between operations. */
-	if (!o->inflight && shim_cache_pending(o))
+	if (!o->inflight && shim_cache_pending(o) && !o->closing)
 		shim_cache_refresh_stale(o);
 	if (o->completed) {
 		ret = (int)o->completed;

@@ -54,10 +54,16 @@ static int raw_start(struct ordo *o, struct shim_op *op)
 int ordo_raw_submit(struct ordo *o, struct ordo_req *r, uint32_t node)
 {
 	struct shim_op *op;
-	int ret = shim_op_claim(o, r, &op);
+	int ret;
 
-	if (ret)
+	/* Its callback may run in here, and close the handle. */
+	if (!shim_enter(o))
+		return -EBADF;
+	ret = shim_op_claim(o, r, &op);
+	if (ret) {
+		shim_leave(o);
 		return ret;
+	}
 	op->tries = 0;
 	op->io_res = 0;
 	op->nio = 1;
@@ -71,5 +77,6 @@ int ordo_raw_submit(struct ordo *o, struct ordo_req *r, uint32_t node)
 	r->result = 0;
 	o->inflight++;
 	shim_run(o, op);
+	shim_leave(o);
 	return 0;
 }

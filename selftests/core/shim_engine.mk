@@ -4,7 +4,8 @@
 # calls among asynchronous requests) and shim_hostile_test (a server that
 # lies).  Included by selftests/core/Makefile from the repository root.
 
-SHIM_ENGINE_SRCS := libshim/ordo.c libshim/local.c libshim/read.c \
+SHIM_ENGINE_SRCS := libshim/ordo.c libshim/batch.c libshim/local.c \
+	libshim/read.c \
 	libshim/cache.c libshim/walk_cache.c libshim/extent.c libshim/decode.c \
 	libshim/rdma.c libshim/rdma_conn.c libshim/rdma_raw.c \
 	libshim/rdma_long.c libshim/raw_read.c \

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "core_test.h"
+#include "ordo_raw.h"
 #include "rdma.h"
 
 /* How the scripted backend answers reads. */
@@ -494,11 +495,104 @@ static int callback_closes_its_handle(void)
 	return 0;
 }
 
+/* Key 99 goes alone; the rest in the backend's BATCH. */
+static bool be_batch_takes(struct ordo *o, const struct ordo_batch_op *b)
+{
+	return b->kv.key != 99;
+}
+
+/* A BATCH whose wait ends the requests in flight (a callback closes). */
+static int be_batch_waits(struct ordo *o, struct ordo_batch_op *ops,
+			  uint32_t n)
+{
+	uint32_t i;
+
+	be_wait_counting(o);
+	for (i = 0; i < n; i++)
+		ops[i].result = 0;
+	return (int)n;
+}
+
+/* A BATCH that answered a GET with a long value's length, then failed. */
+static int be_batch_lost(struct ordo *o, struct ordo_batch_op *ops,
+			 uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		ops[i].result = -ECANCELED;
+	ops[0].result = -ENOBUFS;
+	ops[0].kv.value_len = 100;
+	return -ETIMEDOUT;
+}
+
+static struct shim_backend batching;
+
+/*
+ * A callback closes the handle inside ordo_batch() (in its BATCH's wait):
+ * the batch stops with EBADF and the entry after keeps ECANCELED (it
+ * returned success).  A BATCH lost after it answered a GET with the
+ * length of a value its buffer holds: the GET gets ECANCELED and its
+ * buffer's size back, not ENOBUFS.  ordo_raw_submit() whose read fails
+ * at once, its callback closing the handle (a use after free).
+ */
+static int batch_and_raw_close(void)
+{
+	uint8_t v1[8], buf[200], w[8] = { 0 };
+	struct ordo_req a = { .op = ORDO_OP_GET, .key = 1, .val = v1,
+			      .len = sizeof(v1), .cb = close_cb };
+	struct ordo_batch_op ops[2] = {
+		{ .op = ORDO_OP_PUT, .kv = { .key = 5, .value = (uintptr_t)w,
+					     .value_len = 8 } },
+		{ .op = ORDO_OP_PUT, .kv = { .key = 99, .value = (uintptr_t)w,
+					     .value_len = 8 } },
+	};
+	struct ordo *o;
+
+	memset(&closer, 0, sizeof(closer));
+	closer.o = handle(3);
+	batching = scripted;
+	batching.batch = be_batch_waits;
+	batching.batch_takes = be_batch_takes;
+	closer.o->be = &batching;
+	closer.extra = a;
+	sc.counting = true;
+	CHECK_EQ(ordo_submit(closer.o, &a), 0);
+	CHECK_EQ(ordo_batch(closer.o, ops, 2), -EBADF);
+	CHECK_EQ(ops[0].result, 0);
+	CHECK_EQ(ops[1].result, -ECANCELED);
+	CHECK_EQ(closer.runs, 1);
+
+	o = handle(3);
+	batching.batch = be_batch_lost;
+	o->be = &batching;
+	ops[0] = (struct ordo_batch_op){ .op = ORDO_OP_GET,
+		.kv = { .key = 5, .value = (uintptr_t)buf,
+			.value_len = sizeof(buf) } };
+	ops[1].kv.key = 6;
+	CHECK_EQ(ordo_batch(o, ops, 2), -ETIMEDOUT);
+	CHECK_EQ(ops[0].result, -ECANCELED);
+	CHECK_EQ(ops[0].kv.value_len, sizeof(buf));
+	ordo_close(o);
+
+	memset(&closer, 0, sizeof(closer));
+	closer.o = handle(3);
+	a.key = 2;	/* its read fails at once */
+	closer.extra = a;
+	sc.counting = true;
+	CHECK_EQ(ordo_raw_submit(closer.o, &a, 1), 0);
+	CHECK_EQ(closer.runs, 1);
+	CHECK_EQ(closer.after, -EBADF);
+	return 0;
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
 	run("a callback closes its own handle: freed when the call returns",
 	    callback_closes_its_handle);
+	run("batches and raw reads: closed by a callback, or lost",
+	    batch_and_raw_close);
 	run("GET: the region refresh of its step fails the connection",
 	    get_refresh_fails);
 	run("GET: the superblock read of its walk's restart fails the connection",
