@@ -168,13 +168,14 @@ static int batch(struct ordo *o, struct ordo_batch_op *ops, uint32_t n)
 			if (ret || o->closing) {
 				ops[k].result = -ECANCELED;
 				ops[k].kv.value_len = caps[k];
+				ret = ret ?: -EBADF;
 				continue;
 			}
 			ret = one(o, &ops[k], caps[k]);
 		}
 	}
 	free(caps);
-	if (!ret && o->closing)
+	if (!ret && i < n)
 		ret = -EBADF;	/* a callback closed the handle: it stopped */
 	return ret ? ret : (int)n;
 }
