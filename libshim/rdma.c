@@ -80,22 +80,16 @@ static int encode_call(struct ordo *o, uint32_t slot, const struct shim_call *c,
 }
 
 /**
- * rdma_send_buf() - send the request in send buffer @buf, taking a credit
+ * rdma_send_at() - send a request from send buffer @buf, taking a credit
  * @o: the handle (a credit is free)
  * @buf: a slot's buffer, the sync call's (qd) or a STAGE part's
+ * @off: where the request starts in it (a GET wave's are 64 bytes apart)
  * @len: bytes
  * @round_trip: the handle waits for it (not so for a request that goes
  *	out together with others it waits for anyway)
  *
  * Return: 0, or -ECONNRESET (the connection is dead).
  */
-int rdma_send_buf(struct ordo *o, uint32_t buf, uint32_t len,
-		  bool round_trip)
-{
-	return rdma_send_at(o, buf, 0, len, round_trip);
-}
-
-/* rdma_send_buf() of @len bytes from @off in the buffer. */
 int rdma_send_at(struct ordo *o, uint32_t buf, uint32_t off, uint32_t len,
 		 bool round_trip)
 {
@@ -114,7 +108,7 @@ int rdma_send_at(struct ordo *o, uint32_t buf, uint32_t off, uint32_t len,
 
 static int send_now(struct ordo *o, uint32_t slot, uint32_t len)
 {
-	return rdma_send_buf(o, slot, len, !rlong_joins_wave(o, slot));
+	return rdma_send_at(o, slot, 0, len, !rlong_joins_wave(o, slot));
 }
 
 /* Send the request in the op's slot (op->call_len bytes), or queue it. */
@@ -282,7 +276,7 @@ void rdma_on_reply(struct ordo *o, const uint8_t *msg, uint32_t len)
 		return;
 	}
 	op = slot < o->qd ? &o->ops[slot] : NULL;
-	/* A STAGE part of the slot's upload. */
+	/* A part of the slot's wave: a STAGE of its upload, a GET of a part. */
 	if (op && op->busy && rlong_part_reply(o, op, h, len)) {
 		send_pending(o);
 		return;
@@ -320,7 +314,7 @@ void rdma_on_recv_posted(struct ordo *o)
 	if (r->avail < r->credits)
 		r->avail++;
 	send_pending(o);
-	/* Then STAGE parts, with every credit of their last wave back. */
+	/* Then the waves of parts, with every credit of their last one back. */
 	rlong_pump(o);
 }
 

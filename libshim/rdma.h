@@ -89,7 +89,6 @@ struct rlong {
  * @ids: request ids of the wave's parts; 0 once answered.
  * @n: parts in the wave.
  * @left: parts not answered yet.
- * @bufs: send buffers for parts: min(%RLONG_WAVE, credits).
  * @err: the first failure among the upload's parts (in the order sent).
  * @err_idx: the index in @ids of the part that failed first.
  * @waiting: the next wave waits for a credit.
@@ -99,7 +98,6 @@ struct rlong_wave {
 	uint64_t ids[RLONG_WAVE];
 	uint32_t n;
 	uint32_t left;
-	uint32_t bufs;
 	int err;
 	uint32_t err_idx;
 	bool waiting;
@@ -111,8 +109,9 @@ struct rlong_wave {
  * @host: server address; @port its port (text).
  * @ch, @id, @pd, @cc, @cq, @qp: the connection's verbs objects.
  * @mr: registered local memory @mem of @mem_len bytes: receive buffers,
- *	send buffers (one per slot, one for the sync call, then @wave.bufs
- *	for STAGE parts), the slots' read buffers, the bulk staging buffer.
+ *	send buffers (one per slot, one for the sync call, then
+ *	rlong_wave_bufs() for STAGE parts), the slots' read buffers, the
+ *	bulk staging buffer.
  * @credits: requests the server lets us have outstanding (granted).
  * @avail: credits free now.
  * @max_msg: the server's message bound.
@@ -231,8 +230,6 @@ void rdma_raw_free(struct rdma_be *r);
 uint8_t *rdma_req_begin(struct ordo *o, uint32_t slot, uint8_t op,
 			uint64_t *id);
 int rdma_send_op(struct ordo *o, struct shim_op *op);
-int rdma_send_buf(struct ordo *o, uint32_t buf, uint32_t len,
-		  bool round_trip);
 int rdma_send_at(struct ordo *o, uint32_t buf, uint32_t off, uint32_t len,
 		 bool round_trip);
 

@@ -114,7 +114,7 @@ static int wave_send(struct ordo *o, uint8_t *b, uint32_t blen)
 	w->left++;
 	w->n++;
 	/* The first request of a wave is a round trip; the rest go along. */
-	return rdma_send_buf(o, o->qd + w->n, HDR + blen, w->n == 1);
+	return rdma_send_at(o, o->qd + w->n, 0, HDR + blen, w->n == 1);
 }
 
 /* A GET of the part from @off in the op's own slot (one at a time). */
@@ -215,7 +215,8 @@ static int send_wave(struct ordo *o, struct shim_op *op)
 	w->waiting = r->npend || !r->avail;
 	if (r->dead)
 		return -ECONNRESET;
-	while (!w->waiting && w->n < w->bufs && r->avail && lv->at < c->len) {
+	while (!w->waiting && w->n < rlong_wave_bufs(r) && r->avail &&
+	       lv->at < c->len) {
 		uint32_t n = c->len - lv->at;
 		uint8_t *b = wave_req(o, op, ORDO_WIRE_OP_STAGE);
 
@@ -656,7 +657,6 @@ void rlong_reset(struct ordo *o)
 	r->nstage_q = 0;
 	r->ngetw = 0;
 	memset(&r->wave, 0, sizeof(r->wave));
-	r->wave.bufs = rlong_wave_bufs(r);
 	if (r->lv)
 		memset(r->lv, 0, o->qd * sizeof(*r->lv));
 }
