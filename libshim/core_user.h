@@ -124,22 +124,73 @@ typedef struct { s64 counter; } atomic64_t;
 	__old; })
 #define xchg(p, v)		__atomic_exchange_n(p, v, __ATOMIC_SEQ_CST)
 
-/* Large tables (a client's TT) go on huge pages where the system has them. */
+/*
+ * Large tables (a client's TT, pivots and sub-models) go on huge pages
+ * where the system has them: each in a mapping of its own, 2 MiB aligned
+ * and advised before its first touch.  From malloc they would often land
+ * in memory it recycles, already touched on small pages (a client frees
+ * its old model as it loads the next), and the advice would come too late.
+ * A header in front of every block tells ordo_free() which kind it is.
+ * Sanitizer builds keep malloc's blocks, whose redzones catch overruns.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define ORDO_MALLOC_PLAIN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define ORDO_MALLOC_PLAIN 1
+#endif
+#endif
+
+#ifdef ORDO_MALLOC_PLAIN
+static inline void *ordo_malloc(size_t sz) { return calloc(1, sz); }
+static inline void ordo_free(void *p) { free(p); }
+#else
+#define ORDO_HUGE_PAGE	((size_t)2 << 20)
+
+struct ordo_block {
+	void *map;		/* start of the block's own mapping, or NULL */
+	size_t map_len;		/* its length */
+};
+
 static inline void *ordo_malloc(size_t sz)
 {
-	const size_t huge = 2u << 20;
-	void *p;
+	struct ordo_block *b;
+	size_t len;
+	char *map, *p;
 
-	if (sz < huge)
-		return calloc(1, sz);
-	p = aligned_alloc(huge, ALIGN(sz, huge));
-	if (!p)
+	if (sz < ORDO_HUGE_PAGE) {
+		b = calloc(1, sizeof(*b) + sz);
+		return b ? b + 1 : NULL;
+	}
+	/* Room for the header in front of the aligned start. */
+	len = ALIGN(sz, ORDO_HUGE_PAGE) + ORDO_HUGE_PAGE;
+	if (len < sz)
 		return NULL;
-	madvise(p, ALIGN(sz, huge), MADV_HUGEPAGE);
-	memset(p, 0, sz);
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		return NULL;
+	p = map + ORDO_HUGE_PAGE - ((uintptr_t)map & (ORDO_HUGE_PAGE - 1));
+	madvise(p, ALIGN(sz, ORDO_HUGE_PAGE), MADV_HUGEPAGE);
+	b = (struct ordo_block *)p - 1;
+	b->map = map;
+	b->map_len = len;
 	return p;
 }
-static inline void ordo_free(void *p) { free(p); }
+
+static inline void ordo_free(void *p)
+{
+	struct ordo_block *b;
+
+	if (!p)
+		return;
+	b = (struct ordo_block *)p - 1;
+	if (b->map)
+		munmap(b->map, b->map_len);
+	else
+		free(b);
+}
+#endif
 
 /* The first byte of @s[0, n) that is not @c, or NULL: lib/string.c's. */
 static inline void *memchr_inv(const void *s, int c, size_t n)
