@@ -599,11 +599,19 @@ static void bench_retrain200(const struct snap *a, double *keys_per_sub,
  * one's work: the throughput of a thread with many keys in hand), and
  * chained, each key waiting for the previous lookup's leaf (the latency a
  * GET pays before it can post its READ, which needs the leaf).
+ *
+ * The four timings take turns, LOOKUP_ROUNDS rounds of a fifth of the
+ * keys each, and each figure is the median of its rounds: on a shared
+ * machine one slow stretch then moves one round of each, not a whole
+ * figure, and the ratio of model to search compares like with like.
  */
+#define LOOKUP_ROUNDS	5
+
 struct lookup_times {
 	u64 probes;
 	double model_ns, bsearch_ns;		/* independent */
 	double model_chained_ns, bsearch_chained_ns;	/* chained */
+	double chained_ratio_lo, chained_ratio_hi;	/* over the rounds */
 };
 
 /* The last leaf whose low fence is <= @key, by binary search. */
@@ -632,13 +640,74 @@ static inline u64 chain(u64 sum)
 	return sum >> 62;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, u32 n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* One round of each timing over keys[0..n): ns per lookup into t[0..3]. */
+static u64 lookup_round(const struct ordo_model *m, const u64 *lows,
+			const u32 *leaf, u32 nf, const u64 *keys, u64 n,
+			double *t)
+{
+	u64 i, sum = 0, dep;
+	double t0;
+	u32 j;
+
+	t0 = now();
+	for (i = 0; i < n; i++) {
+		struct ordo_pred p;
+
+		if (!ordo_model_lookup(m, keys[i], &p))
+			sum += ordo_pred_ent(&p, 0).leaf;
+	}
+	t[0] = (now() - t0) * 1e9 / n;
+	t0 = now();
+	for (i = 0; i < n; i++)
+		sum -= leaf[fence_search(lows, nf, keys[i])];
+	t[1] = (now() - t0) * 1e9 / n;
+	dep = 0;
+	t0 = now();
+	for (i = 0; i < n; i++) {
+		struct ordo_pred p;
+
+		if (!ordo_model_lookup(m, keys[i] + chain(dep), &p))
+			dep += ordo_pred_ent(&p, 0).leaf;
+	}
+	t[2] = (now() - t0) * 1e9 / n;
+	sum += dep;
+	/*
+	 * The search's chain waits for the fence's index, not for the node
+	 * number in the other array: a client would keep the two side by
+	 * side, in the line of the last probe.
+	 */
+	dep = 0;
+	t0 = now();
+	for (i = 0; i < n; i++) {
+		j = fence_search(lows, nf, keys[i] + chain(dep));
+		dep += j;
+		sum -= leaf[j];
+	}
+	t[3] = (now() - t0) * 1e9 / n;
+	return sum + dep;
+}
+
 static void bench_lookup(const struct ordo_model *m, const struct snap *a,
 			 struct lookup_times *lt)
 {
-	u64 n = a->nkeys < 1000000 ? a->nkeys : 1000000, i, sum = 0, dep;
+	u64 n = a->nkeys < 1000000 ? a->nkeys : 1000000, i, sum = 0;
 	u64 *keys = xcalloc(n, sizeof(u64)), *lows = ordo_malloc(8ULL * a->n);
-	u32 *leaf = ordo_malloc(4ULL * a->n), j;
-	double t;
+	u32 *leaf = ordo_malloc(4ULL * a->n), j, r;
+	u64 per = n / LOOKUP_ROUNDS;
+	double t[4][LOOKUP_ROUNDS], ratio[LOOKUP_ROUNDS];
 
 	if (!lows || !leaf) {
 		fprintf(stderr, "model_bench: out of memory\n");
@@ -655,42 +724,23 @@ static void bench_lookup(const struct ordo_model *m, const struct snap *a,
 		lows[j] = a->lv[j].low;
 		leaf[j] = a->lv[j].leaf;
 	}
-	t = now();
-	for (i = 0; i < n; i++) {
-		struct ordo_pred p;
+	for (r = 0; r < LOOKUP_ROUNDS; r++) {
+		double tr[4];
 
-		if (!ordo_model_lookup(m, keys[i], &p))
-			sum += ordo_pred_ent(&p, 0).leaf;
+		sum += lookup_round(m, lows, leaf, a->n, keys + r * per, per,
+				    tr);
+		for (j = 0; j < 4; j++)
+			t[j][r] = tr[j];
+		ratio[r] = tr[2] / tr[3];
 	}
-	lt->model_ns = (now() - t) * 1e9 / n;
-	t = now();
-	for (i = 0; i < n; i++)
-		sum -= leaf[fence_search(lows, a->n, keys[i])];
-	lt->bsearch_ns = (now() - t) * 1e9 / n;
-	dep = 0;
-	t = now();
-	for (i = 0; i < n; i++) {
-		struct ordo_pred p;
-
-		if (!ordo_model_lookup(m, keys[i] + chain(dep), &p))
-			dep += ordo_pred_ent(&p, 0).leaf;
-	}
-	lt->model_chained_ns = (now() - t) * 1e9 / n;
-	sum += dep;
-	/*
-	 * The search's chain waits for the fence's index, not for the node
-	 * number in the other array: a client would keep the two side by
-	 * side, in the line of the last probe.
-	 */
-	dep = 0;
-	t = now();
-	for (i = 0; i < n; i++) {
-		j = fence_search(lows, a->n, keys[i] + chain(dep));
-		dep += j;
-		sum -= leaf[j];
-	}
-	lt->bsearch_chained_ns = (now() - t) * 1e9 / n;
-	lt->probes = n;
+	lt->model_ns = median(t[0], LOOKUP_ROUNDS);
+	lt->bsearch_ns = median(t[1], LOOKUP_ROUNDS);
+	lt->model_chained_ns = median(t[2], LOOKUP_ROUNDS);
+	lt->bsearch_chained_ns = median(t[3], LOOKUP_ROUNDS);
+	qsort(ratio, LOOKUP_ROUNDS, sizeof(*ratio), cmp_double);
+	lt->chained_ratio_lo = ratio[0];
+	lt->chained_ratio_hi = ratio[LOOKUP_ROUNDS - 1];
+	lt->probes = per * LOOKUP_ROUNDS;
 	/* Untimed: the search's leaf must be among the model's candidates. */
 	for (i = 0; i < n; i++) {
 		u32 want = leaf[fence_search(lows, a->n, keys[i])];
@@ -1292,9 +1342,12 @@ static void run_dataset(enum ordo_dist d, const struct opts *o, bool first)
 	fprintf(out, "      \"lookup\": {\"probes\": %llu, \"model_ns\": %.1f, "
 		"\"binary_search_ns\": %.1f,\n"
 		"        \"model_chained_ns\": %.1f, "
-		"\"binary_search_chained_ns\": %.1f},\n",
+		"\"binary_search_chained_ns\": %.1f, \"rounds\": %d,\n"
+		"        \"chained_ratio_min\": %.3f, "
+		"\"chained_ratio_max\": %.3f},\n",
 		(unsigned long long)lk.probes, lk.model_ns, lk.bsearch_ns,
-		lk.model_chained_ns, lk.bsearch_chained_ns);
+		lk.model_chained_ns, lk.bsearch_chained_ns, LOOKUP_ROUNDS,
+		lk.chained_ratio_lo, lk.chained_ratio_hi);
 	for (i = 0; i < STREAM_COUNT; i++)
 		j_stream(stream_names[i], o->append_bulk, o->appends,
 			 ran[i] ? &pcs[i] : NULL);
