@@ -640,23 +640,10 @@ static inline u64 chain(u64 sum)
 	return sum >> 62;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, u32 n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/* One round of each timing over keys[0..n): ns per lookup into t[0..3]. */
+/* One round of each timing over keys[0..n): its ns into t[0..3]. */
 static u64 lookup_round(const struct ordo_model *m, const u64 *lows,
 			const u32 *leaf, u32 nf, const u64 *keys, u64 n,
-			double *t)
+			u64 *t)
 {
 	u64 i, sum = 0, dep;
 	double t0;
@@ -669,11 +656,11 @@ static u64 lookup_round(const struct ordo_model *m, const u64 *lows,
 		if (!ordo_model_lookup(m, keys[i], &p))
 			sum += ordo_pred_ent(&p, 0).leaf;
 	}
-	t[0] = (now() - t0) * 1e9 / n;
+	t[0] = (now() - t0) * 1e9;
 	t0 = now();
 	for (i = 0; i < n; i++)
 		sum -= leaf[fence_search(lows, nf, keys[i])];
-	t[1] = (now() - t0) * 1e9 / n;
+	t[1] = (now() - t0) * 1e9;
 	dep = 0;
 	t0 = now();
 	for (i = 0; i < n; i++) {
@@ -682,7 +669,7 @@ static u64 lookup_round(const struct ordo_model *m, const u64 *lows,
 		if (!ordo_model_lookup(m, keys[i] + chain(dep), &p))
 			dep += ordo_pred_ent(&p, 0).leaf;
 	}
-	t[2] = (now() - t0) * 1e9 / n;
+	t[2] = (now() - t0) * 1e9;
 	sum += dep;
 	/*
 	 * The search's chain waits for the fence's index, not for the node
@@ -696,7 +683,7 @@ static u64 lookup_round(const struct ordo_model *m, const u64 *lows,
 		dep += j;
 		sum -= leaf[j];
 	}
-	t[3] = (now() - t0) * 1e9 / n;
+	t[3] = (now() - t0) * 1e9;
 	return sum + dep;
 }
 
@@ -707,7 +694,8 @@ static void bench_lookup(const struct ordo_model *m, const struct snap *a,
 	u64 *keys = xcalloc(n, sizeof(u64)), *lows = ordo_malloc(8ULL * a->n);
 	u32 *leaf = ordo_malloc(4ULL * a->n), j, r;
 	u64 per = n / LOOKUP_ROUNDS;
-	double t[4][LOOKUP_ROUNDS], ratio[LOOKUP_ROUNDS];
+	u64 t[4][LOOKUP_ROUNDS];	/* ns of each round */
+	double ratio;
 
 	if (!lows || !leaf) {
 		fprintf(stderr, "model_bench: out of memory\n");
@@ -724,22 +712,26 @@ static void bench_lookup(const struct ordo_model *m, const struct snap *a,
 		lows[j] = a->lv[j].low;
 		leaf[j] = a->lv[j].leaf;
 	}
+	lt->chained_ratio_lo = 1e300;
+	lt->chained_ratio_hi = 0;
 	for (r = 0; r < LOOKUP_ROUNDS; r++) {
-		double tr[4];
+		u64 tr[4];
 
 		sum += lookup_round(m, lows, leaf, a->n, keys + r * per, per,
 				    tr);
 		for (j = 0; j < 4; j++)
 			t[j][r] = tr[j];
-		ratio[r] = tr[2] / tr[3];
+		ratio = (double)tr[2] / tr[3];
+		if (ratio < lt->chained_ratio_lo)
+			lt->chained_ratio_lo = ratio;
+		if (ratio > lt->chained_ratio_hi)
+			lt->chained_ratio_hi = ratio;
 	}
-	lt->model_ns = median(t[0], LOOKUP_ROUNDS);
-	lt->bsearch_ns = median(t[1], LOOKUP_ROUNDS);
-	lt->model_chained_ns = median(t[2], LOOKUP_ROUNDS);
-	lt->bsearch_chained_ns = median(t[3], LOOKUP_ROUNDS);
-	qsort(ratio, LOOKUP_ROUNDS, sizeof(*ratio), cmp_double);
-	lt->chained_ratio_lo = ratio[0];
-	lt->chained_ratio_hi = ratio[LOOKUP_ROUNDS - 1];
+	/* Rounds of equal length: the median round, per lookup. */
+	lt->model_ns = quantile(t[0], LOOKUP_ROUNDS, 0.5) / per;
+	lt->bsearch_ns = quantile(t[1], LOOKUP_ROUNDS, 0.5) / per;
+	lt->model_chained_ns = quantile(t[2], LOOKUP_ROUNDS, 0.5) / per;
+	lt->bsearch_chained_ns = quantile(t[3], LOOKUP_ROUNDS, 0.5) / per;
 	lt->probes = per * LOOKUP_ROUNDS;
 	/* Untimed: the search's leaf must be among the model's candidates. */
 	for (i = 0; i < n; i++) {
