@@ -952,9 +952,10 @@ static int tt_leaf(struct rc_conn *c, const struct ordo_geo *geo,
 
 /*
  * The learned client's repair: LOOKUP @key, install the attached
- * sub-model (the top level fetched again when the epoch moved), and
- * resolve @key with it by READ.  Return as tt_leaf(); *@whole as
- * install_sub().
+ * sub-model (the top level fetched again when the epoch moved, or when
+ * the checksum failed: a top level changed within the epoch moves the
+ * pivots it binds), and resolve @key with it by READ.  Return as
+ * tt_leaf(); *@whole as install_sub().
  */
 static int lookup_repair(struct rc_conn *c, const struct ordo_geo *geo,
 			 struct ordo_model **mp, uint64_t key,
@@ -988,8 +989,12 @@ static int lookup_repair(struct rc_conn *c, const struct ordo_geo *geo,
 			continue;
 		}
 		ret = install_sub(c, *mp, res, whole);
-		if (ret == -EBADMSG)
-			continue;	/* raced with a publication */
+		if (ret == -EBADMSG) {
+			/* A race, or a top level changed within the epoch. */
+			ordo_model_free(*mp);
+			*mp = NULL;
+			continue;
+		}
 		if (ret)
 			return ret;
 		return tt_leaf(c, geo, *mp, key, leaf);
@@ -1208,7 +1213,9 @@ TEST_F_TIMEOUT(rpc, lookup_returns_the_sub_model, 300)
 /*
  * A small model: the slice rides along when it fits.  Then splits make the TT
  * stale; LOOKUP keeps answering, and once the trainer has patched the
- * sub-model its reply repairs the client's copy without a new top level.
+ * sub-model its reply repairs the client's copy, without a new top level
+ * unless the trainer cut the sub-model (the splits are a dense cluster;
+ * under a slow kernel the trainer may see them over several rounds).
  */
 TEST_F_TIMEOUT(rpc, lookup_repairs_a_stale_tt, 300)
 {
@@ -1218,7 +1225,7 @@ TEST_F_TIMEOUT(rpc, lookup_repairs_a_stale_tt, 300)
 	struct ordo_retrain rt = { 0 };
 	uint8_t v[ORDO_VALUE_SIZE_MAX];
 	uint64_t k = KBASE + step * 100, hot;
-	uint32_t leaf, leaf0, i, tries;
+	uint32_t leaf, leaf0, i, tries, torn = 0;
 	long long t0;
 	int ret, w;
 
@@ -1256,18 +1263,26 @@ TEST_F_TIMEOUT(rpc, lookup_repairs_a_stale_tt, 300)
 	ASSERT_EQ(0, lookup(&self->c, hot, 0, &res));
 	EXPECT_EQ(1, le32toh(res.rep.found));
 	EXPECT_EQ(6, t_version(res.val, self->vs, hot));
-	/* The trainer patches the sub-model; the fallback picks that up. */
+	/*
+	 * The trainer patches the sub-model; the fallback picks that up.  A
+	 * slow kernel may still be publishing the splits' patches, round
+	 * after round, while the client asks: bytes that keep failing their
+	 * checksum are asked for again a little later.
+	 */
 	t0 = rc_now_ms();
-	for (tries = 0, ret = -ESTALE; ret == -ESTALE && tries < 600; tries++) {
+	for (tries = 0, ret = -ESTALE;
+	     (ret == -ESTALE || ret == -EBADMSG) && tries < 600; tries++) {
 		ret = lookup_repair(&self->c, &self->geo, &m, hot, &res, &w,
 				    &leaf);
-		if (ret == -ESTALE)
+		if (ret == -EBADMSG)
+			torn++;
+		if (ret == -ESTALE || ret == -EBADMSG)
 			usleep(100000);
 	}
 	ASSERT_EQ(1, ret);
 	EXPECT_EQ(6, t_version(res.val, self->vs, hot));
-	TH_LOG("TT repaired by LOOKUP after %lld ms (%u tries): leaf %u, was %u",
-	       rc_now_ms() - t0, tries, leaf, leaf0);
+	TH_LOG("TT repaired by LOOKUP after %lld ms (%u tries, %u failing checksums 20 times): leaf %u, was %u",
+	       rc_now_ms() - t0, tries, torn, leaf, leaf0);
 	ordo_model_free(m);
 }
 
